@@ -1,0 +1,44 @@
+/* atomic_file.c - write a whole file so readers see the old or the new one, never half. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ergo__atomic_write(const char *path, const char *data, size_t len) {
+  if (!path || !*path) return ERGO_EINVAL;
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 32);
+  if (!tmp) return ERGO_ENOMEM;
+  snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    ergo__warn("cannot write '%s': %s (fix: make its directory writable or choose another path)",
+               path, strerror(errno));
+    free(tmp);
+    return ERGO_EIO;
+  }
+  size_t off = 0;
+  while (off < len) {
+    ssize_t w = write(fd, data + off, len - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    off += (size_t)w;
+  }
+  int err = off < len ? errno : 0;
+  if (!err && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;
+  if (close(fd) != 0 && !err) err = errno;
+  if (!err && rename(tmp, path) != 0) err = errno;
+  if (err) {
+    ergo__warn("cannot write '%s': %s; the previous file, if any, is unchanged (fix: check free "
+               "space and permissions)",
+               path, strerror(err ? err : EIO));
+    unlink(tmp);
+    free(tmp);
+    return ERGO_EIO;
+  }
+  free(tmp);
+  return 0;
+}

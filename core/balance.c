@@ -1,0 +1,186 @@
+/* balance.c - the symbol "balance" line per step (SPACE-Timers appendix A) and its header. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ERGO__BALANCE_WIDTH 100
+
+/* Symbols in order of first appearance; '?' is Unaccounted, quotes and
+ * blanks are left out so a line stays one token.  Past the last symbol every
+ * further region shares '~' (the header says which). */
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                               "!#$%&()*+,-./:;<=>@[]^_{|}~";
+
+typedef struct {
+  char *path;
+  char sym;
+} entry;
+
+static entry *table;
+static size_t ntable, captable;
+static int header_written;
+
+void ergo__balance_reset(void) {
+  for (size_t i = 0; i < ntable; i++) free(table[i].path);
+  free(table);
+  table = NULL;
+  ntable = captable = 0;
+  header_written = 0;
+}
+
+static entry *lookup(const char *path) {
+  for (size_t i = 0; i < ntable; i++)
+    if (strcmp(table[i].path, path) == 0) return &table[i];
+  return NULL;
+}
+
+static entry *add(const char *path) {
+  if (ntable == captable) {
+    size_t cap = captable ? captable * 2 : 32;
+    entry *t = realloc(table, cap * sizeof *t);
+    if (!t) return NULL;
+    table = t;
+    captable = cap;
+  }
+  char *p = strdup(path);
+  if (!p) return NULL;
+  size_t n = sizeof alphabet - 1;
+  table[ntable].path = p;
+  table[ntable].sym = alphabet[ntable < n ? ntable : n - 1];
+  return &table[ntable++];
+}
+
+/* One region of this step's line: its path, symbol and seconds. */
+typedef struct {
+  char *path; /* owned; NULL for '?' */
+  const entry *e;
+  double t;
+  long count;
+  double frac;
+} part;
+
+typedef struct {
+  part *v;
+  size_t n, cap;
+  double unaccounted;
+  int fail;
+} parts;
+
+static void push_part(parts *ps, char *path, double t) {
+  if (ps->n == ps->cap) {
+    size_t cap = ps->cap ? ps->cap * 2 : 32;
+    part *v = realloc(ps->v, cap * sizeof *v);
+    if (!v) {
+      free(path);
+      ps->fail = 1;
+      return;
+    }
+    ps->v = v;
+    ps->cap = cap;
+  }
+  ps->v[ps->n++] = (part){path, NULL, t, 0, 0};
+}
+
+static void free_parts(parts *ps) {
+  for (size_t i = 0; i < ps->n; i++) free(ps->v[i].path);
+  free(ps->v);
+}
+
+/* A region shown at this level with its children folded, or a leaf, gets its
+ * own symbol; a region whose children are shown keeps only its Unaccounted
+ * part, which goes to '?'. */
+static void collect(parts *ps, const ergo__snap *n, const char *prefix, int indent,
+                    int max_indent) {
+  double sum = 0;
+  for (size_t i = 0; i < n->nchildren && !ps->fail; i++) {
+    const ergo__snap *c = &n->children[i];
+    sum += c->time_s;
+    size_t len = strlen(prefix) + strlen(c->name) + 2;
+    char *path = malloc(len);
+    if (!path) {
+      ps->fail = 1;
+      return;
+    }
+    snprintf(path, len, "%s%s%s", prefix, *prefix ? ":" : "", c->name);
+    if (c->nchildren && indent + 1 <= max_indent) {
+      collect(ps, c, path, indent + 1, max_indent);
+      free(path);
+    } else {
+      push_part(ps, path, c->time_s);
+    }
+  }
+  if (n->time_s > sum) ps->unaccounted += n->time_s - sum;
+}
+
+static int by_path(const void *a, const void *b) {
+  return strcmp(((const part *)a)->path, ((const part *)b)->path);
+}
+
+static int by_remainder(const void *a, const void *b) {
+  const part *x = *(part *const *)a, *y = *(part *const *)b;
+  if (x->frac != y->frac) return x->frac < y->frac ? 1 : -1;
+  return x < y ? -1 : (x > y);
+}
+
+int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_indent) {
+  size_t known = ntable;
+  parts ps = {0};
+  collect(&ps, root, "", 0, max_indent);
+  if (!ps.fail) push_part(&ps, NULL, ps.unaccounted); /* '?' last */
+  size_t nreg = ps.n ? ps.n - 1 : 0;
+  if (!ps.fail) qsort(ps.v, nreg, sizeof *ps.v, by_path);
+  /* New regions get symbols in path order, so a header reads alphabetically. */
+  for (size_t i = 0; i < nreg && !ps.fail; i++) {
+    entry *e = lookup(ps.v[i].path);
+    if (!e) e = add(ps.v[i].path);
+    if (!e) ps.fail = 1;
+    ps.v[i].e = e;
+  }
+  if (ps.fail) {
+    free_parts(&ps);
+    return ERGO_ENOMEM;
+  }
+
+  /* Largest-remainder apportionment: exactly 100 symbols, each share fair. */
+  double total = 0;
+  for (size_t i = 0; i < ps.n; i++) total += ps.v[i].t;
+  long used = 0;
+  for (size_t i = 0; i < ps.n; i++) {
+    double exact = total > 0 ? ERGO__BALANCE_WIDTH * ps.v[i].t / total : 0;
+    ps.v[i].count = (long)exact;
+    ps.v[i].frac = exact - (double)ps.v[i].count;
+    used += ps.v[i].count;
+  }
+  if (total <= 0) {
+    ps.v[nreg].count = ERGO__BALANCE_WIDTH;
+    used = ERGO__BALANCE_WIDTH;
+  }
+  part **order = malloc(ps.n * sizeof *order);
+  if (!order) {
+    free_parts(&ps);
+    return ERGO_ENOMEM;
+  }
+  for (size_t i = 0; i < ps.n; i++) order[i] = &ps.v[i];
+  qsort(order, ps.n, sizeof *order, by_remainder);
+  for (size_t i = 0; used < ERGO__BALANCE_WIDTH; i = (i + 1) % ps.n, used++) order[i]->count++;
+  free(order);
+
+  if (!header_written || ntable > known) {
+    if (!header_written) fputs("Headers for balance file:\n", f);
+    else fprintf(f, "Headers for balance file (added at step %ld):\n", step);
+    for (size_t i = header_written ? known : 0; i < ntable; i++)
+      fprintf(f, "'%c' - %s\n", table[i].sym, table[i].path);
+    if (!header_written) fputs("'?' - Unaccounted\n", f);
+    header_written = 1;
+  }
+  char symbols[ERGO__BALANCE_WIDTH + 1];
+  size_t k = 0;
+  for (size_t i = 0; i < ps.n; i++)
+    for (long j = 0; j < ps.v[i].count && k < ERGO__BALANCE_WIDTH; j++)
+      symbols[k++] = ps.v[i].e ? ps.v[i].e->sym : '?';
+  symbols[k] = '\0';
+  fprintf(f, "  Step=%5ld sec=%10.5f     %s\n", step, root->time_s, symbols);
+  free_parts(&ps);
+  return ferror(f) ? ERGO_EIO : 0;
+}

@@ -1,0 +1,135 @@
+/* config.c - configuration defaults, ERGO_* environment parsing and validation. */
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ergo_config_default(ergo_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->report_level = -1;
+  cfg->balance_level = 2;
+  cfg->on_error = ERGO_ON_ERROR_WARN;
+  cfg->format = ERGO_FORMAT_PAPER;
+  cfg->report_threads = 0;
+  cfg->report = "stdout";
+  cfg->step_report = "ergo-steps.txt";
+  cfg->balance = "ergo-balance.txt";
+  cfg->clock_kind = 0;
+}
+
+/* A level: a non-negative integer, or "all" (-1) where allowed. */
+static int parse_level(const char *var, const char *v, int allow_all, int *out) {
+  if (allow_all && strcmp(v, "all") == 0) {
+    *out = -1;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || end == v || *end || x < 0 || x > 1000) {
+    ergo__warn("%s='%s' is not valid: expected an integer from 0 to 1000%s; keeping %d", var, v,
+               allow_all ? " or 'all'" : "", *out);
+    return ERGO_EINVAL;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+static int parse_choice(const char *var, const char *v, const char *const *names, int n,
+                        int *out) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(v, names[i]) == 0) {
+      *out = i;
+      return 0;
+    }
+  char accepted[256] = "";
+  for (int i = 0; i < n; i++) {
+    strncat(accepted, names[i], sizeof accepted - strlen(accepted) - 1);
+    if (i + 1 < n) strncat(accepted, "|", sizeof accepted - strlen(accepted) - 1);
+  }
+  ergo__warn("%s='%s' is not valid: expected %s; keeping %s", var, v, accepted, names[*out]);
+  return ERGO_EINVAL;
+}
+
+static int parse_path(const char *var, const char *v, const char **out) {
+  if (!*v) {
+    ergo__warn("%s is set but empty: expected a file path (unset it to use the default)", var);
+    return ERGO_EINVAL;
+  }
+  *out = v;
+  return 0;
+}
+
+int ergo_config_from_env(ergo_config *cfg) {
+  int rc = 0;
+  const char *v;
+  static const char *const onerr[] = {"warn", "abort"};
+  static const char *const fmt[] = {"paper", "wide"};
+  static const char *const bools[] = {"0", "1"};
+  static const char *const clocks[] = {"auto", "tsc", "monotonic"};
+  int x;
+#define ERGO__RC(e) ((e) && !rc ? (rc = (e)) : rc)
+  if ((v = getenv("ERGO_REPORT_LEVEL"))) ERGO__RC(parse_level("ERGO_REPORT_LEVEL", v, 1, &cfg->report_level));
+  if ((v = getenv("ERGO_BALANCE_LEVEL")))
+    ERGO__RC(parse_level("ERGO_BALANCE_LEVEL", v, 0, &cfg->balance_level));
+  if ((v = getenv("ERGO_ON_ERROR"))) {
+    x = (int)cfg->on_error;
+    ERGO__RC(parse_choice("ERGO_ON_ERROR", v, onerr, 2, &x));
+    cfg->on_error = (ergo_on_error)x;
+  }
+  if ((v = getenv("ERGO_REPORT_FORMAT"))) {
+    x = (int)cfg->format;
+    ERGO__RC(parse_choice("ERGO_REPORT_FORMAT", v, fmt, 2, &x));
+    cfg->format = (ergo_report_format)x;
+  }
+  if ((v = getenv("ERGO_REPORT_THREADS"))) {
+    x = cfg->report_threads ? 1 : 0;
+    ERGO__RC(parse_choice("ERGO_REPORT_THREADS", v, bools, 2, &x));
+    cfg->report_threads = x;
+  }
+  if ((v = getenv("ERGO_CLOCK"))) {
+    x = cfg->clock_kind;
+    ERGO__RC(parse_choice("ERGO_CLOCK", v, clocks, 3, &x));
+    cfg->clock_kind = x;
+  }
+  if ((v = getenv("ERGO_REPORT"))) ERGO__RC(parse_path("ERGO_REPORT", v, &cfg->report));
+  if ((v = getenv("ERGO_REPORT_JSON"))) ERGO__RC(parse_path("ERGO_REPORT_JSON", v, &cfg->report_json));
+  if ((v = getenv("ERGO_REPORT_HATCHET")))
+    ERGO__RC(parse_path("ERGO_REPORT_HATCHET", v, &cfg->report_hatchet));
+  if ((v = getenv("ERGO_REPORT_CSV"))) ERGO__RC(parse_path("ERGO_REPORT_CSV", v, &cfg->report_csv));
+  if ((v = getenv("ERGO_REPORT_STEPS"))) ERGO__RC(parse_path("ERGO_REPORT_STEPS", v, &cfg->step_report));
+  if ((v = getenv("ERGO_BALANCE"))) ERGO__RC(parse_path("ERGO_BALANCE", v, &cfg->balance));
+#undef ERGO__RC
+  return rc;
+}
+
+int ergo__config_check(const ergo_config *cfg) {
+  if (cfg->report_level < -1) {
+    ergo__warn("ergo_config.report_level=%d is not valid: expected -1 (all) or >= 0",
+               cfg->report_level);
+    return ERGO_EINVAL;
+  }
+  if (cfg->balance_level < 0) {
+    ergo__warn("ergo_config.balance_level=%d is not valid: expected >= 0", cfg->balance_level);
+    return ERGO_EINVAL;
+  }
+  if (cfg->on_error != ERGO_ON_ERROR_WARN && cfg->on_error != ERGO_ON_ERROR_ABORT) {
+    ergo__warn("ergo_config.on_error=%d is not valid: expected ERGO_ON_ERROR_WARN or _ABORT",
+               (int)cfg->on_error);
+    return ERGO_EINVAL;
+  }
+  if (cfg->format != ERGO_FORMAT_PAPER && cfg->format != ERGO_FORMAT_WIDE) {
+    ergo__warn("ergo_config.format=%d is not valid: expected ERGO_FORMAT_PAPER or _WIDE",
+               (int)cfg->format);
+    return ERGO_EINVAL;
+  }
+  if (cfg->clock_kind < 0 || cfg->clock_kind > 2) {
+    ergo__warn("ergo_config.clock_kind=%d is not valid: expected 0 (auto), 1 (tsc) or 2 "
+               "(monotonic)",
+               cfg->clock_kind);
+    return ERGO_EINVAL;
+  }
+  return 0;
+}

@@ -1,0 +1,62 @@
+/* hooks.c - the enter/exit/finalize hook table through which other layers attach. */
+#include "internal.h"
+
+#include <string.h>
+
+int ergo__nhooks;
+static ergo_hooks table[ERGO_MAX_HOOKS];
+static int used[ERGO_MAX_HOOKS];
+
+int ergo_hooks_attach(const ergo_hooks *hooks, int *slot) {
+  if (!hooks) return ERGO_EINVAL;
+  for (int i = 0; i < ERGO_MAX_HOOKS; i++) {
+    if (used[i]) continue;
+    table[i] = *hooks;
+    used[i] = 1;
+    if (slot) *slot = i;
+    __atomic_store_n(&ergo__nhooks, ergo__nhooks + 1, __ATOMIC_RELEASE);
+    return 0;
+  }
+  ergo__warn("ergo_hooks_attach: all %d hook slots are taken (fix: detach one first)",
+             ERGO_MAX_HOOKS);
+  return ERGO_EBUSY;
+}
+
+int ergo_hooks_detach(int slot) {
+  if (slot < 0 || slot >= ERGO_MAX_HOOKS || !used[slot]) return ERGO_EINVAL;
+  used[slot] = 0;
+  memset(&table[slot], 0, sizeof table[slot]);
+  __atomic_store_n(&ergo__nhooks, ergo__nhooks - 1, __ATOMIC_RELEASE);
+  return 0;
+}
+
+void ergo__hooks_enter(ergo__node *n, int level) {
+  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
+    if (used[i] && table[i].enter) table[i].enter(table[i].ctx, n, level);
+}
+
+void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
+  uint64_t ns = ergo__ticks_to_ns(ticks);
+  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
+    if (used[i] && table[i].exit) table[i].exit(table[i].ctx, n, level, ns);
+}
+
+void ergo__hooks_finalize(void) {
+  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
+    if (used[i] && table[i].finalize) table[i].finalize(table[i].ctx);
+}
+
+void ergo__hooks_reset(void) {
+  memset(table, 0, sizeof table);
+  memset(used, 0, sizeof used);
+  __atomic_store_n(&ergo__nhooks, 0, __ATOMIC_RELEASE);
+}
+
+const char *ergo_region_name(const ergo_region *r) { return r ? r->name : NULL; }
+ergo_region *ergo_region_parent(const ergo_region *r) { return r ? r->parent : NULL; }
+int ergo_region_level(const ergo_region *r) { return r ? r->level : -1; }
+int ergo_region_depth(const ergo_region *r) { return r ? r->depth : -1; }
+void **ergo_region_slot(ergo_region *r, int slot) {
+  if (!r || slot < 0 || slot >= ERGO_MAX_HOOKS) return NULL;
+  return &r->slots[slot];
+}

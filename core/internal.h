@@ -1,0 +1,195 @@
+/* internal.h - core's private structures: region tree, stacks, clock, snapshots. */
+#ifndef ERGO_CORE_INTERNAL_H
+#define ERGO_CORE_INTERNAL_H
+
+#include "ergo.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define ERGO__HAVE_TSC 1
+#else
+#define ERGO__HAVE_TSC 0
+#endif
+
+#define ERGO__LIKELY(x) __builtin_expect(!!(x), 1)
+#define ERGO__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ERGO__HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- clock ---------------------------------------------------------------- */
+enum { ERGO__CLOCK_TSC = 1, ERGO__CLOCK_MONO = 2, ERGO__CLOCK_USER = 3 };
+
+typedef struct ergo__clock {
+  int kind;
+  ergo_clock_fn fn;
+  void *ctx;
+  double ns_per_tick;   /* 1.0 except for the TSC */
+  uint64_t tick0, ns0;  /* calibration origin (TSC only) */
+} ergo__clock;
+
+extern ERGO__HIDDEN ergo__clock ergo__clk;
+
+static inline uint64_t ergo__mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Raw ticks of the active clock; the default clock costs one predictable branch. */
+static inline uint64_t ergo__ticks(void) {
+#if ERGO__HAVE_TSC
+  if (ERGO__LIKELY(ergo__clk.kind == ERGO__CLOCK_TSC)) return __rdtsc();
+#endif
+  if (ergo__clk.kind == ERGO__CLOCK_MONO) return ergo__mono_ns();
+  return ergo__clk.fn(ergo__clk.ctx);
+}
+
+ERGO__HIDDEN int ergo__config_check(const ergo_config *cfg);
+ERGO__HIDDEN int ergo__clock_init(const ergo_config *cfg);
+ERGO__HIDDEN double ergo__ticks_to_s(uint64_t ticks);
+ERGO__HIDDEN uint64_t ergo__ticks_to_ns(uint64_t ticks);
+
+/* ---- tree ----------------------------------------------------------------- */
+struct ergo_region {
+  const char *key;                 /* literal pointer pushed with (NULL: none yet) */
+  char *name;                      /* owned copy, at most ERGO_NAME_MAX chars */
+  struct ergo_region *parent, *first_child, *next_sibling;
+  struct ergo_region *hint;        /* the sibling pushed after this one last time */
+  uint64_t total;                  /* ticks over completed calls */
+  uint64_t calls;
+  uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
+  uint64_t step_total, step_calls; /* figures at the last ergo_step */
+  double loaded_s;                 /* seconds added from checkpoints */
+  uint64_t loaded_calls;
+  double loaded_min_s, loaded_max_s; /* per-call extremes from checkpoints (<0: none) */
+  int level;
+  int depth;
+  void *slots[ERGO_MAX_HOOKS];
+};
+typedef struct ergo_region ergo__node;
+
+typedef struct ergo__frame {
+  ergo__node *node;
+  ergo__node *prev; /* last child closed in this frame: predicts the next push */
+  uint64_t start;
+  const char *file;
+  int line;
+  int level;
+} ergo__frame;
+
+typedef struct ergo__tree {
+  ergo__node root; /* "Global" */
+  ergo__frame *stack;
+  int depth, cap;   /* frames in use; stack[0] is unused so depth 0 = root */
+  uint64_t t0;      /* ticks when this tree started */
+  uint64_t t_last;  /* ticks of the last event (other threads' Global) */
+  uint64_t step_t;  /* ticks at the last ergo_step */
+  double step_loaded_s;
+  int index;        /* 0 = main thread */
+  struct ergo__tree *next;
+} ergo__tree;
+
+/* Global state; written at init/finalize, read on the hot path. */
+typedef struct ergo__state {
+  int initialized;
+  ergo_config cfg;   /* strings point into owned copies below */
+  char *str_report, *str_json, *str_hatchet, *str_csv, *str_steps, *str_balance;
+  ergo__tree *main_tree;
+  pthread_mutex_t lock; /* guards the tree list and checkpoint/report work */
+  ergo__tree *trees;
+  int ntrees;
+  int steps_written;
+  int finalizing;        /* reports now use final_ticks as "now" */
+  uint64_t final_ticks;
+} ergo__state;
+
+extern ERGO__HIDDEN ergo__state ergo__g;
+
+ERGO__HIDDEN ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level);
+ERGO__HIDDEN ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit);
+ERGO__HIDDEN void ergo__node_free_children(ergo__node *n);
+ERGO__HIDDEN ergo__tree *ergo__tree_new_thread(void);
+ERGO__HIDDEN void ergo__close_all(ergo__tree *t, uint64_t now);
+ERGO__HIDDEN void ergo__tls_set_main(ergo__tree *t, unsigned epoch);
+ERGO__HIDDEN void ergo__reset_uninit_warning(void);
+extern ERGO__HIDDEN unsigned ergo__epoch;
+
+/* ---- errors --------------------------------------------------------------- */
+/* Print one "ergo: ..." line to stderr, count it, abort if configured. */
+ERGO__HIDDEN void ergo__error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like ergo__error but never aborts (configuration and file problems). */
+ERGO__HIDDEN void ergo__errors_reset(void);
+ERGO__HIDDEN void ergo__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- hooks ---------------------------------------------------------------- */
+extern ERGO__HIDDEN int ergo__nhooks; /* attached hooks; 0 = hot path skips them */
+ERGO__HIDDEN void ergo__hooks_enter(ergo__node *n, int level);
+ERGO__HIDDEN void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks);
+ERGO__HIDDEN void ergo__hooks_finalize(void);
+ERGO__HIDDEN void ergo__hooks_reset(void);
+
+/* ---- snapshots: what every report is written from -------------------------- */
+typedef struct ergo__snap {
+  const char *name; /* borrowed from the live node */
+  int level;
+  int depth;
+  int open;         /* the region was open when the snapshot was taken */
+  double time_s;    /* inclusive seconds (includes an open call's time so far) */
+  uint64_t calls;   /* completed calls */
+  double min_s, max_s; /* per completed call; 0 when calls == 0 */
+  struct ergo__snap *children; /* sorted by time, descending; ties by name */
+  size_t nchildren;
+} ergo__snap;
+
+/* Snapshot of a tree.  since_step: figures since the last ergo_step. */
+ERGO__HIDDEN int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap *out);
+ERGO__HIDDEN int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now,
+                                    ergo__snap *out);
+ERGO__HIDDEN void ergo__snap_free(ergo__snap *s);
+/* Ticks a node has accumulated by `now`, counting its open call so far. */
+ERGO__HIDDEN uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t now);
+
+/* ---- report writers (pure functions of a snapshot) ------------------------ */
+/* Paper (or wide) text: header line, then the tree down to max_indent (-1 all). */
+ERGO__HIDDEN int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide);
+/* One balance line and its symbol table; see balance.c. */
+/* Write a whole file atomically: temp file in the same directory, fsync, rename. */
+ERGO__HIDDEN int ergo__atomic_write(const char *path, const char *data, size_t len);
+/* Forget the balance symbol table (init/finalize). */
+ERGO__HIDDEN void ergo__balance_reset(void);
+/* Append one balance line for a step snapshot (plus header lines for regions
+ * seen for the first time) to f; levels deeper than max_indent are folded. */
+ERGO__HIDDEN int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_indent);
+/* "Now" for reports: the finalize instant while finalizing, else the clock. */
+ERGO__HIDDEN uint64_t ergo__report_now(void);
+
+/* ---- machine-readable reports (report_json.c; used by Hatchet and CSV too) ---- */
+/* Non-step snapshots of the trees a report shows: the main tree first, then the
+ * other threads' trees when report_threads is set.  `what` (the caller) and
+ * `path` (its file) name them in the warning line.  Returns ERGO_ESTATE before
+ * ergo_init, ERGO_ENOMEM. */
+typedef struct ergo__snapset {
+  ergo__snap *snaps;
+  int *threads; /* tree index of each snapshot (0 = main thread) */
+  size_t n;
+} ergo__snapset;
+ERGO__HIDDEN int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path);
+ERGO__HIDDEN void ergo__snapset_free(ergo__snapset *set);
+/* Exclusive seconds (time minus the children's, never negative), mean per call
+ * (0 without calls), and fraction of the parent's time (1 for a root). */
+ERGO__HIDDEN double ergo__snap_self_s(const ergo__snap *s);
+ERGO__HIDDEN double ergo__snap_mean_s(const ergo__snap *s);
+ERGO__HIDDEN double ergo__snap_share(const ergo__snap *s, const ergo__snap *parent);
+/* "parent/name" (just name when parent_path is NULL), malloc'd; a slash or
+ * backslash in the name gets a backslash before it, so paths are unambiguous. */
+ERGO__HIDDEN char *ergo__path_join(const char *parent_path, const char *name);
+/* The JSON report as a malloc'd string (NULL on failure, with a warning line). */
+ERGO__HIDDEN char *ergo__report_json_string(void);
+/* Append a newline to the malloc'd `text`, write it atomically, free it. */
+ERGO__HIDDEN int ergo__write_json_text(const char *path, char *text);
+
+#endif

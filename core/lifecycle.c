@@ -1,0 +1,208 @@
+/* lifecycle.c - ergo_init/ergo_finalize and the registry of per-thread trees. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+ergo__state ergo__g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static unsigned epoch_counter;
+
+static ergo__tree *tree_new(void) {
+  ergo__tree *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->cap = 64;
+  t->stack = calloc((size_t)t->cap, sizeof *t->stack);
+  t->root.name = strdup("Global");
+  if (!t->stack || !t->root.name) {
+    free(t->stack);
+    free(t->root.name);
+    free(t);
+    return NULL;
+  }
+  t->root.key = NULL;
+  t->root.min = UINT64_MAX;
+  t->root.loaded_min_s = t->root.loaded_max_s = -1;
+  t->stack[0].node = &t->root;
+  t->t0 = t->t_last = t->step_t = ergo__ticks();
+  return t;
+}
+
+static void tree_free(ergo__tree *t) {
+  ergo__node_free_children(&t->root);
+  free(t->root.name);
+  free(t->stack);
+  free(t);
+}
+
+/* Register a new tree; list order is creation order (main first). */
+static void tree_add(ergo__tree *t) {
+  ergo__tree **link = &ergo__g.trees;
+  while (*link) link = &(*link)->next;
+  t->index = ergo__g.ntrees++;
+  *link = t;
+}
+
+ergo__tree *ergo__tree_new_thread(void) {
+  ergo__tree *t = tree_new();
+  if (!t) {
+    ergo__warn("no memory for this thread's region tree; its regions are ignored");
+    return NULL;
+  }
+  pthread_mutex_lock(&ergo__g.lock);
+  tree_add(t);
+  pthread_mutex_unlock(&ergo__g.lock);
+  return t;
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static void free_strings(void) {
+  free(ergo__g.str_report);
+  free(ergo__g.str_json);
+  free(ergo__g.str_hatchet);
+  free(ergo__g.str_csv);
+  free(ergo__g.str_steps);
+  free(ergo__g.str_balance);
+  ergo__g.str_report = ergo__g.str_json = ergo__g.str_hatchet = NULL;
+  ergo__g.str_csv = ergo__g.str_steps = ergo__g.str_balance = NULL;
+}
+
+int ergo_init(const ergo_config *user) {
+  if (ergo__g.initialized) {
+    ergo__warn("ergo_init called twice; the second call is ignored (fix: call ergo_finalize "
+               "first)");
+    return ERGO_ESTATE;
+  }
+  ergo_config cfg;
+  if (user) {
+    if (ergo__config_check(user)) return ERGO_EINVAL;
+    cfg = *user;
+  } else {
+    ergo_config_default(&cfg);
+    /* Bad environment values were reported and kept at their defaults; with
+     * ERGO_ON_ERROR=abort (when that variable itself is valid) they are fatal. */
+    if (ergo_config_from_env(&cfg) && cfg.on_error == ERGO_ON_ERROR_ABORT) {
+      ergo__warn("aborting because ERGO_ON_ERROR=abort and the environment has errors");
+      abort();
+    }
+  }
+  ergo__errors_reset();
+  ergo__g.cfg = cfg;
+  ergo__g.str_report = dup_or_null(cfg.report);
+  ergo__g.str_json = dup_or_null(cfg.report_json);
+  ergo__g.str_hatchet = dup_or_null(cfg.report_hatchet);
+  ergo__g.str_csv = dup_or_null(cfg.report_csv);
+  ergo__g.str_steps = dup_or_null(cfg.step_report);
+  ergo__g.str_balance = dup_or_null(cfg.balance);
+  ergo__g.cfg.report = ergo__g.str_report;
+  ergo__g.cfg.report_json = ergo__g.str_json;
+  ergo__g.cfg.report_hatchet = ergo__g.str_hatchet;
+  ergo__g.cfg.report_csv = ergo__g.str_csv;
+  ergo__g.cfg.step_report = ergo__g.str_steps;
+  ergo__g.cfg.balance = ergo__g.str_balance;
+
+  ergo__clock_init(&cfg);
+  ergo__tree *t = tree_new();
+  if (!t) {
+    free_strings();
+    return ERGO_ENOMEM;
+  }
+  pthread_mutex_lock(&ergo__g.lock);
+  ergo__g.trees = NULL;
+  ergo__g.ntrees = 0;
+  tree_add(t);
+  ergo__g.main_tree = t;
+  ergo__g.steps_written = 0;
+  ergo__balance_reset();
+  pthread_mutex_unlock(&ergo__g.lock);
+
+  unsigned epoch = ++epoch_counter;
+  if (epoch == 0 || epoch == ~0u) epoch = epoch_counter = 1;
+  ergo__tls_set_main(t, epoch);
+  ergo__reset_uninit_warning();
+  ergo__g.initialized = 1;
+  __atomic_store_n(&ergo__epoch, epoch, __ATOMIC_RELEASE);
+  return 0;
+}
+
+int ergo_initialized(void) { return ergo__g.initialized; }
+
+/* Report every region still open, then close it so its time is kept. */
+static void close_open_regions(ergo__tree *t, uint64_t now) {
+  for (int d = t->depth; d > 0; d--) {
+    const ergo__frame *f = &t->stack[d];
+    ergo__error("ergo_finalize: region \"%s\" pushed at %s:%d (level %d)%s is still open; "
+                "closing it now (fix: add the matching ERGO_POP before ergo_finalize)",
+                f->node->name, f->file ? f->file : "?", f->line, f->level,
+                t->index ? " on another thread" : "");
+  }
+  ergo__close_all(t, now);
+}
+
+static int write_report_file(const char *dest) {
+  if (!dest || strcmp(dest, "none") == 0) return 0;
+  if (strcmp(dest, "stdout") == 0) return ergo_report_fprint(stdout);
+  if (strcmp(dest, "stderr") == 0) return ergo_report_fprint(stderr);
+  char *text = ergo_report_string();
+  if (!text) return ERGO_ENOMEM;
+  int rc = ergo__atomic_write(dest, text, strlen(text));
+  free(text);
+  return rc;
+}
+
+/* Say once where the files went, so nobody has to guess. */
+static void note_files(void) {
+  const ergo_config *c = &ergo__g.cfg;
+  int steps = ergo__g.steps_written;
+  if (steps && c->step_report && strcmp(c->step_report, "none") != 0)
+    fprintf(stderr, "ergo: %d step report(s) in %s\n", steps, c->step_report);
+  if (steps && c->balance && strcmp(c->balance, "none") != 0)
+    fprintf(stderr, "ergo: %d balance line(s) in %s\n", steps, c->balance);
+  const char *files[] = {c->report_json, c->report_hatchet, c->report_csv};
+  const char *what[] = {"JSON report", "Hatchet JSON", "CSV report"};
+  for (int i = 0; i < 3; i++)
+    if (files[i]) fprintf(stderr, "ergo: %s in %s\n", what[i], files[i]);
+  const char *r = c->report;
+  if (r && strcmp(r, "none") && strcmp(r, "stdout") && strcmp(r, "stderr"))
+    fprintf(stderr, "ergo: text report in %s\n", r);
+}
+
+int ergo_finalize(void) {
+  if (!ergo__g.initialized) return 0;
+  uint64_t now = ergo__ticks();
+  /* Stop new events first: any push from now on is a no-op. */
+  __atomic_store_n(&ergo__epoch, 0, __ATOMIC_RELEASE);
+  pthread_mutex_lock(&ergo__g.lock);
+  for (ergo__tree *t = ergo__g.trees; t; t = t->next) close_open_regions(t, now);
+  pthread_mutex_unlock(&ergo__g.lock);
+  ergo__g.final_ticks = now;
+  ergo__g.finalizing = 1;
+  ergo__hooks_finalize();
+
+  int rc = 0, r;
+  if ((r = write_report_file(ergo__g.cfg.report)) && !rc) rc = r;
+  if (ergo__g.cfg.report_json && (r = ergo_report_json(ergo__g.cfg.report_json)) && !rc) rc = r;
+  if (ergo__g.cfg.report_hatchet && (r = ergo_report_hatchet(ergo__g.cfg.report_hatchet)) && !rc)
+    rc = r;
+  if (ergo__g.cfg.report_csv && (r = ergo_report_csv(ergo__g.cfg.report_csv)) && !rc) rc = r;
+  note_files();
+
+  pthread_mutex_lock(&ergo__g.lock);
+  ergo__tree *t = ergo__g.trees;
+  while (t) {
+    ergo__tree *next = t->next;
+    tree_free(t);
+    t = next;
+  }
+  ergo__g.trees = NULL;
+  ergo__g.main_tree = NULL;
+  ergo__g.ntrees = 0;
+  ergo__balance_reset();
+  pthread_mutex_unlock(&ergo__g.lock);
+  ergo__tls_set_main(NULL, ~0u);
+  ergo__hooks_reset();
+  free_strings();
+  ergo__g.finalizing = 0;
+  ergo__g.initialized = 0;
+  return rc;
+}

@@ -1,0 +1,290 @@
+/* region.c - the hot path: push, pop and poppush on this thread's region stack. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Each thread caches its tree; the epoch says whether the cache is from the
+ * current ergo_init (0 = not initialised, so every cache is stale). */
+unsigned ergo__epoch;
+static __thread ergo__tree *tls_tree __attribute__((tls_model("initial-exec")));
+static __thread unsigned tls_epoch __attribute__((tls_model("initial-exec"))) = ~0u;
+static int warned_uninit;
+
+static const char null_name[] = "<null>";
+
+void ergo__tls_set_main(ergo__tree *t, unsigned epoch) {
+  tls_tree = t;
+  tls_epoch = epoch;
+}
+
+/* Slow path: this thread has no tree for the current epoch. */
+static ergo__tree *thread_tree(const char *what, int level, const char *name, const char *file,
+                               int line) {
+  unsigned epoch = __atomic_load_n(&ergo__epoch, __ATOMIC_ACQUIRE);
+  if (epoch == 0) {
+    if (!__atomic_exchange_n(&warned_uninit, 1, __ATOMIC_RELAXED))
+      ergo__warn("%s:%d: %s(%d, \"%s\") ignored: ergo is not initialised (fix: call ergo_init() "
+                 "before the first region and ergo_finalize() after the last); further calls "
+                 "are ignored silently",
+                 file ? file : "?", line, what, level, name ? name : null_name);
+    return NULL;
+  }
+  ergo__tree *t = ergo__tree_new_thread();
+  if (!t) return NULL;
+  tls_tree = t;
+  tls_epoch = epoch;
+  return t;
+}
+
+void ergo__reset_uninit_warning(void) { warned_uninit = 0; }
+
+static int name_eq(const ergo__node *n, const char *name) {
+  return strncmp(n->name, name, ERGO_NAME_MAX) == 0;
+}
+
+static const char *checked_name(const char *what, int level, const char *name, const char *file,
+                                int line) {
+  if (!name) {
+    ergo__error("%s:%d: %s(%d, NULL): region name is NULL; using \"%s\" (fix: pass a "
+                "non-empty string)",
+                file ? file : "?", line, what, level, null_name);
+    return null_name;
+  }
+  return name;
+}
+
+/* Find or create the child `name` of the frame's node; remembers the answer
+ * as the successor of the previous sibling so repeated sequences hit at once. */
+static ergo__node *child_slow(ergo__frame *pf, int level, const char *name, int lit,
+                              const char *file, int line) {
+  ergo__node *c = ergo__node_find(pf->node, name, lit);
+  if (!c) {
+    size_t len = strlen(name);
+    if (len > ERGO_NAME_MAX)
+      ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s...\"): region name is %zu characters, longer "
+                  "than ERGO_NAME_MAX=%d; truncating it (fix: use a shorter name)",
+                  file ? file : "?", line, level, name, len, ERGO_NAME_MAX);
+    else if (len == 0)
+      ergo__error("%s:%d: ERGO_PUSH(%d, \"\"): region name is empty; keeping it (fix: give "
+                  "the region a name)",
+                  file ? file : "?", line, level);
+    c = ergo__node_child(pf->node, name, level);
+    if (!c) {
+      ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): out of memory; region ignored",
+                  file ? file : "?", line, level, name);
+      return NULL;
+    }
+    if (lit) c->key = name;
+  }
+  if (pf->prev) pf->prev->hint = c;
+  return c;
+}
+
+static int grow(ergo__tree *t) {
+  int cap = t->cap ? t->cap * 2 : 64;
+  ergo__frame *s = realloc(t->stack, (size_t)cap * sizeof *s);
+  if (!s) {
+    ergo__error("region stack of depth %d cannot grow: out of memory; region ignored", t->depth);
+    return -1;
+  }
+  t->stack = s;
+  t->cap = cap;
+  return 0;
+}
+
+/* `lit` is a constant in every caller, so each entry point gets its own
+ * branch-free lookup: pointer compare for literals, content for the rest. */
+static inline __attribute__((always_inline)) void push(ergo__tree *t, int level, const char *name,
+                                                       int lit, const char *file, int line) {
+  if (ERGO__UNLIKELY(t->depth + 1 >= t->cap) && grow(t)) return;
+  ergo__frame *pf = &t->stack[t->depth];
+  ergo__node *c = pf->prev ? pf->prev->hint : pf->node->first_child;
+  if (ERGO__UNLIKELY(lit ? (!c || c->key != name) : (!name || !c || !name_eq(c, name)))) {
+    if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
+    c = child_slow(pf, level, name, lit, file, line);
+    if (!c) return;
+  }
+  ergo__frame *f = &t->stack[++t->depth];
+  f->node = c;
+  f->prev = NULL;
+  f->file = file;
+  f->line = line;
+  f->level = level;
+  if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) ergo__hooks_enter(c, level);
+  f->start = ergo__ticks();
+}
+
+/* Close the top frame at `now`. */
+static inline void close_top(ergo__tree *t, uint64_t now) {
+  ergo__frame *f = &t->stack[t->depth];
+  ergo__node *n = f->node;
+  uint64_t dt = now - f->start;
+  n->total += dt;
+  n->calls++;
+  if (dt < n->min) n->min = dt;
+  if (dt > n->max) n->max = dt;
+  t->depth--;
+  t->stack[t->depth].prev = n;
+  t->t_last = now;
+  if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED)))
+    ergo__hooks_exit(n, f->level, dt);
+}
+
+void ergo__close_all(ergo__tree *t, uint64_t now) {
+  while (t->depth > 0) close_top(t, now);
+}
+
+/* A pop that does not match the top of the stack.  Recovery (documented in
+ * README "Errors"): a level mismatch closes the region anyway; a label that
+ * is open deeper closes every region above it and then it; a label that is
+ * not open at all is ignored.  Returns 1 if the top frame should now close. */
+static int pop_mismatch(ergo__tree *t, const char *what, int level, const char *name,
+                        const char *file, int line, uint64_t now) {
+  file = file ? file : "?";
+  if (t->depth == 0) {
+    ergo__error("%s:%d: %s(%d, \"%s\"): stack underflow: no region is open; pop ignored "
+                "(fix: remove this pop or add the matching ERGO_PUSH)",
+                file, line, what, level, name);
+    return 0;
+  }
+  ergo__frame *f = &t->stack[t->depth];
+  if (name_eq(f->node, name)) {
+    if (f->level != level)
+      ergo__error("%s:%d: %s(%d, \"%s\"): level mismatch: \"%s\" was pushed at %s:%d with "
+                  "level %d; closing it (fix: pop with the level it was pushed with)",
+                  file, line, what, level, name, f->node->name, f->file ? f->file : "?",
+                  f->line, f->level);
+    return 1;
+  }
+  int d = t->depth;
+  while (d > 0 && !name_eq(t->stack[d].node, name)) d--;
+  if (d == 0) {
+    ergo__error("%s:%d: %s(%d, \"%s\"): label mismatch: expected \"%s\" (pushed at %s:%d, "
+                "level %d), found \"%s\", which is not open; pop ignored (fix: make the pop "
+                "name its push)",
+                file, line, what, level, name, f->node->name, f->file ? f->file : "?", f->line,
+                f->level, name);
+    return 0;
+  }
+  ergo__error("%s:%d: %s(%d, \"%s\"): label mismatch: expected \"%s\" (pushed at %s:%d, "
+              "level %d), found \"%s\", open %d level(s) further out; closing the %d region(s) "
+              "above it too (fix: pop \"%s\" before \"%s\")",
+              file, line, what, level, name, f->node->name, f->file ? f->file : "?", f->line,
+              f->level, name, t->depth - d, t->depth - d, f->node->name, name);
+  while (t->depth > d) close_top(t, now);
+  if (t->stack[d].level != level)
+    ergo__error("%s:%d: %s(%d, \"%s\"): level mismatch: \"%s\" was pushed at %s:%d with level "
+                "%d; closing it (fix: pop with the level it was pushed with)",
+                file, line, what, level, name, t->stack[d].node->name,
+                t->stack[d].file ? t->stack[d].file : "?", t->stack[d].line, t->stack[d].level);
+  return 1;
+}
+
+static inline __attribute__((always_inline)) void pop(ergo__tree *t, const char *what, int level,
+                                                      const char *name, int lit, const char *file,
+                                                      int line, uint64_t now) {
+  ergo__frame *f = &t->stack[t->depth];
+  if (ERGO__UNLIKELY(t->depth == 0 || f->level != level ||
+                     (lit ? f->node->key != name : (!name || !name_eq(f->node, name))))) {
+    if (ERGO__UNLIKELY(!name)) name = checked_name(what, level, name, file, line);
+    if (t->depth > 0 && f->level == level && name_eq(f->node, name)) {
+      /* same text, another pointer (a literal from another library): fine */
+    } else if (!pop_mismatch(t, what, level, name, file, line, now)) {
+      return;
+    }
+  }
+  close_top(t, now);
+}
+
+#define ERGO__CURRENT_TREE(what, level, name, file, line)                                 \
+  ergo__tree *t = tls_tree;                                                               \
+  if (ERGO__UNLIKELY(tls_epoch != __atomic_load_n(&ergo__epoch, __ATOMIC_RELAXED))) {     \
+    t = thread_tree(what, level, name, file, line);                                       \
+    if (!t) return;                                                                       \
+  }
+
+void ergo_push_lit(int level, const char *name, const char *file, int line) {
+  ERGO__CURRENT_TREE("ERGO_PUSH", level, name, file, line)
+  push(t, level, name, 1, file, line);
+}
+
+void ergo_push_at(int level, const char *name, const char *file, int line) {
+  ERGO__CURRENT_TREE("ERGO_PUSH", level, name, file, line)
+  push(t, level, name, 0, file, line);
+}
+
+void ergo_pop_lit(int level, const char *name, const char *file, int line) {
+  uint64_t now = ergo__ticks();
+  ERGO__CURRENT_TREE("ERGO_POP", level, name, file, line)
+  pop(t, "ERGO_POP", level, name, 1, file, line, now);
+}
+
+void ergo_pop_at(int level, const char *name, const char *file, int line) {
+  uint64_t now = ergo__ticks();
+  ERGO__CURRENT_TREE("ERGO_POP", level, name, file, line)
+  pop(t, "ERGO_POP", level, name, 0, file, line, now);
+}
+
+void ergo_poppush_lit(int level, const char *old_name, const char *new_name, const char *file,
+                      int line) {
+  uint64_t now = ergo__ticks();
+  ERGO__CURRENT_TREE("ERGO_POPPUSH", level, old_name, file, line)
+  pop(t, "ERGO_POPPUSH", level, old_name, 1, file, line, now);
+  push(t, level, new_name, 1, file, line);
+}
+
+void ergo_poppush_at(int level, const char *old_name, const char *new_name, const char *file,
+                     int line) {
+  uint64_t now = ergo__ticks();
+  ERGO__CURRENT_TREE("ERGO_POPPUSH", level, old_name, file, line)
+  pop(t, "ERGO_POPPUSH", level, old_name, 0, file, line, now);
+  push(t, level, new_name, 0, file, line);
+}
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit) {
+  if (lit)
+    for (ergo__node *c = parent->first_child; c; c = c->next_sibling)
+      if (c->key == name) return c;
+  for (ergo__node *c = parent->first_child; c; c = c->next_sibling)
+    if (strncmp(c->name, name, ERGO_NAME_MAX) == 0) {
+      if (lit && !c->key) c->key = name;
+      return c;
+    }
+  return NULL;
+}
+
+ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
+  ergo__node *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->name = strndup(name, ERGO_NAME_MAX);
+  if (!c->name) {
+    free(c);
+    return NULL;
+  }
+  c->parent = parent;
+  c->min = UINT64_MAX;
+  c->level = level;
+  c->depth = parent->depth + 1;
+  c->loaded_min_s = -1;
+  c->loaded_max_s = -1;
+  /* Append so that first_child is the first region ever seen here. */
+  ergo__node **link = &parent->first_child;
+  while (*link) link = &(*link)->next_sibling;
+  *link = c;
+  return c;
+}
+
+void ergo__node_free_children(ergo__node *n) {
+  ergo__node *c = n->first_child;
+  while (c) {
+    ergo__node *next = c->next_sibling;
+    ergo__node_free_children(c);
+    free(c->name);
+    free(c);
+    c = next;
+  }
+  n->first_child = NULL;
+}

@@ -1,0 +1,62 @@
+/* report_hatchet.c - the region tree as Hatchet "literal" JSON (GraphFrame.from_literal). */
+#include "internal.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Hatchet reads a list of root dicts
+ *   {"frame":{"name":N,"type":"region","path":P},
+ *    "metrics":{"time (inc)":inclusive_s,"time":exclusive_s,"calls":n},"children":[...]}
+ * and takes metrics named "... (inc)" as inclusive, so every node carries the same three
+ * metrics.  Hatchet merges nodes whose frames are equal (its literal reader builds a DAG),
+ * so the frame carries the region's path (as in the JSON report) to keep "NGB" under two
+ * parents two regions.  One root per reported thread: "Global" for the main thread and
+ * "Global (thread N)" for the others; paths start with the root's name, which keeps the
+ * threads apart too. */
+
+static json_t *node_hatchet(const ergo__snap *s, const char *name, const char *parent_path) {
+  char *path = ergo__path_join(parent_path, name);
+  json_t *kids = json_array();
+  int bad = !path || !kids;
+  for (size_t i = 0; i < s->nchildren && !bad; i++)
+    bad =
+        json_array_append_new(kids, node_hatchet(&s->children[i], s->children[i].name, path)) != 0;
+  json_int_t calls = s->calls > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)s->calls;
+  json_t *o = bad ? NULL
+                  : json_pack("{s:{s:s, s:s, s:s}, s:{s:f, s:f, s:I}, s:o}", "frame", "name", name,
+                              "type", "region", "path", path, "metrics", "time (inc)", s->time_s,
+                              "time", ergo__snap_self_s(s), "calls", calls, "children", kids);
+  if (bad) json_decref(kids);
+  free(path);
+  return o;
+}
+
+int ergo_report_hatchet(const char *path) {
+  if (!path || !*path) {
+    ergo__warn("ergo_report_hatchet: the path is %s; nothing written (fix: pass a file path)",
+               path ? "empty" : "NULL");
+    return ERGO_EINVAL;
+  }
+  ergo__snapset set;
+  int rc = ergo__snapset_take(&set, "ergo_report_hatchet", path);
+  if (rc) return rc;
+  json_t *roots = json_array();
+  int bad = !roots;
+  for (size_t i = 0; i < set.n && !bad; i++) {
+    char name[64];
+    if (set.threads[i] == 0)
+      snprintf(name, sizeof name, "%s", set.snaps[i].name);
+    else
+      snprintf(name, sizeof name, "%s (thread %d)", set.snaps[i].name, set.threads[i]);
+    bad = json_array_append_new(roots, node_hatchet(&set.snaps[i], name, NULL)) != 0;
+  }
+  ergo__snapset_free(&set);
+  char *text = bad ? NULL : json_dumps(roots, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+  json_decref(roots);
+  if (!text) {
+    ergo__warn("ergo_report_hatchet('%s'): out of memory; nothing written", path);
+    return ERGO_ENOMEM;
+  }
+  return ergo__write_json_text(path, text);
+}

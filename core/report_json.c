@@ -1,0 +1,184 @@
+/* report_json.c - the whole-tree JSON report, and the snapshot set every machine report reads. */
+#include "internal.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Format of the report (bump the version when a key changes meaning):
+ *   {"format":"ergo-report","version":1,"clock":"tsc|monotonic|user",
+ *    "threads":[{"thread":0,"tree":NODE}, ...]}
+ *   NODE = {"name","path","level","depth","time_s","self_s","calls","mean_s","min_s","max_s",
+ *           "share_of_parent","open","children":[NODE...]}
+ * "path" joins the names from Global down with "/" ("Global/FIND_HSML/NGB"); a slash or
+ * backslash inside a name gets a backslash before it (region "a/b" has path Global/a\/b),
+ * so a path names one region and can key tables across reports and runs.  time_s is
+ * inclusive and counts an open call so far; calls, mean_s, min_s and max_s count completed
+ * calls only (0 when there are none). */
+#define ERGO__JSON_REPORT_VERSION 1
+
+int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
+  memset(set, 0, sizeof *set);
+  if (!ergo__g.initialized) {
+    ergo__warn("%s('%s'): ergo is not initialised; nothing written (fix: call it between "
+               "ergo_init and ergo_finalize)",
+               what, path ? path : "");
+    return ERGO_ESTATE;
+  }
+  int rc = 0;
+  /* The lock keeps threads from registering trees while the list is walked. */
+  pthread_mutex_lock(&ergo__g.lock);
+  size_t n = 0;
+  for (ergo__tree *t = ergo__g.trees; t; t = t->next)
+    if (t == ergo__g.main_tree || ergo__g.cfg.report_threads) n++;
+  set->snaps = calloc(n ? n : 1, sizeof *set->snaps);
+  set->threads = calloc(n ? n : 1, sizeof *set->threads);
+  if (!set->snaps || !set->threads) rc = ERGO_ENOMEM;
+  /* The main tree comes first whatever its place in the list. */
+  for (int pass = 0; pass < 2 && !rc; pass++)
+    for (ergo__tree *t = ergo__g.trees; t && !rc; t = t->next) {
+      int is_main = t == ergo__g.main_tree;
+      if (pass == 0 ? !is_main : is_main || !ergo__g.cfg.report_threads) continue;
+      rc = ergo__snap_take(t, 0, &set->snaps[set->n]);
+      if (!rc) set->threads[set->n++] = t->index;
+    }
+  pthread_mutex_unlock(&ergo__g.lock);
+  if (rc) {
+    if (rc == ERGO_ENOMEM) ergo__warn("%s('%s'): out of memory; nothing written", what, path);
+    ergo__snapset_free(set);
+  }
+  return rc;
+}
+
+void ergo__snapset_free(ergo__snapset *set) {
+  if (!set) return;
+  for (size_t i = 0; i < set->n; i++) ergo__snap_free(&set->snaps[i]);
+  free(set->snaps);
+  free(set->threads);
+  memset(set, 0, sizeof *set);
+}
+
+double ergo__snap_self_s(const ergo__snap *s) {
+  double sum = 0;
+  for (size_t i = 0; i < s->nchildren; i++) sum += s->children[i].time_s;
+  /* Clock reads of nested regions differ by a few ticks: never show negative self time. */
+  return s->time_s > sum ? s->time_s - sum : 0.0;
+}
+
+double ergo__snap_share(const ergo__snap *s, const ergo__snap *parent) {
+  if (!parent) return 1.0;
+  return parent->time_s > 0 ? s->time_s / parent->time_s : 0.0;
+}
+
+double ergo__snap_mean_s(const ergo__snap *s) {
+  return s->calls ? s->time_s / (double)s->calls : 0.0;
+}
+
+char *ergo__path_join(const char *parent_path, const char *name) {
+  size_t a = parent_path ? strlen(parent_path) + 1 : 0, b = strlen(name);
+  char *p = malloc(a + 2 * b + 1);
+  if (!p) return NULL;
+  if (parent_path) {
+    memcpy(p, parent_path, a - 1);
+    p[a - 1] = '/';
+  }
+  /* Escaped so that a "/" inside a name never reads as a level of the path. */
+  char *o = p + a;
+  for (const char *c = name; *c; c++) {
+    if (*c == '/' || *c == '\\') *o++ = '\\';
+    *o++ = *c;
+  }
+  *o = '\0';
+  return p;
+}
+
+static json_int_t json_count(uint64_t n) {
+  /* A count beyond 2^63 cannot occur in practice; clamp rather than wrap negative. */
+  return n > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)n;
+}
+
+static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const char *parent_path) {
+  char *path = ergo__path_join(parent_path, s->name);
+  json_t *kids = json_array();
+  if (!path || !kids) {
+    free(path);
+    json_decref(kids);
+    return NULL;
+  }
+  for (size_t i = 0; i < s->nchildren; i++) {
+    if (json_array_append_new(kids, node_json(&s->children[i], s, path))) {
+      free(path);
+      json_decref(kids);
+      return NULL;
+    }
+  }
+  json_t *o =
+      json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:I, s:f, s:f, s:f, s:f, s:b, s:o}", "name",
+                s->name, "path", path, "level", s->level, "depth", s->depth, "time_s", s->time_s,
+                "self_s", ergo__snap_self_s(s), "calls", json_count(s->calls), "mean_s",
+                ergo__snap_mean_s(s), "min_s", s->min_s, "max_s", s->max_s, "share_of_parent",
+                ergo__snap_share(s, parent), "open", s->open, "children", kids);
+  free(path);
+  return o;
+}
+
+/* The report text (malloc'd) in *out; `path` only names the file in warnings. */
+static int report_text(const char *path, char **out) {
+  *out = NULL;
+  ergo__snapset set;
+  int rc = ergo__snapset_take(&set, "ergo_report_json", path);
+  if (rc) return rc;
+  json_t *threads = json_array();
+  int bad = !threads;
+  for (size_t i = 0; i < set.n && !bad; i++) {
+    json_t *tree = node_json(&set.snaps[i], NULL, NULL);
+    bad = json_array_append_new(
+              threads, json_pack("{s:i, s:o}", "thread", set.threads[i], "tree", tree)) != 0;
+  }
+  ergo__snapset_free(&set);
+  json_t *doc =
+      bad ? NULL
+          : json_pack("{s:s, s:i, s:s, s:o}", "format", "ergo-report", "version",
+                      ERGO__JSON_REPORT_VERSION, "clock", ergo_clock_name(), "threads", threads);
+  if (bad) json_decref(threads);
+  /* 15 significant digits: below a clock tick for any run time, and free of the binary
+   * noise (0.10000000000000001) that 17 digits would show. */
+  *out = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+  json_decref(doc);
+  if (*out) return 0;
+  ergo__warn("ergo_report_json('%s'): out of memory while building the report; nothing written",
+             path);
+  return ERGO_ENOMEM;
+}
+
+char *ergo__report_json_string(void) {
+  char *text;
+  report_text("(string)", &text);
+  return text;
+}
+
+int ergo__write_json_text(const char *path, char *text) {
+  /* A text file ends with a newline; jansson leaves it off. */
+  size_t len = strlen(text);
+  char *nl = realloc(text, len + 2);
+  if (!nl) {
+    free(text);
+    return ERGO_ENOMEM;
+  }
+  nl[len] = '\n';
+  nl[len + 1] = '\0';
+  int rc = ergo__atomic_write(path, nl, len + 1);
+  free(nl);
+  return rc;
+}
+
+int ergo_report_json(const char *path) {
+  if (!path || !*path) {
+    ergo__warn("ergo_report_json: the path is %s; nothing written (fix: pass a file path)",
+               path ? "empty" : "NULL");
+    return ERGO_EINVAL;
+  }
+  char *text;
+  int rc = report_text(path, &text);
+  return rc ? rc : ergo__write_json_text(path, text);
+}

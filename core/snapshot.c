@@ -1,0 +1,109 @@
+/* snapshot.c - a consistent, sorted copy of a region tree in seconds, for every report. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t ergo__report_now(void) {
+  return ergo__g.finalizing ? ergo__g.final_ticks : ergo__ticks();
+}
+
+/* Start tick of the node's open call, or 0 if it is not open. */
+static uint64_t open_start(const ergo__tree *t, const ergo__node *n) {
+  for (int d = t->depth; d > 0; d--)
+    if (t->stack[d].node == n) return t->stack[d].start ? t->stack[d].start : 1;
+  return 0;
+}
+
+/* Ticks the node has accumulated by `now`, counting an open call so far. */
+uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t now) {
+  uint64_t s = open_start(t, n);
+  return n->total + (s && now > s ? now - s : 0);
+}
+
+static int cmp_snap(const void *a, const void *b) {
+  const ergo__snap *x = a, *y = b;
+  if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
+  return strcmp(x->name, y->name);
+}
+
+static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64_t now,
+                ergo__snap *out) {
+  memset(out, 0, sizeof *out);
+  out->name = n->name;
+  out->level = n->level;
+  out->depth = n->depth;
+  out->open = open_start(t, n) != 0;
+  uint64_t vt = ergo__node_vticks(t, n, now);
+  if (since_step) {
+    out->time_s = ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
+    out->calls = n->calls - n->step_calls;
+  } else {
+    out->time_s = ergo__ticks_to_s(vt) + n->loaded_s;
+    out->calls = n->calls + n->loaded_calls;
+    if (n->calls) {
+      out->min_s = ergo__ticks_to_s(n->min);
+      out->max_s = ergo__ticks_to_s(n->max);
+    }
+    if (n->loaded_min_s >= 0 && (!n->calls || n->loaded_min_s < out->min_s))
+      out->min_s = n->loaded_min_s;
+    if (n->loaded_max_s >= 0 && n->loaded_max_s > out->max_s) out->max_s = n->loaded_max_s;
+  }
+  size_t nc = 0;
+  for (const ergo__node *c = n->first_child; c; c = c->next_sibling) nc++;
+  if (!nc) return 0;
+  out->children = calloc(nc, sizeof *out->children);
+  if (!out->children) return ERGO_ENOMEM;
+  size_t k = 0;
+  for (const ergo__node *c = n->first_child; c; c = c->next_sibling) {
+    int rc = fill(t, c, since_step, now, &out->children[k]);
+    if (rc) {
+      out->nchildren = k + 1;
+      return rc;
+    }
+    /* A step report leaves out regions that did not run in that step. */
+    if (since_step && !out->children[k].calls && !out->children[k].open &&
+        out->children[k].time_s == 0.0) {
+      ergo__snap_free(&out->children[k]);
+      continue;
+    }
+    k++;
+  }
+  out->nchildren = k;
+  qsort(out->children, k, sizeof *out->children, cmp_snap);
+  return 0;
+}
+
+int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap *out) {
+  return ergo__snap_take_at(t, since_step, ergo__report_now(), out);
+}
+
+int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__snap *out) {
+  int rc = fill(t, &t->root, since_step, now, out);
+  if (rc) {
+    ergo__snap_free(out);
+    return rc;
+  }
+  if (t == ergo__g.main_tree) {
+    /* The main tree's Global is the wall time since ergo_init. */
+    uint64_t start = since_step ? t->step_t : t->t0;
+    out->time_s = ergo__ticks_to_s(now > start ? now - start : 0) +
+                  (since_step ? 0.0 : t->root.loaded_s);
+  } else {
+    /* Another thread has no wall-clock origin of its own: Global is the sum
+     * of its top-level regions. */
+    out->time_s = 0;
+    for (size_t i = 0; i < out->nchildren; i++) out->time_s += out->children[i].time_s;
+  }
+  out->calls = since_step ? 1 : 1 + t->root.loaded_calls;
+  out->open = 1;
+  return 0;
+}
+
+void ergo__snap_free(ergo__snap *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->nchildren; i++) ergo__snap_free(&s->children[i]);
+  free(s->children);
+  s->children = NULL;
+  s->nchildren = 0;
+}

@@ -1,0 +1,77 @@
+/* step.c - ergo_step: per-step report and balance line, then a new step baseline. */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* A fresh run starts the step files anew at its first step (as GADGET does
+ * with cpu.txt); a run that loaded a checkpoint appends to them. */
+static FILE *open_step_file(const char *path) {
+  const ergo__node *root = &ergo__g.main_tree->root;
+  int restarted = root->loaded_s > 0 || root->loaded_calls > 0;
+  FILE *f = fopen(path, ergo__g.steps_written || restarted ? "a" : "w");
+  if (!f)
+    ergo__warn("ergo_step: cannot open '%s': %s; this step's figures stay in the run's totals "
+               "(fix: make the directory writable or set another path)",
+               path, strerror(errno));
+  return f;
+}
+
+static int close_step_file(FILE *f, const char *path) {
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    ergo__warn("ergo_step: writing '%s' failed: %s (fix: check free space)", path,
+               strerror(errno));
+    return ERGO_EIO;
+  }
+  return 0;
+}
+
+/* Make `now` the start of the next step for every node of the tree. */
+static void rebase(ergo__tree *t, ergo__node *n, uint64_t now) {
+  n->step_total = ergo__node_vticks(t, n, now);
+  n->step_calls = n->calls;
+  for (ergo__node *c = n->first_child; c; c = c->next_sibling) rebase(t, c, now);
+}
+
+int ergo_step_info(long step, const char *info) {
+  if (!ergo__g.initialized) {
+    ergo__warn("ergo_step(%ld) ignored: ergo is not initialised (fix: call ergo_init first)",
+               step);
+    return ERGO_ESTATE;
+  }
+  uint64_t now = ergo__ticks();
+  pthread_mutex_lock(&ergo__g.lock);
+  ergo__tree *t = ergo__g.main_tree;
+  ergo__snap s;
+  int rc = ergo__snap_take_at(t, 1, now, &s);
+  if (rc) {
+    pthread_mutex_unlock(&ergo__g.lock);
+    return rc;
+  }
+  int r;
+  const char *steps = ergo__g.cfg.step_report, *bal = ergo__g.cfg.balance;
+  if (steps && strcmp(steps, "none") != 0) {
+    FILE *f = open_step_file(steps);
+    if (!f) rc = ERGO_EIO;
+    else {
+      fprintf(f, "Step %ld%s%s\n", step, info && *info ? " " : "", info ? info : "");
+      ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
+      if ((r = close_step_file(f, steps)) && !rc) rc = r;
+    }
+  }
+  if (bal && strcmp(bal, "none") != 0) {
+    FILE *f = open_step_file(bal);
+    if (!f) rc = rc ? rc : ERGO_EIO;
+    else {
+      if ((r = ergo__balance_write(f, &s, step, ergo__g.cfg.balance_level)) && !rc) rc = r;
+      if ((r = close_step_file(f, bal)) && !rc) rc = r;
+    }
+  }
+  ergo__snap_free(&s);
+  rebase(t, &t->root, now);
+  t->step_t = now;
+  ergo__g.steps_written++;
+  pthread_mutex_unlock(&ergo__g.lock);
+  return rc;
+}

@@ -1,0 +1,256 @@
+/* ergo.h - the whole public API of ergo: region timers, reports, checkpoints, hooks. */
+#ifndef ERGO_H
+#define ERGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ERGO_VERSION_MAJOR 0
+#define ERGO_VERSION_MINOR 1
+#define ERGO_VERSION_PATCH 0
+#define ERGO_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__)
+#define ERGO_EXPORT __attribute__((visibility("default")))
+#else
+#define ERGO_EXPORT
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Errors: functions that can fail return 0 or a negative ERGO_E* code.     */
+/* ------------------------------------------------------------------------ */
+#define ERGO_ERRNO_MAP(X)                                                      \
+  X(INVAL, -1, "invalid argument or configuration value")                     \
+  X(NOMEM, -2, "out of memory")                                                \
+  X(IO, -3, "input/output error")                                              \
+  X(FORMAT, -4, "malformed or truncated file")                                 \
+  X(VERSION, -5, "unsupported file format or version")                         \
+  X(MISMATCH, -6, "file does not match this program's regions")                \
+  X(STATE, -7, "call not valid in the current state")                          \
+  X(BUSY, -8, "resource in use or limit reached")                              \
+  X(REGION, -9, "region stack error (underflow, mismatch, open region)")
+
+typedef enum {
+  ERGO_OK = 0,
+#define ERGO__E(name, val, msg) ERGO_E##name = (val),
+  ERGO_ERRNO_MAP(ERGO__E)
+#undef ERGO__E
+} ergo_errno;
+
+/* A static English description of an ERGO_E* code (never NULL). */
+ERGO_EXPORT const char *ergo_strerror(int err);
+
+/* ------------------------------------------------------------------------ */
+/* Configuration                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A user clock: nanoseconds from an arbitrary, steady origin. */
+typedef uint64_t (*ergo_clock_fn)(void *ctx);
+
+typedef enum {
+  ERGO_ON_ERROR_WARN = 0, /* print one line to stderr, recover, go on */
+  ERGO_ON_ERROR_ABORT = 1 /* print one line to stderr, then abort() */
+} ergo_on_error;
+
+typedef enum {
+  ERGO_FORMAT_PAPER = 0, /* SPACE-Timers layout: "- * NAME : T sec, P%" */
+  ERGO_FORMAT_WIDE = 1   /* paper layout plus calls, mean, min, max */
+} ergo_report_format;
+
+/* Settings for ergo_init().  ergo_config_default() fills the documented
+ * defaults; ergo_config_from_env() overlays the ERGO_* environment variables.
+ * Strings are copied by ergo_init(); NULL paths mean "not written". */
+typedef struct ergo_config {
+  int report_level;  /* ERGO_REPORT_LEVEL: deepest indent shown; -1 = all (default) */
+  int balance_level; /* ERGO_BALANCE_LEVEL: deepest indent in balance lines (default 2) */
+  ergo_on_error on_error;        /* ERGO_ON_ERROR=warn|abort (default warn) */
+  ergo_report_format format;     /* ERGO_REPORT_FORMAT=paper|wide (default paper) */
+  int report_threads;            /* ERGO_REPORT_THREADS=0|1: add other threads' trees */
+  const char *report;            /* ERGO_REPORT: stdout (default), stderr, none, or a path */
+  const char *report_json;       /* ERGO_REPORT_JSON: path of the JSON report */
+  const char *report_hatchet;    /* ERGO_REPORT_HATCHET: path of Hatchet literal JSON */
+  const char *report_csv;        /* ERGO_REPORT_CSV: path of the flat CSV */
+  const char *step_report;       /* ERGO_REPORT_STEPS: step reports (default ergo-steps.txt) */
+  const char *balance;           /* ERGO_BALANCE: balance file (default ergo-balance.txt) */
+  ergo_clock_fn clock;           /* NULL = built-in clock (ERGO_CLOCK=auto|tsc|monotonic) */
+  void *clock_ctx;
+  int clock_kind;                /* 0 auto, 1 tsc, 2 monotonic (ignored when clock set) */
+} ergo_config;
+
+/* Fill *cfg with the defaults above. */
+ERGO_EXPORT void ergo_config_default(ergo_config *cfg);
+
+/* Overlay ERGO_* environment variables on *cfg.  A bad value prints one line
+ * naming the variable, the value and what is accepted, keeps the previous
+ * field value and returns ERGO_EINVAL (after reading every variable). */
+ERGO_EXPORT int ergo_config_from_env(ergo_config *cfg);
+
+/* Start ergo.  cfg == NULL means defaults plus the environment, where a bad
+ * value is reported and replaced by its default (or aborts when
+ * ERGO_ON_ERROR=abort).  With a cfg, a bad field returns ERGO_EINVAL and
+ * nothing is started.  The calling thread becomes the main thread whose tree
+ * is the main report.  Returns ERGO_ESTATE if already initialised. */
+ERGO_EXPORT int ergo_init(const ergo_config *cfg);
+
+/* Close regions still open (with an error line each), run finalize hooks,
+ * write the configured reports and free everything.  Safe to call twice and
+ * before ergo_init (then it does nothing). Returns the first write error. */
+ERGO_EXPORT int ergo_finalize(void);
+
+/* 1 between a successful ergo_init() and ergo_finalize(), else 0. */
+ERGO_EXPORT int ergo_initialized(void);
+
+/* ------------------------------------------------------------------------ */
+/* Regions                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Longest region name kept; longer names are truncated with an error line. */
+#define ERGO_NAME_MAX 127
+
+/* Function forms of the macros (always compiled; file/line name the caller
+ * in error messages and may be NULL/0).  Names are compared by content, so
+ * a name built at run time in a reused buffer is fine. */
+ERGO_EXPORT void ergo_push_at(int level, const char *name, const char *file, int line);
+ERGO_EXPORT void ergo_pop_at(int level, const char *name, const char *file, int line);
+ERGO_EXPORT void ergo_poppush_at(int level, const char *old_name, const char *new_name,
+                                 const char *file, int line);
+/* The same for names whose storage and content never change (string
+ * literals): found by pointer, no string compare.  The macros pick these
+ * when the compiler sees a literal. */
+ERGO_EXPORT void ergo_push_lit(int level, const char *name, const char *file, int line);
+ERGO_EXPORT void ergo_pop_lit(int level, const char *name, const char *file, int line);
+ERGO_EXPORT void ergo_poppush_lit(int level, const char *old_name, const char *new_name,
+                                  const char *file, int line);
+#define ergo_push(level, name) ergo_push_at((level), (name), __FILE__, __LINE__)
+#define ergo_pop(level, name) ergo_pop_at((level), (name), __FILE__, __LINE__)
+#define ergo_poppush(level, o, n) ergo_poppush_at((level), (o), (n), __FILE__, __LINE__)
+
+/* Compile-time level: a macro whose level is above ERGO_LEVEL compiles to
+ * nothing (no call, no string).  Define ERGO_DISABLE to build without ergo
+ * at all (every ERGO_* macro becomes a no-op and nothing needs linking). */
+#ifndef ERGO_LEVEL
+#define ERGO_LEVEL 9
+#endif
+
+#ifdef ERGO_DISABLE
+#define ERGO_PUSH(level, name) ((void)0)
+#define ERGO_POP(level, name) ((void)0)
+#define ERGO_POPPUSH(level, old_name, new_name) ((void)0)
+#define ERGO_INIT() (0)
+#define ERGO_FINALIZE() (0)
+#define ERGO_STEP(step) (0)
+#else
+#if defined(__GNUC__) || defined(__clang__)
+#define ERGO__LIT(s) __builtin_constant_p(s)
+#else
+#define ERGO__LIT(s) 0
+#endif
+#define ERGO_PUSH(level, name)                                                 \
+  do {                                                                         \
+    if ((level) <= ERGO_LEVEL) {                                               \
+      if (ERGO__LIT(name)) ergo_push_lit((level), (name), __FILE__, __LINE__); \
+      else ergo_push_at((level), (name), __FILE__, __LINE__);                  \
+    }                                                                          \
+  } while (0)
+#define ERGO_POP(level, name)                                                  \
+  do {                                                                         \
+    if ((level) <= ERGO_LEVEL) {                                               \
+      if (ERGO__LIT(name)) ergo_pop_lit((level), (name), __FILE__, __LINE__);  \
+      else ergo_pop_at((level), (name), __FILE__, __LINE__);                   \
+    }                                                                          \
+  } while (0)
+#define ERGO_POPPUSH(level, old_name, new_name)                                \
+  do {                                                                         \
+    if ((level) <= ERGO_LEVEL) {                                               \
+      if (ERGO__LIT(old_name) && ERGO__LIT(new_name))                          \
+        ergo_poppush_lit((level), (old_name), (new_name), __FILE__, __LINE__); \
+      else ergo_poppush_at((level), (old_name), (new_name), __FILE__, __LINE__); \
+    }                                                                          \
+  } while (0)
+#define ERGO_INIT() ergo_init(NULL)
+#define ERGO_FINALIZE() ergo_finalize()
+#define ERGO_STEP(step) ergo_step(step)
+#endif
+
+/* Number of region errors seen since ergo_init (for tests and tools). */
+ERGO_EXPORT unsigned long ergo_error_count(void);
+/* The last error line (without newline), or "" if none; valid until the next error. */
+ERGO_EXPORT const char *ergo_last_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Reports                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Write the main thread's text report (paper or wide format per config;
+ * plus other threads' trees when report_threads is set) to a FILE*. */
+ERGO_EXPORT int ergo_report_fprint(void *stdio_file);
+/* The same into a malloc'd string (caller frees); NULL on failure. */
+ERGO_EXPORT char *ergo_report_string(void);
+/* Whole-tree JSON report (jansson), Hatchet "literal" JSON, flat CSV.
+ * Files are written atomically (temp file + rename). */
+ERGO_EXPORT int ergo_report_json(const char *path);
+ERGO_EXPORT int ergo_report_hatchet(const char *path);
+ERGO_EXPORT int ergo_report_csv(const char *path);
+
+/* Close step `step`: append that step's report (time since the previous
+ * step) to the step report file and one balance line to the balance file.
+ * `info`, if not NULL, is appended to the step header line. */
+ERGO_EXPORT int ergo_step_info(long step, const char *info);
+#define ergo_step(step) ergo_step_info((step), NULL)
+
+/* ------------------------------------------------------------------------ */
+/* Checkpoint                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Save the main tree with its figures (versioned JSON, written atomically). */
+ERGO_EXPORT int ergo_checkpoint_save(const char *path);
+/* Add a saved tree's figures to the live tree so a restarted run continues
+ * accumulating.  A malformed, truncated or mismatched file returns an error
+ * with one line saying why, and the live tree is untouched. */
+ERGO_EXPORT int ergo_checkpoint_load(const char *path);
+
+/* ------------------------------------------------------------------------ */
+/* Hooks: how energy, tuning and external tools attach (empty by default).   */
+/* ------------------------------------------------------------------------ */
+
+/* A node of a thread's region tree; valid until ergo_finalize(). */
+typedef struct ergo_region ergo_region;
+
+#define ERGO_MAX_HOOKS 4
+
+typedef struct ergo_hooks {
+  /* Called at push, before the region's clock starts. */
+  void (*enter)(void *ctx, ergo_region *region, int level);
+  /* Called at pop, after the region's clock stopped; elapsed_ns is this call's time. */
+  void (*exit)(void *ctx, ergo_region *region, int level, uint64_t elapsed_ns);
+  /* Called once by ergo_finalize() before reports are written. */
+  void (*finalize)(void *ctx);
+  void *ctx;
+} ergo_hooks;
+
+/* Attach a hook table (copied); *slot receives its index for ergo_region_slot().
+ * Returns ERGO_EBUSY when ERGO_MAX_HOOKS are attached. */
+ERGO_EXPORT int ergo_hooks_attach(const ergo_hooks *hooks, int *slot);
+ERGO_EXPORT int ergo_hooks_detach(int slot);
+
+ERGO_EXPORT const char *ergo_region_name(const ergo_region *r);
+ERGO_EXPORT ergo_region *ergo_region_parent(const ergo_region *r);
+ERGO_EXPORT int ergo_region_level(const ergo_region *r);
+/* Depth below the tree root "Global" (its children are depth 1). */
+ERGO_EXPORT int ergo_region_depth(const ergo_region *r);
+/* A pointer-sized slot per region for the hook attached at `slot`. */
+ERGO_EXPORT void **ergo_region_slot(ergo_region *r, int slot);
+
+/* Nanoseconds on ergo's clock (the same clock regions are timed with). */
+ERGO_EXPORT uint64_t ergo_now_ns(void);
+/* Name of the active clock: "tsc", "monotonic" or "user". */
+ERGO_EXPORT const char *ergo_clock_name(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ERGO_H */

@@ -1,0 +1,492 @@
+/* test_checkpoint.c - checkpoint save/load: round trip, accumulation, atomicity, rejections. */
+#include "test_util.h"
+
+#include "internal.h"
+
+#include <dirent.h>
+#include <jansson.h>
+
+static char dir[64];
+static char file_path[512];
+
+static const char *in_dir(const char *name) {
+  snprintf(file_path, sizeof file_path, "%s/%s", dir, name);
+  return file_path;
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "/tmp/ergo-test-checkpoint-XXXXXX");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  ergo_finalize();
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(in_dir(e->d_name));
+    closedir(d);
+  }
+  return rmdir(dir);
+}
+
+static int dir_entries(void) {
+  int n = 0;
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+  closedir(d);
+  return n;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+}
+
+#define assert_dbl(a, b)                                                                           \
+  do {                                                                                             \
+    double a_ = (a), b_ = (b);                                                                     \
+    if (a_ != b_) fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                              \
+  } while (0)
+
+#define assert_contains(hay, needle)                                                               \
+  do {                                                                                             \
+    if (!strstr((hay), (needle))) fail_msg("\"%s\"\n  does not contain \"%s\"", (hay), (needle));  \
+  } while (0)
+
+/* Global 3.0 s = A 2.0 s (B 0.5 s, C 0.25 s) + D 0.75 s in two calls (0.25 s, 0.5 s). */
+static void build_tree(void) {
+  ERGO_PUSH(1, "A");
+  advance_ms(1000);
+  ERGO_PUSH(2, "B");
+  advance_ms(500);
+  ERGO_POP(2, "B");
+  ERGO_PUSH(2, "C");
+  advance_ms(250);
+  ERGO_POP(2, "C");
+  advance_ms(250);
+  ERGO_POP(1, "A");
+  ERGO_PUSH(1, "D");
+  advance_ms(250);
+  ERGO_POP(1, "D");
+  ERGO_PUSH(1, "D");
+  advance_ms(500);
+  ERGO_POP(1, "D");
+  advance_ms(250);
+}
+
+/* Figures of the live main tree, read from a fresh snapshot. */
+typedef struct figures {
+  double time_s, min_s, max_s;
+  unsigned long long calls;
+  size_t children;
+  int open;
+} figures;
+
+static figures fig(const char *p1, const char *p2) {
+  ergo__snap root;
+  assert_int_equal(ergo__snap_take(ergo__g.main_tree, 0, &root), 0);
+  const ergo__snap *s = &root;
+  const char *parts[2] = {p1, p2};
+  for (int k = 0; k < 2 && parts[k]; k++) {
+    const ergo__snap *next = NULL;
+    for (size_t i = 0; i < s->nchildren; i++)
+      if (strcmp(s->children[i].name, parts[k]) == 0) next = &s->children[i];
+    if (!next) fail_msg("no region %s", parts[k]);
+    s = next;
+  }
+  figures f = {s->time_s, s->min_s, s->max_s, (unsigned long long)s->calls, s->nchildren, s->open};
+  ergo__snap_free(&root);
+  return f;
+}
+
+static void check(const char *p1, const char *p2, double time_s, unsigned long long calls,
+                  double min_s, double max_s, size_t children) {
+  figures f = fig(p1, p2);
+  assert_dbl(f.time_s, time_s);
+  assert_int_equal(f.calls, calls);
+  assert_dbl(f.min_s, min_s);
+  assert_dbl(f.max_s, max_s);
+  assert_int_equal(f.children, children);
+}
+
+static void start(void) { test_init_default(); }
+
+static void restart(void) {
+  assert_int_equal(ergo_finalize(), 0);
+  start();
+}
+
+static json_t *load_json(const char *path) {
+  json_error_t err;
+  json_t *doc = json_load_file(path, 0, &err);
+  if (!doc) fail_msg("%s:%d:%d: %s", path, err.line, err.column, err.text);
+  return doc;
+}
+
+static void test_save_format(void **state) {
+  (void)state;
+  start();
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
+  json_t *doc = load_json(in_dir("ck.json"));
+  assert_string_equal(json_string_value(json_object_get(doc, "format")), "ergo-checkpoint");
+  assert_int_equal(json_integer_value(json_object_get(doc, "version")), 1);
+  assert_string_equal(json_string_value(json_object_get(doc, "clock")), "user");
+  json_t *g = json_object_get(doc, "tree");
+  assert_string_equal(json_string_value(json_object_get(g, "name")), "Global");
+  assert_int_equal(json_integer_value(json_object_get(g, "level")), 0);
+  assert_dbl(json_number_value(json_object_get(g, "time_s")), 3.0);
+  assert_int_equal(json_integer_value(json_object_get(g, "calls")), 1);
+  assert_true(json_is_true(json_object_get(g, "open")));
+  json_t *kids = json_object_get(g, "children");
+  assert_int_equal(json_array_size(kids), 2);
+  json_t *d = json_array_get(kids, 1);
+  assert_string_equal(json_string_value(json_object_get(d, "name")), "D");
+  assert_int_equal(json_integer_value(json_object_get(d, "level")), 1);
+  assert_dbl(json_number_value(json_object_get(d, "time_s")), 0.75);
+  assert_int_equal(json_integer_value(json_object_get(d, "calls")), 2);
+  assert_dbl(json_number_value(json_object_get(d, "min_s")), 0.25);
+  assert_dbl(json_number_value(json_object_get(d, "max_s")), 0.5);
+  assert_true(json_is_false(json_object_get(d, "open")));
+  assert_int_equal(json_array_size(json_object_get(d, "children")), 0);
+  json_decref(doc);
+}
+
+/* Save, restart, load: the same figures; then more regions add to them exactly. */
+static void test_round_trip_continues(void **state) {
+  (void)state;
+  start();
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
+  restart();
+  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), 0);
+  /* Global counts run segments: this run and the saved one. */
+  check(NULL, NULL, 3.0, 2, 0, 0, 2);
+  check("A", NULL, 2.0, 1, 2.0, 2.0, 2);
+  check("A", "B", 0.5, 1, 0.5, 0.5, 0);
+  check("A", "C", 0.25, 1, 0.25, 0.25, 0);
+  check("D", NULL, 0.75, 2, 0.25, 0.5, 0);
+
+  ERGO_PUSH(1, "D");
+  advance_ms(1000);
+  ERGO_POP(1, "D");
+  ERGO_PUSH(1, "A");
+  ERGO_PUSH(2, "B");
+  advance_ms(250);
+  ERGO_POP(2, "B");
+  advance_ms(250);
+  ERGO_POP(1, "A");
+  /* The loaded nodes are the ones the pushes found: no duplicate regions. */
+  check(NULL, NULL, 4.5, 2, 0, 0, 2);
+  check("D", NULL, 1.75, 3, 0.25, 1.0, 0);
+  check("A", NULL, 2.5, 2, 0.5, 2.0, 2);
+  check("A", "B", 0.75, 2, 0.25, 0.5, 0);
+  check("A", "C", 0.25, 1, 0.25, 0.25, 0);
+}
+
+/* Loading into a live tree adds to the figures it already has. */
+static void test_load_adds_to_live(void **state) {
+  (void)state;
+  start();
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
+  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), 0);
+  check(NULL, NULL, 6.0, 2, 0, 0, 2);
+  check("A", NULL, 4.0, 2, 2.0, 2.0, 2);
+  check("D", NULL, 1.5, 4, 0.25, 0.5, 0);
+}
+
+/* A region open at save: its time so far is saved, no call is counted. */
+static void test_open_region_saved(void **state) {
+  (void)state;
+  start();
+  ERGO_PUSH(1, "A");
+  advance_ms(1000);
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
+  ERGO_POP(1, "A");
+  json_t *doc = load_json(in_dir("ck.json"));
+  json_t *a = json_array_get(json_object_get(json_object_get(doc, "tree"), "children"), 0);
+  assert_true(json_is_true(json_object_get(a, "open")));
+  assert_int_equal(json_integer_value(json_object_get(a, "calls")), 0);
+  json_decref(doc);
+  restart();
+  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), 0);
+  check("A", NULL, 1.0, 0, 0, 0, 0);
+  ERGO_PUSH(1, "A");
+  advance_ms(500);
+  ERGO_POP(1, "A");
+  /* The saved call was not complete, so it sets no min or max. */
+  check("A", NULL, 1.5, 1, 0.5, 0.5, 0);
+}
+
+/* A checkpoint of a restarted run holds the earlier segments too. */
+static void test_save_after_load(void **state) {
+  (void)state;
+  start();
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck1.json")), 0);
+  restart();
+  assert_int_equal(ergo_checkpoint_load(in_dir("ck1.json")), 0);
+  ERGO_PUSH(1, "E");
+  advance_ms(1000);
+  ERGO_POP(1, "E");
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck2.json")), 0);
+  restart();
+  assert_int_equal(ergo_checkpoint_load(in_dir("ck2.json")), 0);
+  check(NULL, NULL, 4.0, 3, 0, 0, 3);
+  check("A", NULL, 2.0, 1, 2.0, 2.0, 2);
+  check("E", NULL, 1.0, 1, 1.0, 1.0, 0);
+  check("D", NULL, 0.75, 2, 0.25, 0.5, 0);
+}
+
+static void test_save_atomic(void **state) {
+  (void)state;
+  start();
+  build_tree();
+  char *junk = malloc(100001);
+  assert_non_null(junk);
+  memset(junk, 'x', 100000);
+  junk[100000] = '\0';
+  write_text(in_dir("ck.json"), junk);
+  free(junk);
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
+  assert_int_equal(dir_entries(), 1);
+  json_t *doc = load_json(in_dir("ck.json"));
+  assert_string_equal(json_string_value(json_object_get(doc, "format")), "ergo-checkpoint");
+  json_decref(doc);
+  assert_int_equal(ergo_checkpoint_save(in_dir("missing/ck.json")), ERGO_EIO);
+  assert_int_equal(dir_entries(), 1);
+}
+
+static void test_bad_calls(void **state) {
+  (void)state;
+  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), ERGO_ESTATE);
+  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), ERGO_ESTATE);
+  assert_int_equal(dir_entries(), 0);
+  start();
+  assert_int_equal(ergo_checkpoint_save(NULL), ERGO_EINVAL);
+  assert_int_equal(ergo_checkpoint_load(NULL), ERGO_EINVAL);
+  assert_int_equal(ergo_checkpoint_load(""), ERGO_EINVAL);
+}
+
+/* ---- rejected files: one line naming file and element; the live tree untouched ---- */
+
+/* Valid checkpoint text for build_tree's regions, written with ' for " (see dq). */
+#define NODE_B "{'name':'B','level':2,'time_s':0.5,'calls':1,'min_s':0.5,'max_s':0.5}"
+#define NODE_C "{'name':'C','level':2,'time_s':0.25,'calls':1,'min_s':0.25,'max_s':0.25}"
+#define NODE_A(level, time, calls, min, max, kids)                                                 \
+  "{'name':'A','level':" level ",'time_s':" time ",'calls':" calls ",'min_s':" min ",'max_s':" max \
+  ",'open':false,'children':[" kids "]}"
+#define NODE_D "{'name':'D','level':1,'time_s':0.75,'calls':2,'min_s':0.25,'max_s':0.5}"
+#define DOC(format, version, kids)                                                                 \
+  "{'format':'" format "','version':" version ",'clock':'user','tree':{'name':'Global',"           \
+  "'level':0,'time_s':3,'calls':1,'min_s':0,'max_s':0,'children':[" kids "]}}"
+#define GOOD_A NODE_A("1", "2.0", "1", "2.0", "2.0", NODE_B "," NODE_C)
+
+static char *dq(const char *s) {
+  char *t = strdup(s);
+  assert_non_null(t);
+  for (char *p = t; *p; p++)
+    if (*p == '\'') *p = '"';
+  return t;
+}
+
+/* The live tree's text and JSON reports, which must not change when a load fails. */
+static char *live_reports(void) {
+  char *text = ergo_report_string(), *json = ergo__report_json_string();
+  assert_non_null(text);
+  assert_non_null(json);
+  size_t n = strlen(text) + strlen(json) + 1;
+  char *both = malloc(n);
+  assert_non_null(both);
+  snprintf(both, n, "%s%s", text, json);
+  free(text);
+  free(json);
+  return both;
+}
+
+static void expect_reject(const char *file, int rc, const char *element, const char *detail) {
+  start();
+  build_tree();
+  char *before = live_reports();
+  unsigned long errors = ergo_error_count();
+  assert_int_equal(ergo_checkpoint_load(file), rc);
+  assert_int_equal(ergo_error_count(), errors + 1);
+  const char *msg = ergo_last_error();
+  assert_contains(msg, file);
+  assert_contains(msg, element);
+  if (detail) assert_contains(msg, detail);
+  assert_contains(msg, "fix:");
+  char *after = live_reports();
+  assert_string_equal(after, before);
+  free(before);
+  free(after);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
+static void reject_text(const char *single_quoted, int rc, const char *element,
+                        const char *detail) {
+  char *text = dq(single_quoted);
+  write_text(in_dir("bad.json"), text);
+  free(text);
+  char *file = strdup(in_dir("bad.json"));
+  expect_reject(file, rc, element, detail);
+  free(file);
+}
+
+static void test_reference_doc_loads(void **state) {
+  (void)state;
+  /* The hand-written reference the rejections below alter is itself valid. */
+  char *text = dq(DOC("ergo-checkpoint", "1", GOOD_A "," NODE_D));
+  write_text(in_dir("good.json"), text);
+  free(text);
+  start();
+  assert_int_equal(ergo_checkpoint_load(in_dir("good.json")), 0);
+  check(NULL, NULL, 3.0, 2, 0, 0, 2);
+  check("A", "C", 0.25, 1, 0.25, 0.25, 0);
+  check("D", NULL, 0.75, 2, 0.25, 0.5, 0);
+}
+
+static void test_reject_truncated(void **state) {
+  (void)state;
+  start();
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(in_dir("good.json")), 0);
+  assert_int_equal(ergo_finalize(), 0);
+  char *text = slurp(in_dir("good.json"));
+  assert_non_null(text);
+  text[strlen(text) / 2] = '\0';
+  write_text(in_dir("bad.json"), text);
+  free(text);
+  char *file = strdup(in_dir("bad.json"));
+  expect_reject(file, ERGO_EFORMAT, "line ", "column ");
+  free(file);
+  write_text(in_dir("bad.json"), "");
+  file = strdup(in_dir("bad.json"));
+  expect_reject(file, ERGO_EFORMAT, "line ", "not valid JSON");
+  free(file);
+}
+
+static void test_reject_malformed(void **state) {
+  (void)state;
+  reject_text("{'format':'ergo-checkpoint','version':1,,'tree':{}}", ERGO_EFORMAT,
+              "line 1 column 41", "not valid JSON");
+  reject_text(DOC("ergo-checkpoint", "1", GOOD_A) " trailing", ERGO_EFORMAT, "line 1", NULL);
+  reject_text("{'format':'ergo-checkpoint','format':'ergo-checkpoint','version':1}", ERGO_EFORMAT,
+              "line 1", "duplicate");
+}
+
+static void test_reject_format_version(void **state) {
+  (void)state;
+  reject_text(DOC("ergo-report", "1", GOOD_A), ERGO_EVERSION, "format is \"ergo-report\"",
+              "expected \"ergo-checkpoint\"");
+  reject_text("[1,2]", ERGO_EVERSION, "the document is [1,2]", NULL);
+  reject_text(DOC("ergo-checkpoint", "2", GOOD_A), ERGO_EVERSION, "version is 2", "expected 1");
+  reject_text(DOC("ergo-checkpoint", "'1'", GOOD_A), ERGO_EFORMAT, "version is \"1\"", NULL);
+}
+
+static void test_reject_values(void **state) {
+  (void)state;
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("1", "-1", "1", "0", "0", "")), ERGO_EFORMAT,
+              "tree/children[0]/time_s is -1", "expected a finite number of seconds >= 0");
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("1", "2.0", "1", "2.0", "1.0", "")), ERGO_EFORMAT,
+              "tree/children[0]/min_s is 2.0", "at most max_s (1)");
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("1", "2.0", "1.5", "2.0", "2.0", "")),
+              ERGO_EFORMAT, "tree/children[0]/calls is 1.5", "an integer >= 0");
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("1", "2.0", "-3", "2.0", "2.0", "")), ERGO_EFORMAT,
+              "tree/children[0]/calls is -3", NULL);
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("-1", "2.0", "1", "2.0", "2.0", "")), ERGO_EFORMAT,
+              "tree/children[0]/level is -1", NULL);
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("1", "'2'", "1", "2.0", "2.0", "")), ERGO_EFORMAT,
+              "tree/children[0]/time_s is \"2\"", NULL);
+  /* Deeper elements are named by their whole path. */
+  reject_text(DOC("ergo-checkpoint", "1",
+                  NODE_A("1", "2.0", "1", "2.0", "2.0",
+                         NODE_B ",{'name':'C','level':2,'time_s':0.25,'calls':-1,'min_s':0,"
+                                "'max_s':0}")),
+              ERGO_EFORMAT, "tree/children[0]/children[1]/calls is -1", NULL);
+  reject_text(DOC("ergo-checkpoint", "1", NODE_D ",{'level':1}"), ERGO_EFORMAT,
+              "tree/children[1]/name is missing", NULL);
+  reject_text(
+      DOC("ergo-checkpoint", "1", "{'name':'','level':1,'time_s':0,'calls':0,'min_s':0,'max_s':0}"),
+      ERGO_EFORMAT, "tree/children[0]/name is \"\"", NULL);
+  reject_text(DOC("ergo-checkpoint", "1", NODE_D ",7"), ERGO_EFORMAT, "tree/children[1] is 7",
+              NULL);
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("1", "2.0", "1", "2.0", "2.0", "") ",'x'"),
+              ERGO_EFORMAT, "tree/children[1] is \"x\"", NULL);
+  reject_text("{'format':'ergo-checkpoint','version':1}", ERGO_EFORMAT, "tree is missing", NULL);
+  reject_text("{'format':'ergo-checkpoint','version':1,'tree':{'name':'Main','level':0,"
+              "'time_s':0,'calls':1,'min_s':0,'max_s':0}}",
+              ERGO_EFORMAT, "tree/name is \"Main\"", "\"Global\"");
+}
+
+static void test_reject_long_name(void **state) {
+  (void)state;
+  char name[ERGO_NAME_MAX + 2];
+  memset(name, 'n', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  char doc[1024];
+  snprintf(doc, sizeof doc,
+           DOC("ergo-checkpoint", "1",
+               "{'name':'%s','level':1,'time_s':0,'calls':0,'min_s':0,'max_s':0}"),
+           name);
+  reject_text(doc, ERGO_EFORMAT, "tree/children[0]/name is \"nnnn", "1 to 127 bytes");
+}
+
+static void test_reject_duplicate_sibling(void **state) {
+  (void)state;
+  reject_text(DOC("ergo-checkpoint", "1", NODE_D "," GOOD_A "," NODE_D), ERGO_EFORMAT,
+              "tree/children[2]/name is \"D\"", "children[0] has it");
+}
+
+static void test_reject_level_mismatch(void **state) {
+  (void)state;
+  reject_text(DOC("ergo-checkpoint", "1", NODE_A("3", "2.0", "1", "2.0", "2.0", "")),
+              ERGO_EMISMATCH, "tree/children[0]/level is 3", "1, the level of region \"A\"");
+  /* Found after a region the live tree lacks: that region must not be created either. */
+  reject_text(DOC("ergo-checkpoint", "1",
+                  "{'name':'NEW','level':1,'time_s':1,'calls':1,'min_s':1,'max_s':1,"
+                  "'children':[{'name':'DEEP','level':2,'time_s':1,'calls':1,'min_s':1,"
+                  "'max_s':1}]}," NODE_A("1", "2.0", "1", "2.0", "2.0",
+                                         NODE_B ",{'name':'C','level':5,'time_s':0.25,"
+                                                "'calls':1,'min_s':0.25,'max_s':0.25}")),
+              ERGO_EMISMATCH, "tree/children[1]/children[1]/level is 5", "region \"C\"");
+}
+
+static void test_reject_missing_file(void **state) {
+  (void)state;
+  char *file = strdup(in_dir("absent.json"));
+  expect_reject(file, ERGO_EIO, "cannot open it", "No such file or directory");
+  free(file);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_save_format, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_round_trip_continues, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_load_adds_to_live, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_open_region_saved, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_save_after_load, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_save_atomic, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_calls, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reference_doc_loads, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_truncated, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_malformed, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_format_version, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_values, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_long_name, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_duplicate_sibling, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_level_mismatch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reject_missing_file, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,254 @@
+/* test_errors.c - every region error: its one line, and how the stack recovers after a warn. */
+#include "test_util.h"
+
+#include "internal.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static ergo__node *child(ergo__node *n, const char *name) { return ergo__node_find(n, name, 0); }
+static ergo__node *root(void) { return &ergo__g.main_tree->root; }
+static int depth(void) { return ergo__g.main_tree->depth; }
+
+/* Pops name a fixed line so the expected messages are exact. */
+#define POP_AT(level, name, line) ergo_pop_at((level), (name), "app.c", (line))
+#define PUSH_AT(level, name, line) ergo_push_at((level), (name), "app.c", (line))
+
+static void test_underflow(void **state) {
+  (void)state;
+  test_init_default();
+  POP_AT(1, "A", 12);
+  assert_int_equal(ergo_error_count(), 1);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:12: ERGO_POP(1, \"A\"): stack underflow: no region is open; pop "
+                      "ignored (fix: remove this pop or add the matching ERGO_PUSH)");
+  assert_int_equal(depth(), 0);
+  /* The stack still works afterwards. */
+  region_ms(1, "A", 3);
+  assert_int_equal(child(root(), "A")->total, 3000000);
+  ergo_finalize();
+}
+
+static void test_label_mismatch_not_open(void **state) {
+  (void)state;
+  test_init_default();
+  PUSH_AT(2, "A", 10);
+  advance_ms(5);
+  POP_AT(2, "B", 20);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:20: ERGO_POP(2, \"B\"): label mismatch: expected \"A\" (pushed at "
+                      "app.c:10, level 2), found \"B\", which is not open; pop ignored (fix: "
+                      "make the pop name its push)");
+  /* Recovery: the pop is ignored, A stays open and closes at its own pop. */
+  assert_int_equal(depth(), 1);
+  advance_ms(5);
+  POP_AT(2, "A", 30);
+  assert_int_equal(depth(), 0);
+  assert_int_equal(child(root(), "A")->total, 10000000);
+  assert_null(child(root(), "B"));
+  assert_int_equal(ergo_error_count(), 1);
+  ergo_finalize();
+}
+
+static void test_label_mismatch_open_further_out(void **state) {
+  (void)state;
+  test_init_default();
+  PUSH_AT(1, "outer", 10);
+  PUSH_AT(2, "inner", 11);
+  PUSH_AT(3, "innermost", 12);
+  advance_ms(4);
+  POP_AT(1, "outer", 20); /* forgot two pops */
+  assert_string_equal(ergo_last_error(),
+                      "app.c:20: ERGO_POP(1, \"outer\"): label mismatch: expected \"innermost\" "
+                      "(pushed at app.c:12, level 3), found \"outer\", open 2 level(s) further "
+                      "out; closing the 2 region(s) above it too (fix: pop \"innermost\" before "
+                      "\"outer\")");
+  /* Recovery: every region up to and including "outer" is closed at this instant. */
+  assert_int_equal(depth(), 0);
+  ergo__node *o = child(root(), "outer");
+  assert_int_equal(o->total, 4000000);
+  assert_int_equal(child(o, "inner")->total, 4000000);
+  assert_int_equal(child(child(o, "inner"), "innermost")->calls, 1);
+  assert_int_equal(ergo_error_count(), 1);
+  ergo_finalize();
+}
+
+static void test_level_mismatch(void **state) {
+  (void)state;
+  test_init_default();
+  PUSH_AT(2, "A", 10);
+  advance_ms(2);
+  POP_AT(3, "A", 11);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:11: ERGO_POP(3, \"A\"): level mismatch: \"A\" was pushed at app.c:10 "
+                      "with level 2; closing it (fix: pop with the level it was pushed with)");
+  assert_int_equal(depth(), 0);
+  assert_int_equal(child(root(), "A")->calls, 1);
+  ergo_finalize();
+}
+
+static void test_poppush_mismatch(void **state) {
+  (void)state;
+  test_init_default();
+  PUSH_AT(1, "A", 10);
+  advance_ms(1);
+  ergo_poppush_at(1, "X", "B", "app.c", 15);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:15: ERGO_POPPUSH(1, \"X\"): label mismatch: expected \"A\" (pushed "
+                      "at app.c:10, level 1), found \"X\", which is not open; pop ignored (fix: "
+                      "make the pop name its push)");
+  /* Recovery: the pop half is ignored, the push half still happens: B nests in A. */
+  assert_int_equal(depth(), 2);
+  advance_ms(1);
+  POP_AT(1, "B", 16);
+  POP_AT(1, "A", 17);
+  assert_int_equal(child(child(root(), "A"), "B")->total, 1000000);
+  assert_int_equal(ergo_error_count(), 1);
+  ergo_finalize();
+}
+
+static void test_null_and_long_names(void **state) {
+  (void)state;
+  test_init_default();
+  PUSH_AT(1, NULL, 40);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:40: ERGO_PUSH(1, NULL): region name is NULL; using \"<null>\" (fix: "
+                      "pass a non-empty string)");
+  POP_AT(1, NULL, 41);
+  assert_int_equal(ergo_error_count(), 2);
+  assert_int_equal(depth(), 0);
+  assert_int_equal(child(root(), "<null>")->calls, 1);
+
+  char longname[200];
+  memset(longname, 'x', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  PUSH_AT(1, longname, 50);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:50: ERGO_PUSH(1, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...\"): "
+                      "region name is 199 characters, longer than ERGO_NAME_MAX=127; truncating "
+                      "it (fix: use a shorter name)");
+  POP_AT(1, longname, 51); /* matches the truncated name: no further error */
+  assert_int_equal(ergo_error_count(), 3);
+  longname[ERGO_NAME_MAX] = '\0';
+  assert_int_equal(child(root(), longname)->calls, 1);
+  assert_int_equal(strlen(child(root(), longname)->name), ERGO_NAME_MAX);
+  ergo_finalize();
+}
+
+static void test_open_at_finalize(void **state) {
+  (void)state;
+  test_init_default();
+  PUSH_AT(1, "left_open", 60);
+  advance_ms(8);
+  unsigned long before = ergo_error_count();
+  ergo_finalize();
+  (void)before;
+  assert_string_equal(ergo_last_error(),
+                      "ergo_finalize: region \"left_open\" pushed at app.c:60 (level 1) is still "
+                      "open; closing it now (fix: add the matching ERGO_POP before "
+                      "ergo_finalize)");
+}
+
+/* The open region's time is kept: it is closed at finalize and reported. */
+static void test_open_at_finalize_reported(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ergo-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/r.txt", dir);
+  ergo_config c = test_config();
+  c.report = path;
+  test_init(&c);
+  PUSH_AT(1, "left_open", 60);
+  advance_ms(8);
+  ergo_finalize();
+  char *got = slurp(path);
+  assert_string_equal(got, "Total wall clock time for Global = 0.008 sec\n"
+                           "* left_open                      : 0.0080 sec, 100.00%\n");
+  free(got);
+  unlink(path);
+  rmdir(dir);
+}
+
+/* ERGO_ON_ERROR=abort: the line is printed, then the process aborts. */
+static void test_abort_mode(void **state) {
+  (void)state;
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    ergo_config c = test_config();
+    c.on_error = ERGO_ON_ERROR_ABORT;
+    test_now_ns = 1;
+    if (ergo_init(&c) != 0) _exit(3);
+    PUSH_AT(1, "A", 1);
+    POP_AT(1, "B", 2);
+    _exit(0); /* not reached */
+  }
+  close(fds[1]);
+  char buf[1024] = {0};
+  size_t len = 0;
+  ssize_t n;
+  while ((n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0) len += (size_t)n;
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(WTERMSIG(status), SIGABRT);
+  assert_non_null(strstr(buf, "ergo: error: app.c:2: ERGO_POP(1, \"B\"): label mismatch: "));
+  assert_non_null(strstr(buf, "ergo: aborting because ERGO_ON_ERROR=abort\n"));
+}
+
+/* In warn mode the same line goes to stderr prefixed "ergo: error: " and the program goes on. */
+static void test_warn_mode_stderr(void **state) {
+  (void)state;
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    ergo_config c = test_config();
+    test_now_ns = 1;
+    if (ergo_init(&c) != 0) _exit(3);
+    PUSH_AT(1, "A", 1);
+    POP_AT(1, "B", 2);
+    POP_AT(1, "A", 3);
+    ergo_finalize();
+    _exit(7);
+  }
+  close(fds[1]);
+  char buf[1024] = {0};
+  size_t len = 0;
+  ssize_t n;
+  while ((n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0) len += (size_t)n;
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 7);
+  assert_string_equal(buf, "ergo: error: app.c:2: ERGO_POP(1, \"B\"): label mismatch: expected "
+                           "\"A\" (pushed at app.c:1, level 1), found \"B\", which is not open; "
+                           "pop ignored (fix: make the pop name its push)\n");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      ERGO_TEST(test_underflow),
+      ERGO_TEST(test_label_mismatch_not_open),
+      ERGO_TEST(test_label_mismatch_open_further_out),
+      ERGO_TEST(test_level_mismatch),
+      ERGO_TEST(test_poppush_mismatch),
+      ERGO_TEST(test_null_and_long_names),
+      ERGO_TEST(test_open_at_finalize),
+      ERGO_TEST(test_open_at_finalize_reported),
+      ERGO_TEST(test_abort_mode),
+      ERGO_TEST(test_warn_mode_stderr),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,296 @@
+/* test_region.c - the region tree: figures, nesting, recursion, POPPUSH, names, threads, hooks. */
+#include "test_util.h"
+
+#include "internal.h"
+
+#include <pthread.h>
+
+static ergo__node *child(ergo__node *n, const char *name) { return ergo__node_find(n, name, 0); }
+static ergo__node *root(void) { return &ergo__g.main_tree->root; }
+
+static void test_figures_exact(void **state) {
+  (void)state;
+  test_init_default();
+  region_ms(1, "a", 10);
+  region_ms(1, "a", 30);
+  region_ms(1, "a", 20);
+  ergo__node *a = child(root(), "a");
+  assert_non_null(a);
+  assert_int_equal(a->calls, 3);
+  assert_int_equal(a->total, 60000000);
+  assert_int_equal(a->min, 10000000);
+  assert_int_equal(a->max, 30000000);
+  assert_int_equal(a->level, 1);
+  assert_int_equal(a->depth, 1);
+  ergo_finalize();
+}
+
+/* A node per (parent, label): the same label under two parents is two nodes. */
+static void test_same_label_two_parents(void **state) {
+  (void)state;
+  test_init_default();
+  ERGO_PUSH(2, "Primary");
+  region_ms(1, "HSML_COMPUTE", 5);
+  ERGO_POPPUSH(2, "Primary", "Secondary");
+  region_ms(1, "HSML_COMPUTE", 7);
+  ERGO_POP(2, "Secondary");
+  ergo__node *p = child(root(), "Primary"), *s = child(root(), "Secondary");
+  assert_non_null(p);
+  assert_non_null(s);
+  assert_int_equal(child(p, "HSML_COMPUTE")->total, 5000000);
+  assert_int_equal(child(s, "HSML_COMPUTE")->total, 7000000);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
+/* POPPUSH closes and opens at one clock reading: no time falls between. */
+static void test_poppush_one_instant(void **state) {
+  (void)state;
+  test_init_default();
+  ERGO_PUSH(1, "outer");
+  ERGO_PUSH(2, "x");
+  advance_ms(4);
+  ERGO_POPPUSH(2, "x", "y");
+  advance_ms(6);
+  ERGO_POP(2, "y");
+  ERGO_POP(1, "outer");
+  ergo__node *o = child(root(), "outer");
+  assert_int_equal(child(o, "x")->total + child(o, "y")->total, o->total);
+  assert_int_equal(child(o, "y")->total, 6000000);
+  ergo_finalize();
+}
+
+static void recurse(int depth) {
+  ERGO_PUSH(1, "rec");
+  advance_ms(1);
+  if (depth > 1) recurse(depth - 1);
+  ERGO_POP(1, "rec");
+}
+
+/* Recursion nests a node per level, deeper than the initial stack of 64. */
+static void test_recursion(void **state) {
+  (void)state;
+  test_init_default();
+  recurse(100);
+  ergo__node *n = root();
+  for (int d = 1; d <= 100; d++) {
+    n = child(n, "rec");
+    assert_non_null(n);
+    assert_int_equal(n->depth, d);
+    assert_int_equal(n->total, (uint64_t)(101 - d) * 1000000);
+  }
+  assert_null(n->first_child);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
+/* A name built at run time in a reused buffer is compared by content. */
+static void test_dynamic_names(void **state) {
+  (void)state;
+  test_init_default();
+  char buf[32];
+  for (int i = 0; i < 6; i++) {
+    snprintf(buf, sizeof buf, "iter%d", i % 3);
+    ERGO_PUSH(1, buf);
+    advance_ms((uint64_t)i + 1);
+    ERGO_POP(1, buf);
+  }
+  assert_int_equal(child(root(), "iter0")->total, (1 + 4) * 1000000);
+  assert_int_equal(child(root(), "iter1")->total, (2 + 5) * 1000000);
+  assert_int_equal(child(root(), "iter2")->total, (3 + 6) * 1000000);
+  assert_int_equal(child(root(), "iter2")->calls, 2);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
+/* The successor hint must never return the wrong child when the order changes. */
+static void test_changing_order(void **state) {
+  (void)state;
+  test_init_default();
+  const char *order1[] = {"a", "b", "c"}, *order2[] = {"c", "a", "b", "b"};
+  for (int r = 0; r < 3; r++) {
+    for (int i = 0; i < 3; i++) region_ms(1, order1[i], 1);
+    for (int i = 0; i < 4; i++) region_ms(1, order2[i], 2);
+  }
+  assert_int_equal(child(root(), "a")->calls, 6);
+  assert_int_equal(child(root(), "b")->calls, 9);
+  assert_int_equal(child(root(), "c")->calls, 6);
+  assert_int_equal(child(root(), "b")->total, 3 * (1 + 4) * 1000000ull);
+  ergo_finalize();
+}
+
+/* Levels above ERGO_LEVEL compile to nothing: no call and no string in the binary. */
+void compiled_out_regions(void); /* test_region_levels.c, built with ERGO_LEVEL 1 */
+static void test_compile_time_level(void **state) {
+  (void)state;
+  test_init_default();
+  compiled_out_regions();
+  assert_non_null(child(root(), "kept_level_1"));
+  assert_null(root()->first_child->next_sibling);
+  ergo_finalize();
+  /* Search this executable for the level-2 name; build the needle at run time. */
+  char needle[64];
+  snprintf(needle, sizeof needle, "%s_%s_%d", "dropped", "level", 2);
+  FILE *f = fopen("/proc/self/exe", "rb");
+  assert_non_null(f);
+  size_t cap = 1 << 20, len = 0, n;
+  char *buf = malloc(cap);
+  while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+    len += n;
+    if (len == cap) buf = realloc(buf, cap *= 2);
+  }
+  fclose(f);
+  assert_null(memmem(buf, len, needle, strlen(needle)));
+  snprintf(needle, sizeof needle, "%s_%s_%d", "kept", "level", 1);
+  assert_non_null(memmem(buf, len, needle, strlen(needle)));
+  free(buf);
+}
+
+static void *thread_body(void *arg) {
+  int id = *(int *)arg;
+  for (int i = 0; i < 1000; i++) {
+    ERGO_PUSH(1, "worker");
+    ERGO_PUSH(2, id ? "odd" : "even");
+    ERGO_POP(2, id ? "odd" : "even");
+    ERGO_POP(1, "worker");
+  }
+  return NULL;
+}
+
+/* Each thread has its own tree; the main report is the initialising thread's. */
+static void test_threads_own_trees(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.clock = NULL; /* real clock: threads run concurrently */
+  c.report_threads = 1;
+  assert_int_equal(ergo_init(&c), 0);
+  region_ms(1, "main_only", 0);
+  pthread_t th[2];
+  int ids[2] = {0, 1};
+  for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, thread_body, &ids[i]);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  assert_int_equal(ergo__g.ntrees, 3);
+  assert_null(child(root(), "worker"));
+  int seen = 0;
+  for (ergo__tree *t = ergo__g.trees; t; t = t->next) {
+    if (t == ergo__g.main_tree) continue;
+    ergo__node *w = child(&t->root, "worker");
+    assert_non_null(w);
+    assert_int_equal(w->calls, 1000);
+    seen++;
+  }
+  assert_int_equal(seen, 2);
+  char *rep = ergo_report_string();
+  assert_non_null(strstr(rep, "Thread 1\nTotal wall clock time for Global"));
+  assert_non_null(strstr(rep, "Thread 2\nTotal wall clock time for Global"));
+  free(rep);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
+typedef struct {
+  int enters, exits, finals;
+  uint64_t last_ns;
+  const char *last_name;
+} hook_log;
+
+static void h_enter(void *ctx, ergo_region *r, int level) {
+  hook_log *l = ctx;
+  l->enters++;
+  l->last_name = ergo_region_name(r);
+  (void)level;
+  *ergo_region_slot(r, 0) = ctx;
+}
+static void h_exit(void *ctx, ergo_region *r, int level, uint64_t ns) {
+  hook_log *l = ctx;
+  (void)level;
+  assert_ptr_equal(*ergo_region_slot(r, 0), ctx);
+  l->exits++;
+  l->last_ns = ns;
+}
+static void h_final(void *ctx) { ((hook_log *)ctx)->finals++; }
+
+static void test_hooks(void **state) {
+  (void)state;
+  test_init_default();
+  hook_log log = {0};
+  ergo_hooks h = {h_enter, h_exit, h_final, &log};
+  int slot = -1;
+  assert_int_equal(ergo_hooks_attach(&h, &slot), 0);
+  assert_int_equal(slot, 0);
+  ERGO_PUSH(1, "outer");
+  region_ms(2, "inner", 7);
+  assert_int_equal(log.last_ns, 7000000);
+  assert_string_equal(log.last_name, "inner");
+  ERGO_POP(1, "outer");
+  assert_int_equal(log.enters, 2);
+  assert_int_equal(log.exits, 2);
+  ergo_region *inner = child(child(root(), "outer"), "inner");
+  assert_string_equal(ergo_region_name(inner), "inner");
+  assert_string_equal(ergo_region_name(ergo_region_parent(inner)), "outer");
+  assert_int_equal(ergo_region_depth(inner), 2);
+  assert_int_equal(ergo_region_level(inner), 2);
+  assert_null(ergo_region_slot(inner, ERGO_MAX_HOOKS));
+  ergo_hooks full = {0};
+  for (int i = 1; i < ERGO_MAX_HOOKS; i++) assert_int_equal(ergo_hooks_attach(&full, NULL), 0);
+  assert_int_equal(ergo_hooks_attach(&full, NULL), ERGO_EBUSY);
+  assert_int_equal(ergo_hooks_detach(ERGO_MAX_HOOKS - 1), 0);
+  assert_int_equal(ergo_hooks_detach(ERGO_MAX_HOOKS - 1), ERGO_EINVAL);
+  ergo_finalize();
+  assert_int_equal(log.finals, 1);
+}
+
+/* Lifecycle edge cases: finalize twice, before init; init twice. */
+static void test_lifecycle(void **state) {
+  (void)state;
+  assert_int_equal(ergo_finalize(), 0);
+  assert_int_equal(ergo_initialized(), 0);
+  test_init_default();
+  assert_int_equal(ergo_init(NULL), ERGO_ESTATE);
+  assert_int_equal(ergo_initialized(), 1);
+  assert_int_equal(ergo_finalize(), 0);
+  assert_int_equal(ergo_finalize(), 0);
+  /* A push after finalize is ignored with one warning, never a crash. */
+  ERGO_PUSH(1, "late");
+  ERGO_POP(1, "late");
+  assert_non_null(strstr(ergo_last_error(), "ergo is not initialised"));
+  /* Re-initialising starts a fresh tree. */
+  test_init_default();
+  assert_null(root()->first_child);
+  ergo_finalize();
+  assert_string_equal(ergo_strerror(ERGO_EFORMAT), "malformed or truncated file");
+  assert_string_equal(ergo_strerror(0), "success");
+  assert_string_equal(ergo_strerror(-999), "unknown ergo error");
+}
+
+/* The built-in clock is steady and in nanoseconds. */
+static void test_builtin_clock(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.clock = NULL;
+  assert_int_equal(ergo_init(&c), 0);
+  const char *name = ergo_clock_name();
+  assert_true(strcmp(name, "tsc") == 0 || strcmp(name, "monotonic") == 0);
+  uint64_t a = ergo_now_ns();
+  struct timespec ts = {0, 20000000};
+  nanosleep(&ts, NULL);
+  uint64_t b = ergo_now_ns();
+  assert_true(b - a >= 19000000 && b - a < 2000000000);
+  ergo_finalize();
+  c.clock_kind = 2;
+  assert_int_equal(ergo_init(&c), 0);
+  assert_string_equal(ergo_clock_name(), "monotonic");
+  ergo_finalize();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      ERGO_TEST(test_figures_exact),       ERGO_TEST(test_same_label_two_parents),
+      ERGO_TEST(test_poppush_one_instant), ERGO_TEST(test_recursion),
+      ERGO_TEST(test_dynamic_names),       ERGO_TEST(test_changing_order),
+      ERGO_TEST(test_compile_time_level),  ERGO_TEST(test_threads_own_trees),
+      ERGO_TEST(test_hooks),               ERGO_TEST(test_lifecycle),
+      ERGO_TEST(test_builtin_clock),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

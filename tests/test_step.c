@@ -1,0 +1,184 @@
+/* test_step.c - ergo_step: per-step reports and balance lines with the appendix-A header. */
+#include "test_util.h"
+
+#include "internal.h"
+
+#include <unistd.h>
+
+static char dir[64], steps_path[128], bal_path[128];
+
+static void setup_files(ergo_config *c) {
+  strcpy(dir, "/tmp/ergo-step-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(steps_path, sizeof steps_path, "%s/steps.txt", dir);
+  snprintf(bal_path, sizeof bal_path, "%s/balance.txt", dir);
+  c->step_report = steps_path;
+  c->balance = bal_path;
+}
+
+static void cleanup_files(void) {
+  unlink(steps_path);
+  unlink(bal_path);
+  rmdir(dir);
+}
+
+static void one_step(uint64_t a_ms, uint64_t b_ms, uint64_t self_ms) {
+  ERGO_PUSH(0, "Timestep");
+  ERGO_PUSH(1, "FIND_HSML");
+  region_ms(2, "Primary", a_ms);
+  region_ms(2, "Secondary", b_ms);
+  ERGO_POP(1, "FIND_HSML");
+  advance_ms(self_ms);
+  ERGO_POP(0, "Timestep");
+}
+
+/* Step reports show only that step's time; balance lines split 100 symbols. */
+static void test_step_report_and_balance(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  test_init(&c);
+  one_step(300, 600, 100);
+  assert_int_equal(ergo_step_info(1, "Time: a=0.5"), 0);
+  one_step(500, 250, 250);
+  assert_int_equal(ergo_step(2), 0);
+  ergo_finalize();
+
+  char *steps = slurp(steps_path);
+  assert_string_equal(steps, "Step 1 Time: a=0.5\n"
+                             "Total wall clock time for Global = 1 sec\n"
+                             "* Timestep                       : 1.0000 sec, 100.00%\n"
+                             "- * FIND_HSML                    : 0.9000 sec,  90.00%\n"
+                             "- - * Secondary                  : 0.6000 sec,  66.67%\n"
+                             "- - * Primary                    : 0.3000 sec,  33.33%\n"
+                             "- * Unaccounted                  : 0.1000 sec,  10.00%\n"
+                             "Step 2\n"
+                             "Total wall clock time for Global = 1 sec\n"
+                             "* Timestep                       : 1.0000 sec, 100.00%\n"
+                             "- * FIND_HSML                    : 0.7500 sec,  75.00%\n"
+                             "- - * Primary                    : 0.5000 sec,  66.67%\n"
+                             "- - * Secondary                  : 0.2500 sec,  33.33%\n"
+                             "- * Unaccounted                  : 0.2500 sec,  25.00%\n");
+  free(steps);
+  char *bal = slurp(bal_path);
+  char want[2048];
+  char l1[101], l2[101];
+  memset(l1, 'A', 30), memset(l1 + 30, 'B', 60), memset(l1 + 90, '?', 10), l1[100] = 0;
+  memset(l2, 'A', 50), memset(l2 + 50, 'B', 25), memset(l2 + 75, '?', 25), l2[100] = 0;
+  snprintf(want, sizeof want,
+           "Headers for balance file:\n"
+           "'A' - Timestep:FIND_HSML:Primary\n"
+           "'B' - Timestep:FIND_HSML:Secondary\n"
+           "'?' - Unaccounted\n"
+           "  Step=    1 sec=   1.00000     %s\n"
+           "  Step=    2 sec=   1.00000     %s\n",
+           l1, l2);
+  assert_string_equal(bal, want);
+  free(bal);
+  cleanup_files();
+}
+
+/* Balance level 1 folds FIND_HSML's children into its own symbol; a new
+ * region in a later step adds a header line before that step's line. */
+static void test_balance_level_and_new_region(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.balance_level = 1;
+  setup_files(&c);
+  c.step_report = "none";
+  test_init(&c);
+  one_step(300, 600, 100);
+  ergo_step(1);
+  ERGO_PUSH(0, "Timestep");
+  region_ms(1, "DRIFT", 1);
+  advance_ms(2);
+  ERGO_POP(0, "Timestep");
+  ergo_step(2);
+  ergo_finalize();
+  char *bal = slurp(bal_path);
+  char l1[101], l2[101];
+  memset(l1, 'A', 90), memset(l1 + 90, '?', 10), l1[100] = 0;
+  /* 1/3 and 2/3 of 100: largest remainder gives the extra symbol to '?'. */
+  memset(l2, 'B', 33), memset(l2 + 33, '?', 67), l2[100] = 0;
+  char want[2048];
+  snprintf(want, sizeof want,
+           "Headers for balance file:\n"
+           "'A' - Timestep:FIND_HSML\n"
+           "'?' - Unaccounted\n"
+           "  Step=    1 sec=   1.00000     %s\n"
+           "Headers for balance file (added at step 2):\n"
+           "'B' - Timestep:DRIFT\n"
+           "  Step=    2 sec=   0.00300     %s\n",
+           l1, l2);
+  assert_string_equal(bal, want);
+  free(bal);
+  cleanup_files();
+}
+
+/* A region open across ergo_step is split exactly between the two steps. */
+static void test_open_region_across_steps(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  c.balance = "none";
+  test_init(&c);
+  ERGO_PUSH(1, "long");
+  advance_ms(30);
+  ergo_step(1);
+  advance_ms(70);
+  ERGO_POP(1, "long");
+  ergo_step(2);
+  ergo_finalize();
+  char *steps = slurp(steps_path);
+  assert_string_equal(steps, "Step 1\n"
+                             "Total wall clock time for Global = 0.03 sec\n"
+                             "* long                           : 0.0300 sec, 100.00%\n"
+                             "Step 2\n"
+                             "Total wall clock time for Global = 0.07 sec\n"
+                             "* long                           : 0.0700 sec, 100.00%\n");
+  free(steps);
+  cleanup_files();
+}
+
+/* A fresh run starts the step files anew; an unwritable path is one warning, not a crash. */
+static void test_fresh_run_truncates_and_bad_path(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  c.balance = "none";
+  FILE *f = fopen(steps_path, "w");
+  fputs("old run\n", f);
+  fclose(f);
+  test_init(&c);
+  region_ms(1, "x", 10);
+  ergo_step(1);
+  ergo_finalize();
+  char *steps = slurp(steps_path);
+  assert_string_equal(steps, "Step 1\n"
+                             "Total wall clock time for Global = 0.01 sec\n"
+                             "* x                              : 0.0100 sec, 100.00%\n");
+  free(steps);
+  c.step_report = "/nonexistent-dir/steps.txt";
+  test_init(&c);
+  region_ms(1, "x", 10);
+  assert_int_equal(ergo_step(1), ERGO_EIO);
+  assert_non_null(strstr(ergo_last_error(), "ergo_step: cannot open '/nonexistent-dir/steps.txt'"));
+  ergo_finalize();
+  cleanup_files();
+}
+
+static void test_step_before_init(void **state) {
+  (void)state;
+  assert_int_equal(ergo_step(1), ERGO_ESTATE);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      ERGO_TEST(test_step_report_and_balance),
+      ERGO_TEST(test_balance_level_and_new_region),
+      ERGO_TEST(test_open_region_across_steps),
+      ERGO_TEST(test_fresh_run_truncates_and_bad_path),
+      ERGO_TEST(test_step_before_init),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

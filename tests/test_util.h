@@ -1,0 +1,77 @@
+/* test_util.h - shared helpers for the cmocka tests: a manual clock and quick setup. */
+#ifndef ERGO_TEST_UTIL_H
+#define ERGO_TEST_UTIL_H
+
+#include <ergo.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The manual clock: tests advance it explicitly, so every figure is exact. */
+static uint64_t test_now_ns;
+static uint64_t test_clock(void *ctx) {
+  (void)ctx;
+  return test_now_ns;
+}
+static inline void advance_ms(uint64_t ms) { test_now_ns += ms * 1000000ull; }
+
+/* Start ergo on the manual clock with no report written at finalize. */
+static inline ergo_config test_config(void) {
+  ergo_config c;
+  ergo_config_default(&c);
+  c.clock = test_clock;
+  c.report = "none";
+  c.step_report = "none";
+  c.balance = "none";
+  return c;
+}
+
+static inline void test_init(const ergo_config *c) {
+  test_now_ns = 1000000000ull;
+  assert_int_equal(ergo_init(c), 0);
+}
+
+static inline void test_init_default(void) {
+  ergo_config c = test_config();
+  test_init(&c);
+}
+
+/* A region that lasts exactly `ms` on the manual clock. */
+static inline void region_ms(int level, const char *name, uint64_t ms) {
+  ergo_push_at(level, name, __FILE__, __LINE__);
+  advance_ms(ms);
+  ergo_pop_at(level, name, __FILE__, __LINE__);
+}
+
+static inline char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  if (buf) buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* Every test ends with ergo finalized, even when an assertion failed. */
+static inline int test_teardown(void **state) {
+  (void)state;
+  ergo_finalize();
+  return 0;
+}
+#define ERGO_TEST(f) cmocka_unit_test_teardown(f, test_teardown)
+
+#endif
