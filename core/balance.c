@@ -167,8 +167,10 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
   free(order);
 
   if (!header_written || ntable > known) {
-    if (!header_written) fputs("Headers for balance file:\n", f);
-    else fprintf(f, "Headers for balance file (added at step %ld):\n", step);
+    if (!header_written)
+      fputs("Headers for balance file:\n", f);
+    else
+      fprintf(f, "Headers for balance file (added at step %ld):\n", step);
     for (size_t i = header_written ? known : 0; i < ntable; i++)
       fprintf(f, "'%c' - %s\n", table[i].sym, table[i].path);
     if (!header_written) fputs("'?' - Unaccounted\n", f);

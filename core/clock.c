@@ -77,27 +77,37 @@ int ergo__clock_init(const ergo_config *cfg) {
   ergo__clk.fn = NULL;
   ergo__clk.ctx = NULL;
   ergo__clk.ns_per_tick = 1.0;
-  if (kind == ERGO__CLOCK_TSC) tsc_calibrate();
+  if (kind == ERGO__CLOCK_TSC) tsc_calibrate(); /* before any thread reads the factor */
   ergo__clk.kind = kind;
   return 0;
 }
 
-/* After a second of run time the TSC rate is re-measured over the whole run. */
-static double ns_per_tick(void) {
-  if (ergo__clk.kind != ERGO__CLOCK_TSC) return 1.0;
-#if ERGO__HAVE_TSC
-  uint64_t n = ergo__mono_ns(), t = __rdtsc();
-  if (n - ergo__clk.ns0 > 1000000000ull && t > ergo__clk.tick0)
-    return (double)(n - ergo__clk.ns0) / (double)(t - ergo__clk.tick0);
-#endif
-  return ergo__clk.ns_per_tick;
+/* The conversion factor is read by hooks on any thread and refreshed by
+ * reports, so it moves atomically. */
+static double factor(void) {
+  double f;
+  __atomic_load(&ergo__clk.ns_per_tick, &f, __ATOMIC_RELAXED);
+  return f;
 }
 
-double ergo__ticks_to_s(uint64_t ticks) { return (double)ticks * ns_per_tick() * 1e-9; }
+/* After a second of run time the TSC rate is re-measured over the whole run;
+ * reports call this once, so every figure of one report uses one factor. */
+void ergo__clock_refresh(void) {
+#if ERGO__HAVE_TSC
+  if (ergo__clk.kind != ERGO__CLOCK_TSC) return;
+  uint64_t n = ergo__mono_ns(), t = __rdtsc();
+  if (n - ergo__clk.ns0 > 1000000000ull && t > ergo__clk.tick0) {
+    double f = (double)(n - ergo__clk.ns0) / (double)(t - ergo__clk.tick0);
+    __atomic_store(&ergo__clk.ns_per_tick, &f, __ATOMIC_RELAXED);
+  }
+#endif
+}
+
+double ergo__ticks_to_s(uint64_t ticks) { return (double)ticks * factor() * 1e-9; }
 
 uint64_t ergo__ticks_to_ns(uint64_t ticks) {
   if (ergo__clk.kind != ERGO__CLOCK_TSC) return ticks;
-  return (uint64_t)((double)ticks * ns_per_tick() + 0.5);
+  return (uint64_t)((double)ticks * factor() + 0.5);
 }
 
 uint64_t ergo_now_ns(void) {

@@ -37,8 +37,7 @@ static int parse_level(const char *var, const char *v, int allow_all, int *out) 
   return 0;
 }
 
-static int parse_choice(const char *var, const char *v, const char *const *names, int n,
-                        int *out) {
+static int parse_choice(const char *var, const char *v, const char *const *names, int n, int *out) {
   for (int i = 0; i < n; i++)
     if (strcmp(v, names[i]) == 0) {
       *out = i;
@@ -70,8 +69,14 @@ int ergo_config_from_env(ergo_config *cfg) {
   static const char *const bools[] = {"0", "1"};
   static const char *const clocks[] = {"auto", "tsc", "monotonic"};
   int x;
-#define ERGO__RC(e) ((e) && !rc ? (rc = (e)) : rc)
-  if ((v = getenv("ERGO_REPORT_LEVEL"))) ERGO__RC(parse_level("ERGO_REPORT_LEVEL", v, 1, &cfg->report_level));
+  /* Every variable is read even after a bad one; the first error is returned. */
+#define ERGO__RC(call)                                                                             \
+  do {                                                                                             \
+    int e_ = (call);                                                                               \
+    if (e_ && !rc) rc = e_;                                                                        \
+  } while (0)
+  if ((v = getenv("ERGO_REPORT_LEVEL")))
+    ERGO__RC(parse_level("ERGO_REPORT_LEVEL", v, 1, &cfg->report_level));
   if ((v = getenv("ERGO_BALANCE_LEVEL")))
     ERGO__RC(parse_level("ERGO_BALANCE_LEVEL", v, 0, &cfg->balance_level));
   if ((v = getenv("ERGO_ON_ERROR"))) {
@@ -95,11 +100,13 @@ int ergo_config_from_env(ergo_config *cfg) {
     cfg->clock_kind = x;
   }
   if ((v = getenv("ERGO_REPORT"))) ERGO__RC(parse_path("ERGO_REPORT", v, &cfg->report));
-  if ((v = getenv("ERGO_REPORT_JSON"))) ERGO__RC(parse_path("ERGO_REPORT_JSON", v, &cfg->report_json));
+  if ((v = getenv("ERGO_REPORT_JSON")))
+    ERGO__RC(parse_path("ERGO_REPORT_JSON", v, &cfg->report_json));
   if ((v = getenv("ERGO_REPORT_HATCHET")))
     ERGO__RC(parse_path("ERGO_REPORT_HATCHET", v, &cfg->report_hatchet));
   if ((v = getenv("ERGO_REPORT_CSV"))) ERGO__RC(parse_path("ERGO_REPORT_CSV", v, &cfg->report_csv));
-  if ((v = getenv("ERGO_REPORT_STEPS"))) ERGO__RC(parse_path("ERGO_REPORT_STEPS", v, &cfg->step_report));
+  if ((v = getenv("ERGO_REPORT_STEPS")))
+    ERGO__RC(parse_path("ERGO_REPORT_STEPS", v, &cfg->step_report));
   if ((v = getenv("ERGO_BALANCE"))) ERGO__RC(parse_path("ERGO_BALANCE", v, &cfg->balance));
 #undef ERGO__RC
   return rc;

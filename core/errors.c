@@ -12,7 +12,7 @@ static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
 const char *ergo_strerror(int err) {
   switch (err) {
   case 0: return "success";
-#define ERGO__S(name, val, msg)                                                                \
+#define ERGO__S(name, val, msg)                                                                    \
   case val: return msg;
     ERGO_ERRNO_MAP(ERGO__S)
 #undef ERGO__S

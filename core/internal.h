@@ -27,8 +27,8 @@ typedef struct ergo__clock {
   int kind;
   ergo_clock_fn fn;
   void *ctx;
-  double ns_per_tick;   /* 1.0 except for the TSC */
-  uint64_t tick0, ns0;  /* calibration origin (TSC only) */
+  double ns_per_tick;  /* 1.0 except for the TSC */
+  uint64_t tick0, ns0; /* calibration origin (TSC only) */
 } ergo__clock;
 
 extern ERGO__HIDDEN ergo__clock ergo__clk;
@@ -50,16 +50,17 @@ static inline uint64_t ergo__ticks(void) {
 
 ERGO__HIDDEN int ergo__config_check(const ergo_config *cfg);
 ERGO__HIDDEN int ergo__clock_init(const ergo_config *cfg);
+ERGO__HIDDEN void ergo__clock_refresh(void);
 ERGO__HIDDEN double ergo__ticks_to_s(uint64_t ticks);
 ERGO__HIDDEN uint64_t ergo__ticks_to_ns(uint64_t ticks);
 
 /* ---- tree ----------------------------------------------------------------- */
 struct ergo_region {
-  const char *key;                 /* literal pointer pushed with (NULL: none yet) */
-  char *name;                      /* owned copy, at most ERGO_NAME_MAX chars */
+  const char *key; /* literal pointer pushed with (NULL: none yet) */
+  char *name;      /* owned copy, at most ERGO_NAME_MAX chars */
   struct ergo_region *parent, *first_child, *next_sibling;
-  struct ergo_region *hint;        /* the sibling pushed after this one last time */
-  uint64_t total;                  /* ticks over completed calls */
+  struct ergo_region *hint; /* the sibling pushed after this one last time */
+  uint64_t total;           /* ticks over completed calls */
   uint64_t calls;
   uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
   uint64_t step_total, step_calls; /* figures at the last ergo_step */
@@ -84,26 +85,26 @@ typedef struct ergo__frame {
 typedef struct ergo__tree {
   ergo__node root; /* "Global" */
   ergo__frame *stack;
-  int depth, cap;   /* frames in use; stack[0] is unused so depth 0 = root */
-  uint64_t t0;      /* ticks when this tree started */
-  uint64_t t_last;  /* ticks of the last event (other threads' Global) */
-  uint64_t step_t;  /* ticks at the last ergo_step */
+  int depth, cap;  /* frames in use; stack[0] is unused so depth 0 = root */
+  uint64_t t0;     /* ticks when this tree started */
+  uint64_t t_last; /* ticks of the last event (other threads' Global) */
+  uint64_t step_t; /* ticks at the last ergo_step */
   double step_loaded_s;
-  int index;        /* 0 = main thread */
+  int index; /* 0 = main thread */
   struct ergo__tree *next;
 } ergo__tree;
 
 /* Global state; written at init/finalize, read on the hot path. */
 typedef struct ergo__state {
   int initialized;
-  ergo_config cfg;   /* strings point into owned copies below */
+  ergo_config cfg; /* strings point into owned copies below */
   char *str_report, *str_json, *str_hatchet, *str_csv, *str_steps, *str_balance;
   ergo__tree *main_tree;
   pthread_mutex_t lock; /* guards the tree list and checkpoint/report work */
   ergo__tree *trees;
   int ntrees;
   int steps_written;
-  int finalizing;        /* reports now use final_ticks as "now" */
+  int finalizing; /* reports now use final_ticks as "now" */
   uint64_t final_ticks;
 } ergo__state;
 
@@ -137,10 +138,10 @@ typedef struct ergo__snap {
   const char *name; /* borrowed from the live node */
   int level;
   int depth;
-  int open;         /* the region was open when the snapshot was taken */
-  double time_s;    /* inclusive seconds (includes an open call's time so far) */
-  uint64_t calls;   /* completed calls */
-  double min_s, max_s; /* per completed call; 0 when calls == 0 */
+  int open;                    /* the region was open when the snapshot was taken */
+  double time_s;               /* inclusive seconds (includes an open call's time so far) */
+  uint64_t calls;              /* completed calls */
+  double min_s, max_s;         /* per completed call; 0 when calls == 0 */
   struct ergo__snap *children; /* sorted by time, descending; ties by name */
   size_t nchildren;
 } ergo__snap;
@@ -170,8 +171,8 @@ ERGO__HIDDEN uint64_t ergo__report_now(void);
 /* ---- machine-readable reports (report_json.c; used by Hatchet and CSV too) ---- */
 /* Non-step snapshots of the trees a report shows: the main tree first, then the
  * other threads' trees when report_threads is set.  `what` (the caller) and
- * `path` (its file) name them in the warning line.  Returns ERGO_ESTATE before
- * ergo_init, ERGO_ENOMEM. */
+ * `path` (its file) name them in the warning line.  Returns ERGO_EINVAL for a
+ * NULL or empty path, ERGO_ESTATE before ergo_init, ERGO_ENOMEM. */
 typedef struct ergo__snapset {
   ergo__snap *snaps;
   int *threads; /* tree index of each snapshot (0 = main thread) */

@@ -153,8 +153,8 @@ static int pop_mismatch(ergo__tree *t, const char *what, int level, const char *
     if (f->level != level)
       ergo__error("%s:%d: %s(%d, \"%s\"): level mismatch: \"%s\" was pushed at %s:%d with "
                   "level %d; closing it (fix: pop with the level it was pushed with)",
-                  file, line, what, level, name, f->node->name, f->file ? f->file : "?",
-                  f->line, f->level);
+                  file, line, what, level, name, f->node->name, f->file ? f->file : "?", f->line,
+                  f->level);
     return 1;
   }
   int d = t->depth;
@@ -197,11 +197,11 @@ static inline __attribute__((always_inline)) void pop(ergo__tree *t, const char 
   close_top(t, now);
 }
 
-#define ERGO__CURRENT_TREE(what, level, name, file, line)                                 \
-  ergo__tree *t = tls_tree;                                                               \
-  if (ERGO__UNLIKELY(tls_epoch != __atomic_load_n(&ergo__epoch, __ATOMIC_RELAXED))) {     \
-    t = thread_tree(what, level, name, file, line);                                       \
-    if (!t) return;                                                                       \
+#define ERGO__CURRENT_TREE(what, level, name, file, line)                                          \
+  ergo__tree *t = tls_tree;                                                                        \
+  if (ERGO__UNLIKELY(tls_epoch != __atomic_load_n(&ergo__epoch, __ATOMIC_RELAXED))) {              \
+    t = thread_tree(what, level, name, file, line);                                                \
+    if (!t) return;                                                                                \
   }
 
 void ergo_push_lit(int level, const char *name, const char *file, int line) {

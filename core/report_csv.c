@@ -46,11 +46,6 @@ static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *pare
 }
 
 int ergo_report_csv(const char *path) {
-  if (!path || !*path) {
-    ergo__warn("ergo_report_csv: the path is %s; nothing written (fix: pass a file path)",
-               path ? "empty" : "NULL");
-    return ERGO_EINVAL;
-  }
   ergo__snapset set;
   int rc = ergo__snapset_take(&set, "ergo_report_csv", path);
   if (rc) return rc;

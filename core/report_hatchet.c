@@ -33,11 +33,6 @@ static json_t *node_hatchet(const ergo__snap *s, const char *name, const char *p
 }
 
 int ergo_report_hatchet(const char *path) {
-  if (!path || !*path) {
-    ergo__warn("ergo_report_hatchet: the path is %s; nothing written (fix: pass a file path)",
-               path ? "empty" : "NULL");
-    return ERGO_EINVAL;
-  }
   ergo__snapset set;
   int rc = ergo__snapset_take(&set, "ergo_report_hatchet", path);
   if (rc) return rc;

@@ -19,10 +19,15 @@
 
 int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
   memset(set, 0, sizeof *set);
+  if (!path || !*path) {
+    ergo__warn("%s: the path is %s; nothing written (fix: pass a file path)", what,
+               path ? "empty" : "NULL");
+    return ERGO_EINVAL;
+  }
   if (!ergo__g.initialized) {
     ergo__warn("%s('%s'): ergo is not initialised; nothing written (fix: call it between "
                "ergo_init and ergo_finalize)",
-               what, path ? path : "");
+               what, path);
     return ERGO_ESTATE;
   }
   int rc = 0;
@@ -173,11 +178,6 @@ int ergo__write_json_text(const char *path, char *text) {
 }
 
 int ergo_report_json(const char *path) {
-  if (!path || !*path) {
-    ergo__warn("ergo_report_json: the path is %s; nothing written (fix: pass a file path)",
-               path ? "empty" : "NULL");
-    return ERGO_EINVAL;
-  }
   char *text;
   int rc = report_text(path, &text);
   return rc ? rc : ergo__write_json_text(path, text);

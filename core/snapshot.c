@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t ergo__report_now(void) {
-  return ergo__g.finalizing ? ergo__g.final_ticks : ergo__ticks();
-}
+uint64_t ergo__report_now(void) { return ergo__g.finalizing ? ergo__g.final_ticks : ergo__ticks(); }
 
 /* Start tick of the node's open call, or 0 if it is not open. */
 static uint64_t open_start(const ergo__tree *t, const ergo__node *n) {
@@ -79,6 +77,7 @@ int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap *out) {
 }
 
 int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__snap *out) {
+  ergo__clock_refresh();
   int rc = fill(t, &t->root, since_step, now, out);
   if (rc) {
     ergo__snap_free(out);
@@ -87,8 +86,8 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   if (t == ergo__g.main_tree) {
     /* The main tree's Global is the wall time since ergo_init. */
     uint64_t start = since_step ? t->step_t : t->t0;
-    out->time_s = ergo__ticks_to_s(now > start ? now - start : 0) +
-                  (since_step ? 0.0 : t->root.loaded_s);
+    out->time_s =
+        ergo__ticks_to_s(now > start ? now - start : 0) + (since_step ? 0.0 : t->root.loaded_s);
   } else {
     /* Another thread has no wall-clock origin of its own: Global is the sum
      * of its top-level regions. */

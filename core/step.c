@@ -20,8 +20,7 @@ static FILE *open_step_file(const char *path) {
 static int close_step_file(FILE *f, const char *path) {
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
-    ergo__warn("ergo_step: writing '%s' failed: %s (fix: check free space)", path,
-               strerror(errno));
+    ergo__warn("ergo_step: writing '%s' failed: %s (fix: check free space)", path, strerror(errno));
     return ERGO_EIO;
   }
   return 0;
@@ -36,8 +35,7 @@ static void rebase(ergo__tree *t, ergo__node *n, uint64_t now) {
 
 int ergo_step_info(long step, const char *info) {
   if (!ergo__g.initialized) {
-    ergo__warn("ergo_step(%ld) ignored: ergo is not initialised (fix: call ergo_init first)",
-               step);
+    ergo__warn("ergo_step(%ld) ignored: ergo is not initialised (fix: call ergo_init first)", step);
     return ERGO_ESTATE;
   }
   uint64_t now = ergo__ticks();
@@ -53,7 +51,8 @@ int ergo_step_info(long step, const char *info) {
   const char *steps = ergo__g.cfg.step_report, *bal = ergo__g.cfg.balance;
   if (steps && strcmp(steps, "none") != 0) {
     FILE *f = open_step_file(steps);
-    if (!f) rc = ERGO_EIO;
+    if (!f)
+      rc = ERGO_EIO;
     else {
       fprintf(f, "Step %ld%s%s\n", step, info && *info ? " " : "", info ? info : "");
       ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
@@ -62,7 +61,8 @@ int ergo_step_info(long step, const char *info) {
   }
   if (bal && strcmp(bal, "none") != 0) {
     FILE *f = open_step_file(bal);
-    if (!f) rc = rc ? rc : ERGO_EIO;
+    if (!f)
+      rc = rc ? rc : ERGO_EIO;
     else {
       if ((r = ergo__balance_write(f, &s, step, ergo__g.cfg.balance_level)) && !rc) rc = r;
       if ((r = close_step_file(f, bal)) && !rc) rc = r;

@@ -1,4 +1,5 @@
-/* timers.c - the FIND_HSML structure of the SPACE-Timers paper (appendix B) with small real work. */
+/* timers.c - the FIND_HSML structure of the SPACE-Timers paper (appendix B) with small real work.
+ */
 #include <ergo.h>
 
 #include <math.h>
@@ -91,7 +92,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s [steps>=1]\n", argv[0]);
     return 2;
   }
-  if (ergo_init(NULL) != 0) return 1;
+  /* The macro forms let this file build without ergo at all (-DERGO_DISABLE). */
+  if (ERGO_INIT() != 0) return 1;
   for (int step = 1; step <= steps; step++) {
     ERGO_PUSH(0, "Timestep");
     find_hsml();
@@ -115,7 +117,7 @@ int main(int argc, char **argv) {
     ERGO_POP(1, "DOMAIN");
     work(K * 40000); /* time of the step that no region names: "Unaccounted" */
     ERGO_POP(0, "Timestep");
-    ergo_step(step);
+    ERGO_STEP(step);
   }
-  return ergo_finalize() == 0 ? 0 : 1;
+  return ERGO_FINALIZE() == 0 ? 0 : 1;
 }

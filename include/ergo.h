@@ -23,15 +23,15 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Errors: functions that can fail return 0 or a negative ERGO_E* code.     */
 /* ------------------------------------------------------------------------ */
-#define ERGO_ERRNO_MAP(X)                                                      \
-  X(INVAL, -1, "invalid argument or configuration value")                     \
-  X(NOMEM, -2, "out of memory")                                                \
-  X(IO, -3, "input/output error")                                              \
-  X(FORMAT, -4, "malformed or truncated file")                                 \
-  X(VERSION, -5, "unsupported file format or version")                         \
-  X(MISMATCH, -6, "file does not match this program's regions")                \
-  X(STATE, -7, "call not valid in the current state")                          \
-  X(BUSY, -8, "resource in use or limit reached")                              \
+#define ERGO_ERRNO_MAP(X)                                                                          \
+  X(INVAL, -1, "invalid argument or configuration value")                                          \
+  X(NOMEM, -2, "out of memory")                                                                    \
+  X(IO, -3, "input/output error")                                                                  \
+  X(FORMAT, -4, "malformed or truncated file")                                                     \
+  X(VERSION, -5, "unsupported file format or version")                                             \
+  X(MISMATCH, -6, "file does not match this program's regions")                                    \
+  X(STATE, -7, "call not valid in the current state")                                              \
+  X(BUSY, -8, "resource in use or limit reached")                                                  \
   X(REGION, -9, "region stack error (underflow, mismatch, open region)")
 
 typedef enum {
@@ -65,20 +65,20 @@ typedef enum {
  * defaults; ergo_config_from_env() overlays the ERGO_* environment variables.
  * Strings are copied by ergo_init(); NULL paths mean "not written". */
 typedef struct ergo_config {
-  int report_level;  /* ERGO_REPORT_LEVEL: deepest indent shown; -1 = all (default) */
-  int balance_level; /* ERGO_BALANCE_LEVEL: deepest indent in balance lines (default 2) */
-  ergo_on_error on_error;        /* ERGO_ON_ERROR=warn|abort (default warn) */
-  ergo_report_format format;     /* ERGO_REPORT_FORMAT=paper|wide (default paper) */
-  int report_threads;            /* ERGO_REPORT_THREADS=0|1: add other threads' trees */
-  const char *report;            /* ERGO_REPORT: stdout (default), stderr, none, or a path */
-  const char *report_json;       /* ERGO_REPORT_JSON: path of the JSON report */
-  const char *report_hatchet;    /* ERGO_REPORT_HATCHET: path of Hatchet literal JSON */
-  const char *report_csv;        /* ERGO_REPORT_CSV: path of the flat CSV */
-  const char *step_report;       /* ERGO_REPORT_STEPS: step reports (default ergo-steps.txt) */
-  const char *balance;           /* ERGO_BALANCE: balance file (default ergo-balance.txt) */
-  ergo_clock_fn clock;           /* NULL = built-in clock (ERGO_CLOCK=auto|tsc|monotonic) */
+  int report_level;           /* ERGO_REPORT_LEVEL: deepest indent shown; -1 = all (default) */
+  int balance_level;          /* ERGO_BALANCE_LEVEL: deepest indent in balance lines (default 2) */
+  ergo_on_error on_error;     /* ERGO_ON_ERROR=warn|abort (default warn) */
+  ergo_report_format format;  /* ERGO_REPORT_FORMAT=paper|wide (default paper) */
+  int report_threads;         /* ERGO_REPORT_THREADS=0|1: add other threads' trees */
+  const char *report;         /* ERGO_REPORT: stdout (default), stderr, none, or a path */
+  const char *report_json;    /* ERGO_REPORT_JSON: path of the JSON report */
+  const char *report_hatchet; /* ERGO_REPORT_HATCHET: path of Hatchet literal JSON */
+  const char *report_csv;     /* ERGO_REPORT_CSV: path of the flat CSV */
+  const char *step_report;    /* ERGO_REPORT_STEPS: step reports (default ergo-steps.txt) */
+  const char *balance;        /* ERGO_BALANCE: balance file (default ergo-balance.txt) */
+  ergo_clock_fn clock;        /* NULL = built-in clock (ERGO_CLOCK=auto|tsc|monotonic) */
   void *clock_ctx;
-  int clock_kind;                /* 0 auto, 1 tsc, 2 monotonic (ignored when clock set) */
+  int clock_kind; /* 0 auto, 1 tsc, 2 monotonic (ignored when clock set) */
 } ergo_config;
 
 /* Fill *cfg with the defaults above. */
@@ -137,43 +137,50 @@ ERGO_EXPORT void ergo_poppush_lit(int level, const char *old_name, const char *n
 #endif
 
 #ifdef ERGO_DISABLE
-#define ERGO_PUSH(level, name) ((void)0)
-#define ERGO_POP(level, name) ((void)0)
-#define ERGO_POPPUSH(level, old_name, new_name) ((void)0)
+/* sizeof evaluates nothing and emits no string, yet counts as a use. */
+#define ERGO_PUSH(level, name) ((void)sizeof(level), (void)sizeof(name))
+#define ERGO_POP(level, name) ((void)sizeof(level), (void)sizeof(name))
+#define ERGO_POPPUSH(level, old_name, new_name)                                                    \
+  ((void)sizeof(level), (void)sizeof(old_name), (void)sizeof(new_name))
 #define ERGO_INIT() (0)
 #define ERGO_FINALIZE() (0)
-#define ERGO_STEP(step) (0)
+#define ERGO_STEP(step) ((void)sizeof(step))
 #else
 #if defined(__GNUC__) || defined(__clang__)
 #define ERGO__LIT(s) __builtin_constant_p(s)
 #else
 #define ERGO__LIT(s) 0
 #endif
-#define ERGO_PUSH(level, name)                                                 \
-  do {                                                                         \
-    if ((level) <= ERGO_LEVEL) {                                               \
-      if (ERGO__LIT(name)) ergo_push_lit((level), (name), __FILE__, __LINE__); \
-      else ergo_push_at((level), (name), __FILE__, __LINE__);                  \
-    }                                                                          \
+#define ERGO_PUSH(level, name)                                                                     \
+  do {                                                                                             \
+    if ((level) <= ERGO_LEVEL) {                                                                   \
+      if (ERGO__LIT(name))                                                                         \
+        ergo_push_lit((level), (name), __FILE__, __LINE__);                                        \
+      else                                                                                         \
+        ergo_push_at((level), (name), __FILE__, __LINE__);                                         \
+    }                                                                                              \
   } while (0)
-#define ERGO_POP(level, name)                                                  \
-  do {                                                                         \
-    if ((level) <= ERGO_LEVEL) {                                               \
-      if (ERGO__LIT(name)) ergo_pop_lit((level), (name), __FILE__, __LINE__);  \
-      else ergo_pop_at((level), (name), __FILE__, __LINE__);                   \
-    }                                                                          \
+#define ERGO_POP(level, name)                                                                      \
+  do {                                                                                             \
+    if ((level) <= ERGO_LEVEL) {                                                                   \
+      if (ERGO__LIT(name))                                                                         \
+        ergo_pop_lit((level), (name), __FILE__, __LINE__);                                         \
+      else                                                                                         \
+        ergo_pop_at((level), (name), __FILE__, __LINE__);                                          \
+    }                                                                                              \
   } while (0)
-#define ERGO_POPPUSH(level, old_name, new_name)                                \
-  do {                                                                         \
-    if ((level) <= ERGO_LEVEL) {                                               \
-      if (ERGO__LIT(old_name) && ERGO__LIT(new_name))                          \
-        ergo_poppush_lit((level), (old_name), (new_name), __FILE__, __LINE__); \
-      else ergo_poppush_at((level), (old_name), (new_name), __FILE__, __LINE__); \
-    }                                                                          \
+#define ERGO_POPPUSH(level, old_name, new_name)                                                    \
+  do {                                                                                             \
+    if ((level) <= ERGO_LEVEL) {                                                                   \
+      if (ERGO__LIT(old_name) && ERGO__LIT(new_name))                                              \
+        ergo_poppush_lit((level), (old_name), (new_name), __FILE__, __LINE__);                     \
+      else                                                                                         \
+        ergo_poppush_at((level), (old_name), (new_name), __FILE__, __LINE__);                      \
+    }                                                                                              \
   } while (0)
 #define ERGO_INIT() ergo_init(NULL)
 #define ERGO_FINALIZE() ergo_finalize()
-#define ERGO_STEP(step) ergo_step(step)
+#define ERGO_STEP(step) ((void)ergo_step(step))
 #endif
 
 /* Number of region errors seen since ergo_init (for tests and tools). */

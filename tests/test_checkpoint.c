@@ -3,46 +3,7 @@
 
 #include "internal.h"
 
-#include <dirent.h>
 #include <jansson.h>
-
-static char dir[64];
-static char file_path[512];
-
-static const char *in_dir(const char *name) {
-  snprintf(file_path, sizeof file_path, "%s/%s", dir, name);
-  return file_path;
-}
-
-static int setup(void **state) {
-  (void)state;
-  snprintf(dir, sizeof dir, "/tmp/ergo-test-checkpoint-XXXXXX");
-  return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  ergo_finalize();
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d)))
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(in_dir(e->d_name));
-    closedir(d);
-  }
-  return rmdir(dir);
-}
-
-static int dir_entries(void) {
-  int n = 0;
-  DIR *d = opendir(dir);
-  assert_non_null(d);
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-  closedir(d);
-  return n;
-}
 
 static void write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
@@ -136,8 +97,8 @@ static void test_save_format(void **state) {
   (void)state;
   start();
   build_tree();
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
-  json_t *doc = load_json(in_dir("ck.json"));
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  json_t *doc = load_json(test_in_dir("ck.json"));
   assert_string_equal(json_string_value(json_object_get(doc, "format")), "ergo-checkpoint");
   assert_int_equal(json_integer_value(json_object_get(doc, "version")), 1);
   assert_string_equal(json_string_value(json_object_get(doc, "clock")), "user");
@@ -166,9 +127,9 @@ static void test_round_trip_continues(void **state) {
   (void)state;
   start();
   build_tree();
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
   restart();
-  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), 0);
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
   /* Global counts run segments: this run and the saved one. */
   check(NULL, NULL, 3.0, 2, 0, 0, 2);
   check("A", NULL, 2.0, 1, 2.0, 2.0, 2);
@@ -198,8 +159,8 @@ static void test_load_adds_to_live(void **state) {
   (void)state;
   start();
   build_tree();
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
-  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), 0);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
   check(NULL, NULL, 6.0, 2, 0, 0, 2);
   check("A", NULL, 4.0, 2, 2.0, 2.0, 2);
   check("D", NULL, 1.5, 4, 0.25, 0.5, 0);
@@ -211,15 +172,15 @@ static void test_open_region_saved(void **state) {
   start();
   ERGO_PUSH(1, "A");
   advance_ms(1000);
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
   ERGO_POP(1, "A");
-  json_t *doc = load_json(in_dir("ck.json"));
+  json_t *doc = load_json(test_in_dir("ck.json"));
   json_t *a = json_array_get(json_object_get(json_object_get(doc, "tree"), "children"), 0);
   assert_true(json_is_true(json_object_get(a, "open")));
   assert_int_equal(json_integer_value(json_object_get(a, "calls")), 0);
   json_decref(doc);
   restart();
-  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), 0);
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
   check("A", NULL, 1.0, 0, 0, 0, 0);
   ERGO_PUSH(1, "A");
   advance_ms(500);
@@ -233,15 +194,15 @@ static void test_save_after_load(void **state) {
   (void)state;
   start();
   build_tree();
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck1.json")), 0);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck1.json")), 0);
   restart();
-  assert_int_equal(ergo_checkpoint_load(in_dir("ck1.json")), 0);
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck1.json")), 0);
   ERGO_PUSH(1, "E");
   advance_ms(1000);
   ERGO_POP(1, "E");
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck2.json")), 0);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck2.json")), 0);
   restart();
-  assert_int_equal(ergo_checkpoint_load(in_dir("ck2.json")), 0);
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck2.json")), 0);
   check(NULL, NULL, 4.0, 3, 0, 0, 3);
   check("A", NULL, 2.0, 1, 2.0, 2.0, 2);
   check("E", NULL, 1.0, 1, 1.0, 1.0, 0);
@@ -256,22 +217,22 @@ static void test_save_atomic(void **state) {
   assert_non_null(junk);
   memset(junk, 'x', 100000);
   junk[100000] = '\0';
-  write_text(in_dir("ck.json"), junk);
+  write_text(test_in_dir("ck.json"), junk);
   free(junk);
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), 0);
-  assert_int_equal(dir_entries(), 1);
-  json_t *doc = load_json(in_dir("ck.json"));
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  assert_int_equal(test_dir_entries(), 1);
+  json_t *doc = load_json(test_in_dir("ck.json"));
   assert_string_equal(json_string_value(json_object_get(doc, "format")), "ergo-checkpoint");
   json_decref(doc);
-  assert_int_equal(ergo_checkpoint_save(in_dir("missing/ck.json")), ERGO_EIO);
-  assert_int_equal(dir_entries(), 1);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("missing/ck.json")), ERGO_EIO);
+  assert_int_equal(test_dir_entries(), 1);
 }
 
 static void test_bad_calls(void **state) {
   (void)state;
-  assert_int_equal(ergo_checkpoint_save(in_dir("ck.json")), ERGO_ESTATE);
-  assert_int_equal(ergo_checkpoint_load(in_dir("ck.json")), ERGO_ESTATE);
-  assert_int_equal(dir_entries(), 0);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), ERGO_ESTATE);
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), ERGO_ESTATE);
+  assert_int_equal(test_dir_entries(), 0);
   start();
   assert_int_equal(ergo_checkpoint_save(NULL), ERGO_EINVAL);
   assert_int_equal(ergo_checkpoint_load(NULL), ERGO_EINVAL);
@@ -336,9 +297,9 @@ static void expect_reject(const char *file, int rc, const char *element, const c
 static void reject_text(const char *single_quoted, int rc, const char *element,
                         const char *detail) {
   char *text = dq(single_quoted);
-  write_text(in_dir("bad.json"), text);
+  write_text(test_in_dir("bad.json"), text);
   free(text);
-  char *file = strdup(in_dir("bad.json"));
+  char *file = strdup(test_in_dir("bad.json"));
   expect_reject(file, rc, element, detail);
   free(file);
 }
@@ -347,10 +308,10 @@ static void test_reference_doc_loads(void **state) {
   (void)state;
   /* The hand-written reference the rejections below alter is itself valid. */
   char *text = dq(DOC("ergo-checkpoint", "1", GOOD_A "," NODE_D));
-  write_text(in_dir("good.json"), text);
+  write_text(test_in_dir("good.json"), text);
   free(text);
   start();
-  assert_int_equal(ergo_checkpoint_load(in_dir("good.json")), 0);
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("good.json")), 0);
   check(NULL, NULL, 3.0, 2, 0, 0, 2);
   check("A", "C", 0.25, 1, 0.25, 0.25, 0);
   check("D", NULL, 0.75, 2, 0.25, 0.5, 0);
@@ -360,18 +321,18 @@ static void test_reject_truncated(void **state) {
   (void)state;
   start();
   build_tree();
-  assert_int_equal(ergo_checkpoint_save(in_dir("good.json")), 0);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("good.json")), 0);
   assert_int_equal(ergo_finalize(), 0);
-  char *text = slurp(in_dir("good.json"));
+  char *text = slurp(test_in_dir("good.json"));
   assert_non_null(text);
   text[strlen(text) / 2] = '\0';
-  write_text(in_dir("bad.json"), text);
+  write_text(test_in_dir("bad.json"), text);
   free(text);
-  char *file = strdup(in_dir("bad.json"));
+  char *file = strdup(test_in_dir("bad.json"));
   expect_reject(file, ERGO_EFORMAT, "line ", "column ");
   free(file);
-  write_text(in_dir("bad.json"), "");
-  file = strdup(in_dir("bad.json"));
+  write_text(test_in_dir("bad.json"), "");
+  file = strdup(test_in_dir("bad.json"));
   expect_reject(file, ERGO_EFORMAT, "line ", "not valid JSON");
   free(file);
 }
@@ -464,29 +425,29 @@ static void test_reject_level_mismatch(void **state) {
 
 static void test_reject_missing_file(void **state) {
   (void)state;
-  char *file = strdup(in_dir("absent.json"));
+  char *file = strdup(test_in_dir("absent.json"));
   expect_reject(file, ERGO_EIO, "cannot open it", "No such file or directory");
   free(file);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_save_format, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_round_trip_continues, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_load_adds_to_live, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_open_region_saved, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_save_after_load, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_save_atomic, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_bad_calls, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reference_doc_loads, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_truncated, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_malformed, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_format_version, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_values, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_long_name, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_duplicate_sibling, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_level_mismatch, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reject_missing_file, setup, teardown),
+      ERGO_DIR_TEST(test_save_format),
+      ERGO_DIR_TEST(test_round_trip_continues),
+      ERGO_DIR_TEST(test_load_adds_to_live),
+      ERGO_DIR_TEST(test_open_region_saved),
+      ERGO_DIR_TEST(test_save_after_load),
+      ERGO_DIR_TEST(test_save_atomic),
+      ERGO_DIR_TEST(test_bad_calls),
+      ERGO_DIR_TEST(test_reference_doc_loads),
+      ERGO_DIR_TEST(test_reject_truncated),
+      ERGO_DIR_TEST(test_reject_malformed),
+      ERGO_DIR_TEST(test_reject_format_version),
+      ERGO_DIR_TEST(test_reject_values),
+      ERGO_DIR_TEST(test_reject_long_name),
+      ERGO_DIR_TEST(test_reject_duplicate_sibling),
+      ERGO_DIR_TEST(test_reject_level_mismatch),
+      ERGO_DIR_TEST(test_reject_missing_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

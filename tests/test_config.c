@@ -3,10 +3,10 @@
 
 #include "internal.h"
 
-static const char *vars[] = {"ERGO_REPORT_LEVEL", "ERGO_BALANCE_LEVEL", "ERGO_ON_ERROR",
+static const char *vars[] = {"ERGO_REPORT_LEVEL",  "ERGO_BALANCE_LEVEL",  "ERGO_ON_ERROR",
                              "ERGO_REPORT_FORMAT", "ERGO_REPORT_THREADS", "ERGO_CLOCK",
-                             "ERGO_REPORT", "ERGO_REPORT_JSON", "ERGO_REPORT_HATCHET",
-                             "ERGO_REPORT_CSV", "ERGO_REPORT_STEPS", "ERGO_BALANCE"};
+                             "ERGO_REPORT",        "ERGO_REPORT_JSON",    "ERGO_REPORT_HATCHET",
+                             "ERGO_REPORT_CSV",    "ERGO_REPORT_STEPS",   "ERGO_BALANCE"};
 
 static int clear_env(void **state) {
   (void)state;
@@ -58,7 +58,9 @@ static void test_bad_values_named(void **state) {
   ergo_config c;
   ergo_config_default(&c);
   setenv("ERGO_REPORT_LEVEL", "two", 1);
+  unsigned long before = ergo_error_count();
   assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
+  assert_int_equal(ergo_error_count(), before + 1); /* one line per bad value */
   assert_string_equal(ergo_last_error(), "ERGO_REPORT_LEVEL='two' is not valid: expected an "
                                          "integer from 0 to 1000 or 'all'; keeping -1");
   assert_int_equal(c.report_level, -1);

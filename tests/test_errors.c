@@ -153,10 +153,8 @@ static void test_open_at_finalize(void **state) {
 /* The open region's time is kept: it is closed at finalize and reported. */
 static void test_open_at_finalize_reported(void **state) {
   (void)state;
-  char dir[] = "/tmp/ergo-test-XXXXXX";
-  assert_non_null(mkdtemp(dir));
   char path[256];
-  snprintf(path, sizeof path, "%s/r.txt", dir);
+  snprintf(path, sizeof path, "%s/r.txt", test_dir);
   ergo_config c = test_config();
   c.report = path;
   test_init(&c);
@@ -167,8 +165,6 @@ static void test_open_at_finalize_reported(void **state) {
   assert_string_equal(got, "Total wall clock time for Global = 0.008 sec\n"
                            "* left_open                      : 0.0080 sec, 100.00%\n");
   free(got);
-  unlink(path);
-  rmdir(dir);
 }
 
 /* ERGO_ON_ERROR=abort: the line is printed, then the process aborts. */
@@ -246,7 +242,7 @@ int main(void) {
       ERGO_TEST(test_poppush_mismatch),
       ERGO_TEST(test_null_and_long_names),
       ERGO_TEST(test_open_at_finalize),
-      ERGO_TEST(test_open_at_finalize_reported),
+      ERGO_DIR_TEST(test_open_at_finalize_reported),
       ERGO_TEST(test_abort_mode),
       ERGO_TEST(test_warn_mode_stderr),
   };

@@ -285,11 +285,16 @@ static void test_builtin_clock(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      ERGO_TEST(test_figures_exact),       ERGO_TEST(test_same_label_two_parents),
-      ERGO_TEST(test_poppush_one_instant), ERGO_TEST(test_recursion),
-      ERGO_TEST(test_dynamic_names),       ERGO_TEST(test_changing_order),
-      ERGO_TEST(test_compile_time_level),  ERGO_TEST(test_threads_own_trees),
-      ERGO_TEST(test_hooks),               ERGO_TEST(test_lifecycle),
+      ERGO_TEST(test_figures_exact),
+      ERGO_TEST(test_same_label_two_parents),
+      ERGO_TEST(test_poppush_one_instant),
+      ERGO_TEST(test_recursion),
+      ERGO_TEST(test_dynamic_names),
+      ERGO_TEST(test_changing_order),
+      ERGO_TEST(test_compile_time_level),
+      ERGO_TEST(test_threads_own_trees),
+      ERGO_TEST(test_hooks),
+      ERGO_TEST(test_lifecycle),
       ERGO_TEST(test_builtin_clock),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

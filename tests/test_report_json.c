@@ -3,56 +3,16 @@
 
 #include "internal.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <pthread.h>
 
 /* Every figure below is an exact number of milliseconds on the manual clock. */
 #define adv_ms advance_ms
 
-static char dir[64];
-static char file_path[512];
-
-static const char *in_dir(const char *name) {
-  snprintf(file_path, sizeof file_path, "%s/%s", dir, name);
-  return file_path;
-}
-
 static void start(int report_threads) {
   ergo_config c = test_config();
   c.report_threads = report_threads;
   test_init(&c);
-}
-
-static int setup(void **state) {
-  (void)state;
-  snprintf(dir, sizeof dir, "/tmp/ergo-test-report-XXXXXX");
-  return mkdtemp(dir) ? 0 : -1;
-}
-
-/* Leaves nothing behind: the files the test wrote, then the directory. */
-static int teardown(void **state) {
-  (void)state;
-  ergo_finalize();
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d)))
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(in_dir(e->d_name));
-    closedir(d);
-  }
-  return rmdir(dir);
-}
-
-static int dir_entries(void) {
-  int n = 0;
-  DIR *d = opendir(dir);
-  assert_non_null(d);
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-  closedir(d);
-  return n;
 }
 
 static char *read_all(const char *path) {
@@ -140,8 +100,8 @@ static void test_json_report_figures(void **state) {
   (void)state;
   start(0);
   build_tree();
-  assert_int_equal(ergo_report_json(in_dir("r.json")), 0);
-  json_t *doc = load_json(in_dir("r.json"));
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  json_t *doc = load_json(test_in_dir("r.json"));
   assert_string_equal(str(doc, "format"), "ergo-report");
   assert_int_equal(integer(doc, "version"), 1);
   assert_string_equal(str(doc, "clock"), "user");
@@ -157,7 +117,7 @@ static void test_json_report_figures(void **state) {
   check_node(d, "D", "Global/D", 1, 1, 0.75, 0.75, 2, 0.375, 0.25, 0.5, 0.25, 0, 0);
   json_decref(doc);
   /* The file is the string, plus the final newline. */
-  char *text = ergo__report_json_string(), *file = read_all(in_dir("r.json"));
+  char *text = ergo__report_json_string(), *file = read_all(test_in_dir("r.json"));
   assert_int_equal(strlen(file), strlen(text) + 1);
   assert_memory_equal(file, text, strlen(text));
   assert_int_equal(file[strlen(text)], '\n');
@@ -172,8 +132,8 @@ static void test_json_open_region(void **state) {
   adv_ms(1000);
   ERGO_PUSH(2, "B");
   adv_ms(500);
-  assert_int_equal(ergo_report_json(in_dir("r.json")), 0);
-  json_t *doc = load_json(in_dir("r.json"));
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  json_t *doc = load_json(test_in_dir("r.json"));
   json_t *g = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
   check_node(g, "Global", "Global", 0, 0, 1.5, 0, 1, 1.5, 0, 0, 1.0, 1, 1);
   /* Open calls count their time so far but are not calls yet. */
@@ -204,8 +164,8 @@ static void test_json_threads(void **state) {
   start(1);
   build_tree();
   run_worker();
-  assert_int_equal(ergo_report_json(in_dir("r.json")), 0);
-  json_t *doc = load_json(in_dir("r.json"));
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  json_t *doc = load_json(test_in_dir("r.json"));
   json_t *threads = json_object_get(doc, "threads");
   assert_int_equal(json_array_size(threads), 2);
   assert_int_equal(integer(json_array_get(threads, 0), "thread"), 0);
@@ -218,16 +178,16 @@ static void test_json_threads(void **state) {
   check_node(kid(g1, 0), "W", "Global/W", 1, 1, 0.5, 0.5, 1, 0.5, 0.5, 0.5, 1.0, 0, 0);
   json_decref(doc);
 
-  assert_int_equal(ergo_report_hatchet(in_dir("h.json")), 0);
-  doc = load_json(in_dir("h.json"));
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  doc = load_json(test_in_dir("h.json"));
   assert_int_equal(json_array_size(doc), 2);
   assert_string_equal(str(json_object_get(json_array_get(doc, 0), "frame"), "name"), "Global");
   json_t *frame1 = json_object_get(json_array_get(doc, 1), "frame");
   assert_string_equal(str(frame1, "name"), "Global (thread 1)");
   json_decref(doc);
 
-  assert_int_equal(ergo_report_csv(in_dir("r.csv")), 0);
-  char *csv = read_all(in_dir("r.csv"));
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
+  char *csv = read_all(test_in_dir("r.csv"));
   assert_non_null(strstr(csv, "\n1,Global,Global,0,0,1,0.5,0,0.5,0,0,1\n"
                               "1,Global/W,W,1,1,1,0.5,0.5,0.5,0.5,0.5,1\n"));
   free(csv);
@@ -237,12 +197,12 @@ static void test_json_threads_off(void **state) {
   (void)state;
   start(0);
   run_worker();
-  assert_int_equal(ergo_report_json(in_dir("r.json")), 0);
-  json_t *doc = load_json(in_dir("r.json"));
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  json_t *doc = load_json(test_in_dir("r.json"));
   assert_int_equal(json_array_size(json_object_get(doc, "threads")), 1);
   json_decref(doc);
-  assert_int_equal(ergo_report_hatchet(in_dir("h.json")), 0);
-  doc = load_json(in_dir("h.json"));
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  doc = load_json(test_in_dir("h.json"));
   assert_int_equal(json_array_size(doc), 1);
   json_decref(doc);
 }
@@ -265,8 +225,8 @@ static void test_hatchet_literal(void **state) {
   (void)state;
   start(0);
   build_tree();
-  assert_int_equal(ergo_report_hatchet(in_dir("h.json")), 0);
-  json_t *doc = load_json(in_dir("h.json"));
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  json_t *doc = load_json(test_in_dir("h.json"));
   assert_true(json_is_array(doc));
   assert_int_equal(json_array_size(doc), 1);
   json_t *g = json_array_get(doc, 0);
@@ -294,8 +254,8 @@ static void test_hatchet_same_name(void **state) {
   ERGO_POP(2, "N");
   ERGO_POP(1, "W");
   run_worker();
-  assert_int_equal(ergo_report_hatchet(in_dir("h.json")), 0);
-  json_t *doc = load_json(in_dir("h.json"));
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  json_t *doc = load_json(test_in_dir("h.json"));
   json_t *g = json_array_get(doc, 0), *t1 = json_array_get(doc, 1);
   check_hatchet(kid(g, 0), "W", "Global/W", 0.5, 0, 1, 1);
   check_hatchet(kid(kid(g, 0), 0), "N", "Global/W/N", 0.5, 0.5, 1, 0);
@@ -319,8 +279,8 @@ static void test_json_path_escape(void **state) {
   adv_ms(125);
   ERGO_POP(2, "b");
   ERGO_POP(1, "a");
-  assert_int_equal(ergo_report_json(in_dir("r.json")), 0);
-  json_t *doc = load_json(in_dir("r.json"));
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  json_t *doc = load_json(test_in_dir("r.json"));
   json_t *g = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
   assert_string_equal(str(kid(g, 0), "path"), "Global/a\\/b");
   assert_string_equal(str(kid(kid(g, 0), 0), "name"), "c\\d");
@@ -345,8 +305,8 @@ static void test_csv_exact(void **state) {
     ERGO_POP(1, "plain");
   }
   adv_ms(250);
-  assert_int_equal(ergo_report_csv(in_dir("r.csv")), 0);
-  char *csv = read_all(in_dir("r.csv"));
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
+  char *csv = read_all(test_in_dir("r.csv"));
   assert_string_equal(
       csv, "thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,share_of_parent\n"
            "0,Global,Global,0,0,1,1,0.25,1,0,0,1\n"
@@ -363,8 +323,8 @@ static void test_csv_digits(void **state) {
   test_now_ns += 1000000000ull / 3; /* 0.333333333 s: %.9g keeps nanoseconds */
   ERGO_POP(1, "third");
   test_now_ns += 1000000000ull - 1000000000ull / 3;
-  assert_int_equal(ergo_report_csv(in_dir("r.csv")), 0);
-  char *csv = read_all(in_dir("r.csv"));
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
+  char *csv = read_all(test_in_dir("r.csv"));
   assert_non_null(strstr(csv, "\n0,Global/third,third,1,1,1,0.333333333,0.333333333,0.333333333,"
                               "0.333333333,0.333333333,0.333333333\n"));
   free(csv);
@@ -377,34 +337,34 @@ static void test_reports_atomic(void **state) {
   build_tree();
   const char *names[] = {"r.json", "h.json", "r.csv"};
   for (int i = 0; i < 3; i++) {
-    FILE *f = fopen(in_dir(names[i]), "w");
+    FILE *f = fopen(test_in_dir(names[i]), "w");
     assert_non_null(f);
     for (int k = 0; k < 2000; k++) fputs("old content that is longer than the report\n", f);
     fclose(f);
   }
-  assert_int_equal(ergo_report_json(in_dir("r.json")), 0);
-  assert_int_equal(ergo_report_hatchet(in_dir("h.json")), 0);
-  assert_int_equal(ergo_report_csv(in_dir("r.csv")), 0);
-  assert_int_equal(dir_entries(), 3);
-  json_decref(load_json(in_dir("r.json")));
-  json_decref(load_json(in_dir("h.json")));
-  char *csv = read_all(in_dir("r.csv"));
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
+  assert_int_equal(test_dir_entries(), 3);
+  json_decref(load_json(test_in_dir("r.json")));
+  json_decref(load_json(test_in_dir("h.json")));
+  char *csv = read_all(test_in_dir("r.csv"));
   assert_null(strstr(csv, "old content"));
   assert_int_equal(strncmp(csv, "thread,path,", 12), 0);
   free(csv);
   /* A directory that does not exist: an I/O error, nothing created. */
-  assert_int_equal(ergo_report_json(in_dir("missing/r.json")), ERGO_EIO);
-  assert_int_equal(ergo_report_hatchet(in_dir("missing/h.json")), ERGO_EIO);
-  assert_int_equal(ergo_report_csv(in_dir("missing/r.csv")), ERGO_EIO);
-  assert_int_equal(dir_entries(), 3);
+  assert_int_equal(ergo_report_json(test_in_dir("missing/r.json")), ERGO_EIO);
+  assert_int_equal(ergo_report_hatchet(test_in_dir("missing/h.json")), ERGO_EIO);
+  assert_int_equal(ergo_report_csv(test_in_dir("missing/r.csv")), ERGO_EIO);
+  assert_int_equal(test_dir_entries(), 3);
 }
 
 static void test_reports_bad_calls(void **state) {
   (void)state;
-  assert_int_equal(ergo_report_json(in_dir("r.json")), ERGO_ESTATE);
-  assert_int_equal(ergo_report_hatchet(in_dir("h.json")), ERGO_ESTATE);
-  assert_int_equal(ergo_report_csv(in_dir("r.csv")), ERGO_ESTATE);
-  assert_int_equal(dir_entries(), 0);
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), ERGO_ESTATE);
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), ERGO_ESTATE);
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), ERGO_ESTATE);
+  assert_int_equal(test_dir_entries(), 0);
   start(0);
   assert_int_equal(ergo_report_json(NULL), ERGO_EINVAL);
   assert_int_equal(ergo_report_hatchet(NULL), ERGO_EINVAL);
@@ -417,9 +377,9 @@ static void test_reports_at_finalize(void **state) {
   (void)state;
   ergo_config c = test_config();
   char j[128], h[128], v[128];
-  snprintf(j, sizeof j, "%s/r.json", dir);
-  snprintf(h, sizeof h, "%s/h.json", dir);
-  snprintf(v, sizeof v, "%s/r.csv", dir);
+  snprintf(j, sizeof j, "%s/r.json", test_dir);
+  snprintf(h, sizeof h, "%s/h.json", test_dir);
+  snprintf(v, sizeof v, "%s/r.csv", test_dir);
   c.report_json = j;
   c.report_hatchet = h;
   c.report_csv = v;
@@ -440,18 +400,12 @@ static void test_reports_at_finalize(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_json_report_figures, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_json_open_region, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_json_threads, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_json_threads_off, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_hatchet_literal, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_hatchet_same_name, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_json_path_escape, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_csv_exact, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_csv_digits, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reports_atomic, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reports_bad_calls, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reports_at_finalize, setup, teardown),
+      ERGO_DIR_TEST(test_json_report_figures), ERGO_DIR_TEST(test_json_open_region),
+      ERGO_DIR_TEST(test_json_threads),        ERGO_DIR_TEST(test_json_threads_off),
+      ERGO_DIR_TEST(test_hatchet_literal),     ERGO_DIR_TEST(test_hatchet_same_name),
+      ERGO_DIR_TEST(test_json_path_escape),    ERGO_DIR_TEST(test_csv_exact),
+      ERGO_DIR_TEST(test_csv_digits),          ERGO_DIR_TEST(test_reports_atomic),
+      ERGO_DIR_TEST(test_reports_bad_calls),   ERGO_DIR_TEST(test_reports_at_finalize),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,10 +164,8 @@ static void test_long_name_column(void **state) {
 /* ERGO_REPORT_THREADS=1 adds each other thread's tree after the main one. */
 static void test_report_file_written_at_finalize(void **state) {
   (void)state;
-  char dir[] = "/tmp/ergo-test-XXXXXX";
-  assert_non_null(mkdtemp(dir));
   char path[256];
-  snprintf(path, sizeof path, "%s/report.txt", dir);
+  snprintf(path, sizeof path, "%s/report.txt", test_dir);
   ergo_config c = test_config();
   c.report = path;
   test_init(&c);
@@ -176,8 +174,6 @@ static void test_report_file_written_at_finalize(void **state) {
   char *got = slurp(path);
   teardown_check(got, "Total wall clock time for Global = 0.05 sec\n"
                       "* x                              : 0.0500 sec, 100.00%\n");
-  unlink(path);
-  rmdir(dir);
 }
 
 int main(void) {
@@ -189,7 +185,7 @@ int main(void) {
       ERGO_TEST(test_wide_format),
       ERGO_TEST(test_open_region_counts_so_far),
       ERGO_TEST(test_long_name_column),
-      ERGO_TEST(test_report_file_written_at_finalize),
+      ERGO_DIR_TEST(test_report_file_written_at_finalize),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

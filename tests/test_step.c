@@ -3,23 +3,14 @@
 
 #include "internal.h"
 
-#include <unistd.h>
+static char steps_path[128], bal_path[128];
 
-static char dir[64], steps_path[128], bal_path[128];
-
+/* The step report and balance files, in the test's directory (see ERGO_DIR_TEST). */
 static void setup_files(ergo_config *c) {
-  strcpy(dir, "/tmp/ergo-step-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(steps_path, sizeof steps_path, "%s/steps.txt", dir);
-  snprintf(bal_path, sizeof bal_path, "%s/balance.txt", dir);
+  snprintf(steps_path, sizeof steps_path, "%s/steps.txt", test_dir);
+  snprintf(bal_path, sizeof bal_path, "%s/balance.txt", test_dir);
   c->step_report = steps_path;
   c->balance = bal_path;
-}
-
-static void cleanup_files(void) {
-  unlink(steps_path);
-  unlink(bal_path);
-  rmdir(dir);
 }
 
 static void one_step(uint64_t a_ms, uint64_t b_ms, uint64_t self_ms) {
@@ -75,7 +66,6 @@ static void test_step_report_and_balance(void **state) {
            l1, l2);
   assert_string_equal(bal, want);
   free(bal);
-  cleanup_files();
 }
 
 /* Balance level 1 folds FIND_HSML's children into its own symbol; a new
@@ -112,7 +102,6 @@ static void test_balance_level_and_new_region(void **state) {
            l1, l2);
   assert_string_equal(bal, want);
   free(bal);
-  cleanup_files();
 }
 
 /* A region open across ergo_step is split exactly between the two steps. */
@@ -137,7 +126,6 @@ static void test_open_region_across_steps(void **state) {
                              "Total wall clock time for Global = 0.07 sec\n"
                              "* long                           : 0.0700 sec, 100.00%\n");
   free(steps);
-  cleanup_files();
 }
 
 /* A fresh run starts the step files anew; an unwritable path is one warning, not a crash. */
@@ -164,7 +152,6 @@ static void test_fresh_run_truncates_and_bad_path(void **state) {
   assert_int_equal(ergo_step(1), ERGO_EIO);
   assert_non_null(strstr(ergo_last_error(), "ergo_step: cannot open '/nonexistent-dir/steps.txt'"));
   ergo_finalize();
-  cleanup_files();
 }
 
 static void test_step_before_init(void **state) {
@@ -174,10 +161,10 @@ static void test_step_before_init(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      ERGO_TEST(test_step_report_and_balance),
-      ERGO_TEST(test_balance_level_and_new_region),
-      ERGO_TEST(test_open_region_across_steps),
-      ERGO_TEST(test_fresh_run_truncates_and_bad_path),
+      ERGO_DIR_TEST(test_step_report_and_balance),
+      ERGO_DIR_TEST(test_balance_level_and_new_region),
+      ERGO_DIR_TEST(test_open_region_across_steps),
+      ERGO_DIR_TEST(test_fresh_run_truncates_and_bad_path),
       ERGO_TEST(test_step_before_init),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

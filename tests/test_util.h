@@ -1,4 +1,4 @@
-/* test_util.h - shared helpers for the cmocka tests: a manual clock and quick setup. */
+/* test_util.h - shared helpers for the cmocka tests: a manual clock, quick setup and a temp dir. */
 #ifndef ERGO_TEST_UTIL_H
 #define ERGO_TEST_UTIL_H
 
@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dirent.h>
 
 /* The manual clock: tests advance it explicitly, so every figure is exact. */
 static uint64_t test_now_ns;
@@ -73,5 +75,48 @@ static inline int test_teardown(void **state) {
   return 0;
 }
 #define ERGO_TEST(f) cmocka_unit_test_teardown(f, test_teardown)
+
+/* A fresh temporary directory per test: test_dir names it, test_in_dir(name)
+ * gives the path of a file in it (in a buffer the next call reuses). */
+static char test_dir[64];
+static char test_dir_file[512];
+
+static inline const char *test_in_dir(const char *name) {
+  snprintf(test_dir_file, sizeof test_dir_file, "%s/%s", test_dir, name);
+  return test_dir_file;
+}
+
+static inline int test_dir_setup(void **state) {
+  (void)state;
+  snprintf(test_dir, sizeof test_dir, "/tmp/ergo-test-XXXXXX");
+  return mkdtemp(test_dir) ? 0 : -1;
+}
+
+/* Finalizes ergo, then leaves nothing behind: the files the test wrote, then the directory. */
+static inline int test_dir_teardown(void **state) {
+  (void)state;
+  ergo_finalize();
+  DIR *d = opendir(test_dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(test_in_dir(e->d_name));
+    closedir(d);
+  }
+  return rmdir(test_dir);
+}
+
+/* How many files the directory holds. */
+static inline int test_dir_entries(void) {
+  int n = 0;
+  DIR *d = opendir(test_dir);
+  assert_non_null(d);
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+  closedir(d);
+  return n;
+}
+#define ERGO_DIR_TEST(f) cmocka_unit_test_setup_teardown(f, test_dir_setup, test_dir_teardown)
 
 #endif
