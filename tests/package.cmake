@@ -1,0 +1,11 @@
+# package.cmake - ctest "package": install this build and use it from a separate project.
+set(ERGO_PKGTEST_FLAGS "")
+if(ERGO_SANITIZE)
+  # A sanitized libergo needs the sanitizer runtime in the consumer too.
+  set(ERGO_PKGTEST_FLAGS "-fsanitize=${ERGO_SANITIZE}")
+endif()
+add_test(NAME package
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/package/run.sh
+    ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/package ${CMAKE_BINARY_DIR}/pkgtest
+    ${CMAKE_COMMAND} ${CMAKE_C_COMPILER} "${ERGO_PKGTEST_FLAGS}")
+set_tests_properties(package PROPERTIES TIMEOUT 300)

@@ -1,0 +1,77 @@
+#!/bin/sh
+# run.sh - install a built ergo into a scratch prefix and use it from outside:
+# find_package(ergo) with ergo::ergo and ergo::ergo_static, then pkg-config.
+# usage: run.sh BUILD_DIR CONSUMER_SRC WORK_DIR CMAKE CC [EXTRA_CFLAGS]
+set -eu
+build=$1 src=$2 work=$3 cmake=$4 cc=$5 extra=${6:-}
+prefix=$work/prefix
+
+# The consumer checks the default report, so the caller's ERGO_* settings must not leak in.
+for v in $(env | sed -n 's/^\(ERGO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+
+step() { printf '\n== package test: %s\n' "$*"; }
+# The report must show the consumer's regions and the consumer must say ok.
+check_output() {
+  out=$1
+  for want in package_outer package_a package_b "consumer: ergo .* ok"; do
+    if ! grep -q "$want" "$out"; then
+      echo "FAIL: '$want' missing from the output of $2:"
+      cat "$out"
+      exit 1
+    fi
+  done
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+
+step "cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; exit 1; }
+libdir=$(dirname "$(find "$prefix" -name 'libergo.so' | head -n 1)")
+for f in "$prefix/include/ergo.h" "$libdir/libergo.a" "$libdir/pkgconfig/ergo.pc" \
+  "$libdir/cmake/ergo/ergoConfig.cmake" "$libdir/cmake/ergo/ergoConfigVersion.cmake"; do
+  [ -f "$f" ] || { echo "FAIL: $f was not installed"; exit 1; }
+done
+
+step "find_package(ergo) consumer"
+"$cmake" -S "$src" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" -Dergo_DIR="$libdir/cmake/ergo" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra"
+"$cmake" --build "$work/consumer"
+
+step "run the ergo::ergo consumer"
+"$work/consumer/consumer" >"$work/shared.out"
+cat "$work/shared.out"
+check_output "$work/shared.out" "the ergo::ergo consumer"
+
+step "run the ergo::ergo_static consumer"
+if readelf -d "$work/consumer/consumer_static" | grep -q 'NEEDED.*libergo'; then
+  echo "FAIL: consumer_static needs libergo.so: ergo::ergo_static did not link statically"
+  exit 1
+fi
+"$work/consumer/consumer_static" >"$work/static.out"
+check_output "$work/static.out" "the ergo::ergo_static consumer"
+
+step "pkg-config consumer"
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+flags=$(pkg-config --cflags --libs ergo)
+echo "pkg-config --cflags --libs ergo: $flags"
+# shellcheck disable=SC2086 # the flags are words
+"$cc" $extra "$src/main.c" -o "$work/pkgconfig_consumer" $flags
+LD_LIBRARY_PATH="$libdir" "$work/pkgconfig_consumer" >"$work/pkgconfig.out"
+check_output "$work/pkgconfig.out" "the pkg-config consumer"
+
+step "pkg-config --static consumer"
+sflags=$(pkg-config --static --cflags --libs ergo)
+echo "pkg-config --static --cflags --libs ergo: $sflags"
+# libergo.a, not libergo.so, from the same -lergo; jansson and pthread stay shared.
+sflags=$(echo " $sflags " | sed "s| -lergo | -Wl,-Bstatic -lergo -Wl,-Bdynamic |")
+# shellcheck disable=SC2086
+"$cc" $extra "$src/main.c" -o "$work/pkgconfig_static" $sflags
+if readelf -d "$work/pkgconfig_static" | grep -q 'NEEDED.*libergo'; then
+  echo "FAIL: pkgconfig_static needs libergo.so"
+  exit 1
+fi
+"$work/pkgconfig_static" >"$work/pkgconfig_static.out"
+check_output "$work/pkgconfig_static.out" "the pkg-config --static consumer"
+
+echo "package test: all consumers ok"
