@@ -29,8 +29,13 @@ static int parse_level(const char *var, const char *v, int allow_all, int *out) 
   errno = 0;
   long x = strtol(v, &end, 10);
   if (errno || end == v || *end || x < 0 || x > 1000) {
-    ergo__warn("%s='%s' is not valid: expected an integer from 0 to 1000%s; keeping %d", var, v,
-               allow_all ? " or 'all'" : "", *out);
+    char keep[16];
+    if (*out < 0)
+      snprintf(keep, sizeof keep, "all");
+    else
+      snprintf(keep, sizeof keep, "%d", *out);
+    ergo__warn("%s='%s' is not valid: expected an integer from 0 to 1000%s; keeping %s", var, v,
+               allow_all ? " or 'all'" : "", keep);
     return ERGO_EINVAL;
   }
   *out = (int)x;

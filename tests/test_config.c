@@ -62,7 +62,7 @@ static void test_bad_values_named(void **state) {
   assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
   assert_int_equal(ergo_error_count(), before + 1); /* one line per bad value */
   assert_string_equal(ergo_last_error(), "ERGO_REPORT_LEVEL='two' is not valid: expected an "
-                                         "integer from 0 to 1000 or 'all'; keeping -1");
+                                         "integer from 0 to 1000 or 'all'; keeping all");
   assert_int_equal(c.report_level, -1);
   unsetenv("ERGO_REPORT_LEVEL");
   setenv("ERGO_BALANCE_LEVEL", "-1", 1);
