@@ -17,6 +17,9 @@ void ergo_config_default(ergo_config *cfg) {
   cfg->step_report = "ergo-steps.txt";
   cfg->balance = "ergo-balance.txt";
   cfg->clock_kind = 0;
+  cfg->energy = "auto";
+  cfg->energy_level = 2;
+  cfg->sample_ms = 100;
 }
 
 /* A level: a non-negative integer, or "all" (-1) where allowed. */
@@ -36,6 +39,20 @@ static int parse_level(const char *var, const char *v, int allow_all, int *out) 
       snprintf(keep, sizeof keep, "%d", *out);
     ergo__warn("%s='%s' is not valid: expected an integer from 0 to 1000%s; keeping %s", var, v,
                allow_all ? " or 'all'" : "", keep);
+    return ERGO_EINVAL;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+/* A period in milliseconds: 0 (off) up to an hour. */
+static int parse_ms(const char *var, const char *v, int *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || end == v || *end || x < 0 || x > 3600000) {
+    ergo__warn("%s='%s' is not valid: expected milliseconds from 0 (off) to 3600000; keeping %d",
+               var, v, *out);
     return ERGO_EINVAL;
   }
   *out = (int)x;
@@ -113,6 +130,19 @@ int ergo_config_from_env(ergo_config *cfg) {
   if ((v = getenv("ERGO_REPORT_STEPS")))
     ERGO__RC(parse_path("ERGO_REPORT_STEPS", v, &cfg->step_report));
   if ((v = getenv("ERGO_BALANCE"))) ERGO__RC(parse_path("ERGO_BALANCE", v, &cfg->balance));
+  if ((v = getenv("ERGO_ENERGY"))) {
+    static const char *const meters[] = {"auto", "powercap", "perf", "papi", "estimate", "none"};
+    x = 0;
+    for (int i = 0; i < 6; i++)
+      if (cfg->energy && strcmp(cfg->energy, meters[i]) == 0) x = i;
+    ERGO__RC(parse_choice("ERGO_ENERGY", v, meters, 6, &x));
+    cfg->energy = meters[x];
+  }
+  if ((v = getenv("ERGO_ENERGY_LEVEL")))
+    ERGO__RC(parse_level("ERGO_ENERGY_LEVEL", v, 0, &cfg->energy_level));
+  if ((v = getenv("ERGO_SAMPLE_MS"))) ERGO__RC(parse_ms("ERGO_SAMPLE_MS", v, &cfg->sample_ms));
+  if ((v = getenv("ERGO_POWER_CSV"))) ERGO__RC(parse_path("ERGO_POWER_CSV", v, &cfg->power_csv));
+  if ((v = getenv("ERGO_TRACE"))) ERGO__RC(parse_path("ERGO_TRACE", v, &cfg->trace));
 #undef ERGO__RC
   return rc;
 }
@@ -135,6 +165,15 @@ int ergo__config_check(const ergo_config *cfg) {
   if (cfg->format != ERGO_FORMAT_PAPER && cfg->format != ERGO_FORMAT_WIDE) {
     ergo__warn("ergo_config.format=%d is not valid: expected ERGO_FORMAT_PAPER or _WIDE",
                (int)cfg->format);
+    return ERGO_EINVAL;
+  }
+  if (cfg->energy_level < 0) {
+    ergo__warn("ergo_config.energy_level=%d is not valid: expected >= 0", cfg->energy_level);
+    return ERGO_EINVAL;
+  }
+  if (cfg->sample_ms < 0 || cfg->sample_ms > 3600000) {
+    ergo__warn("ergo_config.sample_ms=%d is not valid: expected 0 (off) to 3600000",
+               cfg->sample_ms);
     return ERGO_EINVAL;
   }
   if (cfg->clock_kind < 0 || cfg->clock_kind > 2) {

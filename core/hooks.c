@@ -60,3 +60,4 @@ void **ergo_region_slot(ergo_region *r, int slot) {
   if (!r || slot < 0 || slot >= ERGO_MAX_HOOKS) return NULL;
   return &r->slots[slot];
 }
+int ergo_region_thread(const ergo_region *r) { return r ? r->thread : -1; }

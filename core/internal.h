@@ -49,6 +49,9 @@ static inline uint64_t ergo__ticks(void) {
 }
 
 ERGO__HIDDEN int ergo__config_check(const ergo_config *cfg);
+/* The core's part of ergo_init/ergo_finalize (policies/runtime.c adds the layers). */
+ERGO__HIDDEN int ergo__core_init(const ergo_config *cfg);
+ERGO__HIDDEN int ergo__core_finalize(void);
 ERGO__HIDDEN int ergo__clock_init(const ergo_config *cfg);
 ERGO__HIDDEN void ergo__clock_refresh(void);
 ERGO__HIDDEN double ergo__ticks_to_s(uint64_t ticks);
@@ -69,7 +72,9 @@ struct ergo_region {
   double loaded_min_s, loaded_max_s; /* per-call extremes from checkpoints (<0: none) */
   int level;
   int depth;
+  int thread; /* index of the tree: 0 = main */
   void *slots[ERGO_MAX_HOOKS];
+  double (*q_step)[ERGO_MAX_COMPONENTS]; /* quantity values at the last ergo_step, or NULL */
 };
 typedef struct ergo_region ergo__node;
 
@@ -85,10 +90,11 @@ typedef struct ergo__frame {
 typedef struct ergo__tree {
   ergo__node root; /* "Global" */
   ergo__frame *stack;
-  int depth, cap;  /* frames in use; stack[0] is unused so depth 0 = root */
-  uint64_t t0;     /* ticks when this tree started */
-  uint64_t t_last; /* ticks of the last event (other threads' Global) */
-  uint64_t step_t; /* ticks at the last ergo_step */
+  int depth, cap;                  /* frames in use; stack[0] is unused so depth 0 = root */
+  uint64_t t0;                     /* ticks when this tree started */
+  uint64_t t_last;                 /* ticks of the last event (other threads' Global) */
+  uint64_t step_t;                 /* ticks at the last ergo_step */
+  uint64_t hook_ticks, hook_calls; /* ergo's own cost: time spent in attached hooks */
   double step_loaded_s;
   int index; /* 0 = main thread */
   struct ergo__tree *next;
@@ -99,6 +105,7 @@ typedef struct ergo__state {
   int initialized;
   ergo_config cfg; /* strings point into owned copies below */
   char *str_report, *str_json, *str_hatchet, *str_csv, *str_steps, *str_balance;
+  char *str_energy, *str_power_csv, *str_trace;
   ergo__tree *main_tree;
   pthread_mutex_t lock; /* guards the tree list and checkpoint/report work */
   ergo__tree *trees;
@@ -133,16 +140,31 @@ ERGO__HIDDEN void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks);
 ERGO__HIDDEN void ergo__hooks_finalize(void);
 ERGO__HIDDEN void ergo__hooks_reset(void);
 
+/* ---- quantities --------------------------------------------------------------- */
+typedef struct ergo__qslot {
+  ergo_quantity q;
+  int used;
+} ergo__qslot;
+extern ERGO__HIDDEN ergo__qslot ergo__quants[ERGO_MAX_QUANTITIES];
+ERGO__HIDDEN void ergo__quant_reset(void);
+ERGO__HIDDEN int ergo__quant_any(void);
+ERGO__HIDDEN void ergo__quant_begin(void);
+ERGO__HIDDEN unsigned ergo__quant_values(const ergo__node *n,
+                                         double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]);
+ERGO__HIDDEN double ergo__quant_total(int qi, const double *v);
+
 /* ---- snapshots: what every report is written from -------------------------- */
 typedef struct ergo__snap {
   const char *name; /* borrowed from the live node */
   int level;
   int depth;
-  int open;                    /* the region was open when the snapshot was taken */
-  double time_s;               /* inclusive seconds (includes an open call's time so far) */
-  uint64_t calls;              /* completed calls */
-  double min_s, max_s;         /* per completed call; 0 when calls == 0 */
-  struct ergo__snap *children; /* sorted by time, descending; ties by name */
+  int open;            /* the region was open when the snapshot was taken */
+  double time_s;       /* inclusive seconds (includes an open call's time so far) */
+  uint64_t calls;      /* completed calls */
+  double min_s, max_s; /* per completed call; 0 when calls == 0 */
+  unsigned q_ok;       /* bit i: quantity i measured this region */
+  double q[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]; /* inclusive amounts */
+  struct ergo__snap *children;                        /* sorted by time, descending; ties by name */
   size_t nchildren;
 } ergo__snap;
 
@@ -192,5 +214,10 @@ ERGO__HIDDEN char *ergo__path_join(const char *parent_path, const char *name);
 ERGO__HIDDEN char *ergo__report_json_string(void);
 /* Append a newline to the malloc'd `text`, write it atomically, free it. */
 ERGO__HIDDEN int ergo__write_json_text(const char *path, char *text);
+
+/* Per-quantity figures of a snapshot node (0 when quantity qi did not measure it). */
+ERGO__HIDDEN double ergo__snap_q_total(const ergo__snap *s, int qi);
+ERGO__HIDDEN double ergo__snap_q_self(const ergo__snap *s, int qi);
+ERGO__HIDDEN double ergo__snap_q_share(const ergo__snap *s, const ergo__snap *parent, int qi);
 
 #endif

@@ -29,6 +29,7 @@ static ergo__tree *tree_new(void) {
 
 static void tree_free(ergo__tree *t) {
   ergo__node_free_children(&t->root);
+  free(t->root.q_step);
   free(t->root.name);
   free(t->stack);
   free(t);
@@ -39,6 +40,7 @@ static void tree_add(ergo__tree *t) {
   ergo__tree **link = &ergo__g.trees;
   while (*link) link = &(*link)->next;
   t->index = ergo__g.ntrees++;
+  t->root.thread = t->index;
   *link = t;
 }
 
@@ -63,29 +65,22 @@ static void free_strings(void) {
   free(ergo__g.str_csv);
   free(ergo__g.str_steps);
   free(ergo__g.str_balance);
+  free(ergo__g.str_energy);
+  free(ergo__g.str_power_csv);
+  free(ergo__g.str_trace);
+  ergo__g.str_energy = ergo__g.str_power_csv = ergo__g.str_trace = NULL;
   ergo__g.str_report = ergo__g.str_json = ergo__g.str_hatchet = NULL;
   ergo__g.str_csv = ergo__g.str_steps = ergo__g.str_balance = NULL;
 }
 
-int ergo_init(const ergo_config *user) {
+/* The runtime (policies/runtime.c) resolves and checks the configuration. */
+int ergo__core_init(const ergo_config *user) {
   if (ergo__g.initialized) {
     ergo__warn("ergo_init called twice; the second call is ignored (fix: call ergo_finalize "
                "first)");
     return ERGO_ESTATE;
   }
-  ergo_config cfg;
-  if (user) {
-    if (ergo__config_check(user)) return ERGO_EINVAL;
-    cfg = *user;
-  } else {
-    ergo_config_default(&cfg);
-    /* Bad environment values were reported and kept at their defaults; with
-     * ERGO_ON_ERROR=abort (when that variable itself is valid) they are fatal. */
-    if (ergo_config_from_env(&cfg) && cfg.on_error == ERGO_ON_ERROR_ABORT) {
-      ergo__warn("aborting because ERGO_ON_ERROR=abort and the environment has errors");
-      abort();
-    }
-  }
+  ergo_config cfg = *user;
   ergo__errors_reset();
   ergo__g.cfg = cfg;
   ergo__g.str_report = dup_or_null(cfg.report);
@@ -100,6 +95,9 @@ int ergo_init(const ergo_config *user) {
   ergo__g.cfg.report_csv = ergo__g.str_csv;
   ergo__g.cfg.step_report = ergo__g.str_steps;
   ergo__g.cfg.balance = ergo__g.str_balance;
+  ergo__g.cfg.energy = ergo__g.str_energy = dup_or_null(cfg.energy);
+  ergo__g.cfg.power_csv = ergo__g.str_power_csv = dup_or_null(cfg.power_csv);
+  ergo__g.cfg.trace = ergo__g.str_trace = dup_or_null(cfg.trace);
 
   ergo__clock_init(&cfg);
   ergo__tree *t = tree_new();
@@ -167,7 +165,7 @@ static void note_files(void) {
     fprintf(stderr, "ergo: text report in %s\n", r);
 }
 
-int ergo_finalize(void) {
+int ergo__core_finalize(void) {
   if (!ergo__g.initialized) return 0;
   uint64_t now = ergo__ticks();
   /* Stop new events first: any push from now on is a no-op. */
@@ -201,6 +199,7 @@ int ergo_finalize(void) {
   pthread_mutex_unlock(&ergo__g.lock);
   ergo__tls_set_main(NULL, ~0u);
   ergo__hooks_reset();
+  ergo__quant_reset();
   free_strings();
   ergo__g.finalizing = 0;
   ergo__g.initialized = 0;

@@ -111,7 +111,15 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   f->file = file;
   f->line = line;
   f->level = level;
-  if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) ergo__hooks_enter(c, level);
+  if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
+    /* Hooks run outside the region's time and are counted as ergo's own cost. */
+    uint64_t h0 = ergo__ticks();
+    ergo__hooks_enter(c, level);
+    f->start = ergo__ticks();
+    t->hook_ticks += f->start - h0;
+    t->hook_calls++;
+    return;
+  }
   f->start = ergo__ticks();
 }
 
@@ -127,8 +135,11 @@ static inline void close_top(ergo__tree *t, uint64_t now) {
   t->depth--;
   t->stack[t->depth].prev = n;
   t->t_last = now;
-  if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED)))
+  if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
     ergo__hooks_exit(n, f->level, dt);
+    t->hook_ticks += ergo__ticks() - now;
+    t->hook_calls++;
+  }
 }
 
 void ergo__close_all(ergo__tree *t, uint64_t now) {
@@ -268,6 +279,7 @@ ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
   c->min = UINT64_MAX;
   c->level = level;
   c->depth = parent->depth + 1;
+  c->thread = parent->thread;
   c->loaded_min_s = -1;
   c->loaded_max_s = -1;
   /* Append so that first_child is the first region ever seen here. */
@@ -282,6 +294,7 @@ void ergo__node_free_children(ergo__node *n) {
   while (c) {
     ergo__node *next = c->next_sibling;
     ergo__node_free_children(c);
+    free(c->q_step);
     free(c->name);
     free(c);
     c = next;

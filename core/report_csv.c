@@ -10,7 +10,7 @@
  * (names joined with "/", a slash or backslash in a name escaped with a backslash), so it
  * identifies a row across runs.  Lines end in "\n" (readers of RFC 4180 accept it). */
 static const char header[] =
-    "thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,share_of_parent\n";
+    "thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,share_of_parent";
 
 /* RFC 4180: a field with a comma, quote or line break is quoted and its quotes doubled.
  * ';' is quoted too, so spreadsheets that split on ';' (many European locales) still see
@@ -36,9 +36,21 @@ static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *pare
   put_field(f, path);
   fputc(',', f);
   put_field(f, s->name);
-  fprintf(f, ",%d,%d,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s->depth, s->level,
+  fprintf(f, ",%d,%d,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", s->depth, s->level,
           (unsigned long long)s->calls, s->time_s, ergo__snap_self_s(s), ergo__snap_mean_s(s),
           s->min_s, s->max_s, ergo__snap_share(s, parent));
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+    const ergo__qslot *q = &ergo__quants[qi];
+    if (!q->used) continue;
+    if (!(s->q_ok & (1u << qi))) { /* not measured: empty cells, never a made-up 0 */
+      for (int c = 0; c < 3 + q->q.ncomponents; c++) fputc(',', f);
+      continue;
+    }
+    fprintf(f, ",%.9g,%.9g,%.9g", ergo__snap_q_total(s, qi), ergo__snap_q_self(s, qi),
+            ergo__snap_q_share(s, parent, qi));
+    for (int c = 0; c < q->q.ncomponents; c++) fprintf(f, ",%.9g", s->q[qi][c]);
+  }
+  fputc('\n', f);
   int rc = 0;
   for (size_t i = 0; i < s->nchildren && !rc; i++) rc = rows(f, thread, &s->children[i], s, path);
   free(path);
@@ -56,6 +68,22 @@ int ergo_report_csv(const char *path) {
     rc = ERGO_ENOMEM;
   else {
     fputs(header, f);
+    /* Quantity columns: energy_J, energy_self_J, energy_share_of_parent, per component. */
+    {
+      for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+        const ergo__qslot *q = &ergo__quants[qi];
+        if (!q->used) continue;
+        fprintf(f, ",%s_%s,%s_self_%s,%s_share_of_parent", q->q.name, q->q.unit, q->q.name,
+                q->q.unit, q->q.name);
+        for (int c = 0; c < q->q.ncomponents; c++) {
+          fputc(',', f);
+          char col[160];
+          snprintf(col, sizeof col, "%s_%s_%s", q->q.name, q->q.components[c], q->q.unit);
+          put_field(f, col);
+        }
+      }
+      fputc('\n', f);
+    }
     for (size_t i = 0; i < set.n && !rc; i++)
       rc = rows(f, set.threads[i], &set.snaps[i], NULL, NULL);
     if (fclose(f) != 0 && !rc) rc = ERGO_ENOMEM;

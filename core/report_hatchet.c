@@ -29,6 +29,16 @@ static json_t *node_hatchet(const ergo__snap *s, const char *name, const char *p
                               "time", ergo__snap_self_s(s), "calls", calls, "children", kids);
   if (bad) json_decref(kids);
   free(path);
+  /* Quantities as more inclusive/exclusive metric pairs: "energy (inc)" and "energy". */
+  json_t *metrics = o ? json_object_get(o, "metrics") : NULL;
+  for (int qi = 0; metrics && qi < ERGO_MAX_QUANTITIES; qi++) {
+    const ergo__qslot *q = &ergo__quants[qi];
+    if (!q->used || !(s->q_ok & (1u << qi))) continue;
+    char key[128];
+    snprintf(key, sizeof key, "%s (inc)", q->q.name);
+    json_object_set_new(metrics, key, json_real(ergo__snap_q_total(s, qi)));
+    json_object_set_new(metrics, q->q.name, json_real(ergo__snap_q_self(s, qi)));
+  }
   return o;
 }
 

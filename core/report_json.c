@@ -7,9 +7,13 @@
 
 /* Format of the report (bump the version when a key changes meaning):
  *   {"format":"ergo-report","version":1,"clock":"tsc|monotonic|user",
+ *    "quantities":[{"name":"energy","unit":"J","rate_unit":"W","label":null,
+ *                   "components":["package-0","dram-0"],"total_of":[...]}],
  *    "threads":[{"thread":0,"tree":NODE}, ...]}
  *   NODE = {"name","path","level","depth","time_s","self_s","calls","mean_s","min_s","max_s",
- *           "share_of_parent","open","children":[NODE...]}
+ *           "share_of_parent","open","children":[NODE...],
+ *           "energy":{"unit","total","self","share_of_parent","components":{...}} or null}
+ *   (one key per attached quantity, named after it)
  * "path" joins the names from Global down with "/" ("Global/FIND_HSML/NGB"); a slash or
  * backslash inside a name gets a backslash before it (region "a/b" has path Global/a\/b),
  * so a path names one region and can key tables across reports and runs.  time_s is
@@ -124,7 +128,41 @@ static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const ch
                 ergo__snap_mean_s(s), "min_s", s->min_s, "max_s", s->max_s, "share_of_parent",
                 ergo__snap_share(s, parent), "open", s->open, "children", kids);
   free(path);
+  /* Each attached quantity (energy) as {"unit","total","self","share_of_parent",
+   * "components":{...}}, or null where it did not measure the region. */
+  for (int qi = 0; o && qi < ERGO_MAX_QUANTITIES; qi++) {
+    const ergo__qslot *q = &ergo__quants[qi];
+    if (!q->used) continue;
+    json_t *v = json_null();
+    if (s->q_ok & (1u << qi)) {
+      json_t *comp = json_object();
+      for (int c = 0; c < q->q.ncomponents; c++)
+        json_object_set_new(comp, q->q.components[c], json_real(s->q[qi][c]));
+      v = json_pack("{s:s, s:f, s:f, s:f, s:o}", "unit", q->q.unit, "total",
+                    ergo__snap_q_total(s, qi), "self", ergo__snap_q_self(s, qi), "share_of_parent",
+                    ergo__snap_q_share(s, parent, qi), "components", comp);
+    }
+    json_object_set_new(o, q->q.name, v);
+  }
   return o;
+}
+
+/* What each quantity is: name, unit, label (SIMULATED/ESTIMATE), components, which sum. */
+static json_t *quantities_json(void) {
+  json_t *a = json_array();
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+    const ergo__qslot *q = &ergo__quants[qi];
+    if (!q->used) continue;
+    json_t *comp = json_array(), *tot = json_array();
+    for (int c = 0; c < q->q.ncomponents; c++) {
+      json_array_append_new(comp, json_string(q->q.components[c]));
+      if (q->q.total_mask & (1u << c)) json_array_append_new(tot, json_string(q->q.components[c]));
+    }
+    json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:s?, s:o, s:o}", "name", q->q.name,
+                                       "unit", q->q.unit, "rate_unit", q->q.rate_unit, "label",
+                                       q->q.label, "components", comp, "total_of", tot));
+  }
+  return a;
 }
 
 /* The report text (malloc'd) in *out; `path` only names the file in warnings. */
@@ -141,10 +179,10 @@ static int report_text(const char *path, char **out) {
               threads, json_pack("{s:i, s:o}", "thread", set.threads[i], "tree", tree)) != 0;
   }
   ergo__snapset_free(&set);
-  json_t *doc =
-      bad ? NULL
-          : json_pack("{s:s, s:i, s:s, s:o}", "format", "ergo-report", "version",
-                      ERGO__JSON_REPORT_VERSION, "clock", ergo_clock_name(), "threads", threads);
+  json_t *doc = bad ? NULL
+                    : json_pack("{s:s, s:i, s:s, s:o, s:o}", "format", "ergo-report", "version",
+                                ERGO__JSON_REPORT_VERSION, "clock", ergo_clock_name(), "quantities",
+                                quantities_json(), "threads", threads);
   if (bad) json_decref(threads);
   /* 15 significant digits: below a clock tick for any run time, and free of the binary
    * noise (0.10000000000000001) that 17 digits would show. */

@@ -9,8 +9,37 @@
 
 static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
+/* Per-quantity totals of one line: amount, and the parent's for the share. */
+typedef struct {
+  unsigned ok;
+  double total[ERGO_MAX_QUANTITIES];
+} qline;
+
+static qline qline_of(const ergo__snap *s) {
+  qline l = {s->q_ok, {0}};
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
+    if (s->q_ok & (1u << i)) l.total[i] = ergo__quant_total(i, s->q[i]);
+  return l;
+}
+
+/* " | 12.3456 J, 45.67 W,  34.12%" per attached quantity; "-" where not measured. */
+static void qcols(FILE *f, const qline *l, const qline *parent, double t) {
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
+    const ergo__qslot *q = &ergo__quants[i];
+    if (!q->used) continue;
+    if (!(l->ok & (1u << i))) {
+      fprintf(f, " | - %s", q->q.unit);
+      continue;
+    }
+    fprintf(f, " | %.4f %s", l->total[i], q->q.unit);
+    if (q->q.rate_unit) fprintf(f, ", %.2f %s", t > 0 ? l->total[i] / t : 0.0, q->q.rate_unit);
+    if (parent && (parent->ok & (1u << i)))
+      fprintf(f, ", %6.2f%%", pct(l->total[i], parent->total[i]));
+  }
+}
+
 static void line(FILE *f, int indent, const char *name, double t, double share, int wide,
-                 const ergo__snap *s) {
+                 const ergo__snap *s, const qline *q, const qline *parent_q) {
   char field[ERGO_NAME_MAX + 256];
   size_t off = 0;
   for (int i = 0; i < indent && off + 2 < sizeof field - ERGO_NAME_MAX - 4; i++) {
@@ -24,37 +53,81 @@ static void line(FILE *f, int indent, const char *name, double t, double share, 
     fprintf(f, " | calls %10llu | mean %.6f | min %.6f | max %.6f sec%s",
             (unsigned long long)s->calls, mean, s->min_s, s->max_s, s->open ? " | open" : "");
   }
+  if (q) qcols(f, q, parent_q, t);
   fputc('\n', f);
 }
 
 /* Children of `n` at `indent`; Unaccounted last when the children cover
- * <= 99.9 % of the parent (the paper's rule); "..." for hidden children. */
+ * <= 99.9 % of the parent (the paper's rule); "..." for hidden children.
+ * Unaccounted energy is the parent's minus its measured children's, so a
+ * child's energy plus the parent's Unaccounted energy is the parent's. */
 static void children(FILE *f, const ergo__snap *n, int indent, int max_indent, int wide,
-                     int unaccounted) {
+                     int unaccounted, int with_q) {
   double sum = 0;
+  qline nq = qline_of(n), rest_q = nq;
   for (size_t i = 0; i < n->nchildren; i++) {
     const ergo__snap *c = &n->children[i];
     sum += c->time_s;
-    line(f, indent, c->name, c->time_s, pct(c->time_s, n->time_s), wide, c);
+    qline cq = qline_of(c);
+    for (int k = 0; k < ERGO_MAX_QUANTITIES; k++)
+      if (cq.ok & (1u << k)) rest_q.total[k] -= cq.total[k];
+    line(f, indent, c->name, c->time_s, pct(c->time_s, n->time_s), wide, c, with_q ? &cq : NULL,
+         &nq);
     if (!c->nchildren) continue;
     if (max_indent >= 0 && indent + 1 > max_indent)
       fputs("...\n", f);
     else
-      children(f, c, indent + 1, max_indent, wide, 1);
+      children(f, c, indent + 1, max_indent, wide, 1, with_q);
   }
   /* <= 99.9 %, with room for rounding so an exact 99.9 % always qualifies. */
   if (unaccounted && n->nchildren && sum <= (0.999 + 1e-9) * n->time_s) {
     double rest = n->time_s - sum;
-    line(f, indent, "Unaccounted", rest, pct(rest, n->time_s), 0, NULL);
+    for (int k = 0; k < ERGO_MAX_QUANTITIES; k++)
+      if (rest_q.total[k] < 0) rest_q.total[k] = 0; /* counter granularity, never negative */
+    line(f, indent, "Unaccounted", rest, pct(rest, n->time_s), 0, NULL, with_q ? &rest_q : NULL,
+         &nq);
+  }
+}
+
+/* "Total energy for Global = 350.2 J (package-0 300.1 J, dram-0 50.1 J) [SIMULATED]" */
+static void quantity_totals(FILE *f, const ergo__snap *root) {
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
+    const ergo__qslot *q = &ergo__quants[i];
+    if (!q->used) continue;
+    if (!(root->q_ok & (1u << i))) {
+      fprintf(f, "Total %s for %s = - %s (not measured)\n", q->q.name, root->name, q->q.unit);
+      continue;
+    }
+    fprintf(f, "Total %s for %s = %g %s (", q->q.name, root->name, ergo__quant_total(i, root->q[i]),
+            q->q.unit);
+    for (int c = 0; c < q->q.ncomponents; c++)
+      fprintf(f, "%s%s %g %s", c ? ", " : "", q->q.components[c], root->q[i][c], q->q.unit);
+    fputc(')', f);
+    if (q->q.label) fprintf(f, " [%s]", q->q.label);
+    fputc('\n', f);
   }
 }
 
 int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide) {
   fprintf(f, "Total wall clock time for %s = %g sec\n", root->name, root->time_s);
+  int with_q = root->q_ok != 0 || ergo__quant_any();
+  if (with_q) quantity_totals(f, root);
   /* As in the paper, Global itself gets no Unaccounted line: the total above
    * already shows what its top-level regions leave out. */
-  children(f, root, 0, max_indent, wide, 0);
+  children(f, root, 0, max_indent, wide, 0, with_q && root->q_ok);
   return ferror(f) ? ERGO_EIO : 0;
+}
+
+/* What ergo itself cost this run, when anything was attached, and each quantity's notes. */
+static void footer(FILE *f, const ergo__tree *t, double global_s) {
+  if (t->hook_calls) {
+    double s = ergo__ticks_to_s(t->hook_ticks);
+    fprintf(f, "ergo overhead: %.6f sec in %llu hook calls (%.3f%% of Global)\n", s,
+            (unsigned long long)t->hook_calls, pct(s, global_s));
+  }
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
+    if (ergo__quants[i].used && ergo__quants[i].q.footer)
+      ergo__quants[i].q.footer(ergo__quants[i].q.ctx, f);
 }
 
 /* Main tree, then (ERGO_REPORT_THREADS=1) every other thread's tree. */
@@ -69,6 +142,7 @@ static int report_all(FILE *f) {
     if (rc) break;
     if (t != ergo__g.main_tree) fprintf(f, "Thread %d\n", t->index);
     rc = ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
+    if (!rc && t == ergo__g.main_tree) footer(f, t, s.time_s);
     ergo__snap_free(&s);
   }
   pthread_mutex_unlock(&ergo__g.lock);

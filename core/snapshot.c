@@ -47,6 +47,13 @@ static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64
       out->min_s = n->loaded_min_s;
     if (n->loaded_max_s >= 0 && n->loaded_max_s > out->max_s) out->max_s = n->loaded_max_s;
   }
+  out->q_ok = ergo__quant_values(n, out->q);
+  if (since_step && n->q_step)
+    for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
+        double d = out->q[i][c] - n->q_step[i][c];
+        out->q[i][c] = d > 0 ? d : 0.0;
+      }
   size_t nc = 0;
   for (const ergo__node *c = n->first_child; c; c = c->next_sibling) nc++;
   if (!nc) return 0;
@@ -78,6 +85,7 @@ int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap *out) {
 
 int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__snap *out) {
   ergo__clock_refresh();
+  ergo__quant_begin();
   int rc = fill(t, &t->root, since_step, now, out);
   if (rc) {
     ergo__snap_free(out);

@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A fresh run starts the step files anew at its first step (as GADGET does
@@ -30,6 +31,12 @@ static int close_step_file(FILE *f, const char *path) {
 static void rebase(ergo__tree *t, ergo__node *n, uint64_t now) {
   n->step_total = ergo__node_vticks(t, n, now);
   n->step_calls = n->calls;
+  if (ergo__quant_any() &&
+      (n->q_step || (n->q_step = calloc(ERGO_MAX_QUANTITIES, sizeof *n->q_step)))) {
+    double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
+    ergo__quant_values(n, v);
+    memcpy(n->q_step, v, sizeof v);
+  }
   for (ergo__node *c = n->first_child; c; c = c->next_sibling) rebase(t, c, now);
 }
 

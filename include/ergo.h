@@ -79,6 +79,12 @@ typedef struct ergo_config {
   ergo_clock_fn clock;        /* NULL = built-in clock (ERGO_CLOCK=auto|tsc|monotonic) */
   void *clock_ctx;
   int clock_kind; /* 0 auto, 1 tsc, 2 monotonic (ignored when clock set) */
+  /* Energy (energy/): */
+  const char *energy;    /* ERGO_ENERGY=auto|powercap|perf|papi|estimate|none (default auto) */
+  int energy_level;      /* ERGO_ENERGY_LEVEL: regions at or below this level get energy (2) */
+  int sample_ms;         /* ERGO_SAMPLE_MS: background sampler period, 0 = off (default 100) */
+  const char *power_csv; /* ERGO_POWER_CSV: power timeline CSV path (default not written) */
+  const char *trace;     /* ERGO_TRACE: Chrome trace JSON with power counters (not written) */
 } ergo_config;
 
 /* Fill *cfg with the defaults above. */
@@ -251,6 +257,50 @@ ERGO_EXPORT int ergo_region_level(const ergo_region *r);
 ERGO_EXPORT int ergo_region_depth(const ergo_region *r);
 /* A pointer-sized slot per region for the hook attached at `slot`. */
 ERGO_EXPORT void **ergo_region_slot(ergo_region *r, int slot);
+
+/* The thread tree a region belongs to: 0 = the main (initialising) thread. */
+ERGO_EXPORT int ergo_region_thread(const ergo_region *r);
+
+/* ------------------------------------------------------------------------ */
+/* Quantities: additive per-region figures (energy per domain, counters)    */
+/* that a hook measures and every report shows beside time.                 */
+/* ------------------------------------------------------------------------ */
+#define ERGO_MAX_QUANTITIES 2
+#define ERGO_MAX_COMPONENTS 16
+
+typedef struct ergo_quantity {
+  const char *name;      /* "energy" */
+  const char *unit;      /* "J" */
+  const char *rate_unit; /* unit of the amount per second ("W"), or NULL for no rate */
+  const char *label;     /* said beside every figure ("ESTIMATE", "SIMULATED"), or NULL */
+  int ncomponents;       /* 1..ERGO_MAX_COMPONENTS */
+  const char *components[ERGO_MAX_COMPONENTS]; /* "package-0", "dram-0", ... */
+  unsigned total_mask; /* components summed into the total (bit i = component i) */
+  /* Optional: called once before a report reads values (take one fresh reading). */
+  void (*begin)(void *ctx);
+  /* The region's cumulative amount per component, including an open call so
+   * far.  Returns 0, or -1 when the region is not measured (then "-"). */
+  int (*value)(void *ctx, const ergo_region *r, double *out);
+  /* Optional: extra lines after the text report (meter, samples, overhead). */
+  void (*footer)(void *ctx, void *stdio_file);
+  void *ctx;
+} ergo_quantity;
+
+/* Attach a quantity (copied; its strings must outlive it).  *id receives its
+ * index.  ERGO_EBUSY when ERGO_MAX_QUANTITIES are attached. */
+ERGO_EXPORT int ergo_quantity_attach(const ergo_quantity *q, int *id);
+ERGO_EXPORT int ergo_quantity_detach(int id);
+
+/* ------------------------------------------------------------------------ */
+/* Energy                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Every energy source ergo knows, as a JSON document (malloc'd, caller
+ * frees; NULL on failure): {"sources":[{"name":"powercap","available":true,
+ * "domains":[{"name":"package-0","max_range_j":262143.3,...}]} or
+ * {"name":"perf","available":false,"reason":"..."}, ...]}.  Works without
+ * ergo_init; `ergo info` prints it. */
+ERGO_EXPORT char *ergo_energy_info_json(void);
 
 /* Nanoseconds on ergo's clock (the same clock regions are timed with). */
 ERGO_EXPORT uint64_t ergo_now_ns(void);

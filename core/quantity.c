@@ -1,0 +1,103 @@
+/* quantity.c - additive per-region figures that hooks measure (energy, counters) and reports show.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+ergo__qslot ergo__quants[ERGO_MAX_QUANTITIES];
+
+static int valid(const ergo_quantity *q) {
+  if (!q || !q->name || !q->unit || !q->value) return 0;
+  if (q->ncomponents < 1 || q->ncomponents > ERGO_MAX_COMPONENTS) return 0;
+  for (int i = 0; i < q->ncomponents; i++)
+    if (!q->components[i]) return 0;
+  return 1;
+}
+
+int ergo_quantity_attach(const ergo_quantity *q, int *id) {
+  if (!valid(q)) {
+    ergo__warn("ergo_quantity_attach: the quantity needs a name, a unit, a value function and "
+               "1..%d named components",
+               ERGO_MAX_COMPONENTS);
+    return ERGO_EINVAL;
+  }
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
+    if (ergo__quants[i].used) continue;
+    ergo__quants[i].q = *q;
+    ergo__quants[i].used = 1;
+    if (id) *id = i;
+    return 0;
+  }
+  ergo__warn("ergo_quantity_attach('%s'): all %d quantity slots are taken (fix: detach one)",
+             q->name, ERGO_MAX_QUANTITIES);
+  return ERGO_EBUSY;
+}
+
+int ergo_quantity_detach(int id) {
+  if (id < 0 || id >= ERGO_MAX_QUANTITIES || !ergo__quants[id].used) return ERGO_EINVAL;
+  memset(&ergo__quants[id], 0, sizeof ergo__quants[id]);
+  return 0;
+}
+
+void ergo__quant_reset(void) { memset(ergo__quants, 0, sizeof ergo__quants); }
+
+int ergo__quant_any(void) {
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
+    if (ergo__quants[i].used) return 1;
+  return 0;
+}
+
+void ergo__quant_begin(void) {
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
+    if (ergo__quants[i].used && ergo__quants[i].q.begin)
+      ergo__quants[i].q.begin(ergo__quants[i].q.ctx);
+}
+
+/* Values of every quantity for node n into v[i][*]; bit i of the result says quantity i
+ * measured it.  Only the main tree carries quantities (node-wide counters such as
+ * package energy cannot be split between threads). */
+unsigned ergo__quant_values(const ergo__node *n,
+                            double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]) {
+  unsigned ok = 0;
+  memset(v, 0, sizeof(double) * ERGO_MAX_QUANTITIES * ERGO_MAX_COMPONENTS);
+  if (n->thread != 0) return 0;
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
+    const ergo__qslot *s = &ergo__quants[i];
+    if (!s->used) continue;
+    if (s->q.value(s->q.ctx, n, v[i]) == 0) {
+      int finite = 1;
+      for (int c = 0; c < s->q.ncomponents; c++) finite &= isfinite(v[i][c]) && v[i][c] >= 0;
+      if (finite)
+        ok |= 1u << i;
+      else
+        memset(v[i], 0, sizeof v[i]);
+    }
+  }
+  return ok;
+}
+
+double ergo__quant_total(int qi, const double *v) {
+  const ergo_quantity *q = &ergo__quants[qi].q;
+  double t = 0;
+  for (int c = 0; c < q->ncomponents; c++)
+    if (q->total_mask & (1u << c)) t += v[c];
+  return t;
+}
+
+double ergo__snap_q_total(const ergo__snap *s, int qi) {
+  return s->q_ok & (1u << qi) ? ergo__quant_total(qi, s->q[qi]) : 0.0;
+}
+
+/* The region's own amount: what its measured children leave, never negative. */
+double ergo__snap_q_self(const ergo__snap *s, int qi) {
+  double t = ergo__snap_q_total(s, qi);
+  for (size_t i = 0; i < s->nchildren; i++) t -= ergo__snap_q_total(&s->children[i], qi);
+  return t > 0 ? t : 0.0;
+}
+
+double ergo__snap_q_share(const ergo__snap *s, const ergo__snap *parent, int qi) {
+  if (!parent) return 1.0;
+  double p = ergo__snap_q_total(parent, qi);
+  return p > 0 ? ergo__snap_q_total(s, qi) / p : 0.0;
+}

@@ -1,0 +1,72 @@
+/* estimate.c - the "estimate" meter: process CPU time times a per-core power, for machines without
+ * an energy counter.  Every figure it yields is labelled ESTIMATE. */
+#include "energy/meter.h"
+
+#include "ergo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ESTIMATE_VAR "ERGO_ESTIMATE_CORE_W"
+#define ESTIMATE_DEFAULT_W 10.0
+/* Above this a "core" would be a whole rack: the value is surely a unit mistake (mW, µW). */
+#define ESTIMATE_MAX_W 1000.0
+
+/* The watts per busy core from the environment, or the default when unset. */
+static int core_watts(double *w, char *why, size_t whylen) {
+  const char *v = getenv(ESTIMATE_VAR);
+  *w = ESTIMATE_DEFAULT_W;
+  if (!v) return 0;
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(v, &end);
+  /* "!(x > 0)" also rejects NaN. */
+  if (end == v || *end != '\0' || errno == ERANGE || !isfinite(x) || !(x > 0) ||
+      x > ESTIMATE_MAX_W) {
+    snprintf(why, whylen,
+             "%s='%s' is not valid: expected watts per busy core, a number > 0 and <= %g "
+             "(default %g)",
+             ESTIMATE_VAR, v, ESTIMATE_MAX_W, ESTIMATE_DEFAULT_W);
+    return ERGO_EINVAL;
+  }
+  *w = x;
+  return 0;
+}
+
+static int estimate_open(ergo__meter *m, char *why, size_t whylen) {
+  double w;
+  int rc = core_watts(&w, why, whylen);
+  if (rc != 0) return rc;
+  ergo__domain *d = &m->dom[0];
+  snprintf(d->name, sizeof d->name, "cpu-estimate");
+  d->package = -1;
+  d->in_total = 1;
+  /* One tick is one nanosecond of CPU time of any thread of this process, so
+   * two busy threads count as two cores. */
+  d->joules_per_tick = w * 1e-9;
+  d->range_ticks = 0;
+  m->ndomains = 1;
+  m->label = "ESTIMATE";
+  return 0;
+}
+
+static int estimate_read_raw(ergo__meter *m, uint64_t *ticks) {
+  (void)m;
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return ERGO_EIO;
+  ticks[0] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  return 0;
+}
+
+static void estimate_close(ergo__meter *m) { (void)m; }
+
+const ergo__meter_ops ergo__meter_estimate = {
+    .name = "estimate",
+    .open = estimate_open,
+    .read_raw = estimate_read_raw,
+    .close = estimate_close,
+};

@@ -1,0 +1,116 @@
+/* meter.c - meter registry, autodetection order, and wrap correction shared by all meters. */
+#include "meter.h"
+
+#include "ergo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const ergo__meter_ops *const registry[] = {
+    &ergo__meter_powercap,
+    &ergo__meter_perf,
+    &ergo__meter_papi,
+    &ergo__meter_estimate,
+};
+#define NREG (sizeof registry / sizeof *registry)
+
+/* "auto" tries the hardware meters only; the estimate must be asked for. */
+static const char *const auto_order[] = {"powercap", "perf", "papi"};
+
+const ergo__meter_ops *ergo__meter_find(const char *name) {
+  for (size_t i = 0; i < NREG; i++)
+    if (strcmp(registry[i]->name, name) == 0) return registry[i];
+  return NULL;
+}
+
+static int open_one(ergo__meter *m, const ergo__meter_ops *ops, char *why, size_t whylen) {
+  memset(m, 0, sizeof *m);
+  m->ops = ops;
+  char line[ERGO__WHY_LEN] = "";
+  int rc = ops->open(m, line, sizeof line);
+  if (rc == 0 && (m->ndomains <= 0 || m->ndomains > ERGO__METER_MAX_DOMAINS)) {
+    if (ops->close) ops->close(m);
+    snprintf(line, sizeof line, "opened with %d domains, which ergo cannot use", m->ndomains);
+    rc = ERGO_EINVAL;
+  }
+  if (rc == 0) {
+    uint64_t raw[ERGO__METER_MAX_DOMAINS];
+    rc = ops->read_raw(m, raw);
+    if (rc == 0) {
+      memcpy(m->last, raw, sizeof raw);
+      pthread_mutex_init(&m->lock, NULL);
+      return 0;
+    }
+    if (ops->close) ops->close(m);
+    snprintf(line, sizeof line, "opened, but the first read failed (%s)", ergo_strerror(rc));
+  }
+  size_t used = whylen ? strlen(why) : 0;
+  if (whylen)
+    snprintf(why + used, whylen - used, "%s%s: %s", used ? "\n" : "", ops->name,
+             line[0] ? line : ergo_strerror(rc));
+  memset(m, 0, sizeof *m);
+  return rc;
+}
+
+int ergo__meter_open(ergo__meter *m, const char *which, char *why, size_t whylen) {
+  if (whylen) why[0] = '\0';
+  if (!which || strcmp(which, "auto") == 0) {
+    int rc = ERGO_EINVAL;
+    for (size_t i = 0; i < sizeof auto_order / sizeof *auto_order; i++) {
+      rc = open_one(m, ergo__meter_find(auto_order[i]), why, whylen);
+      if (rc == 0) {
+        if (whylen) why[0] = '\0';
+        return 0;
+      }
+    }
+    return rc;
+  }
+  const ergo__meter_ops *ops = ergo__meter_find(which);
+  if (!ops) {
+    snprintf(why, whylen,
+             "ERGO_ENERGY='%s' is not a meter: expected auto, powercap, perf, papi, "
+             "estimate or none",
+             which);
+    return ERGO_EINVAL;
+  }
+  return open_one(m, ops, why, whylen);
+}
+
+int ergo__meter_read(ergo__meter *m, double *joules) {
+  uint64_t raw[ERGO__METER_MAX_DOMAINS];
+  pthread_mutex_lock(&m->lock);
+  int rc = m->ops->read_raw(m, raw);
+  if (rc == 0) {
+    m->reads++;
+    for (int i = 0; i < m->ndomains; i++) {
+      const ergo__domain *d = &m->dom[i];
+      uint64_t delta;
+      if (raw[i] >= m->last[i]) {
+        delta = raw[i] - m->last[i];
+      } else if (d->range_ticks && m->last[i] <= d->range_ticks) {
+        /* One wrap: up to the top of the range, then from 0 (the convention
+         * of the kernel's powercap users: the counter restarts at 0 after
+         * max_energy_range_uj). */
+        delta = d->range_ticks - m->last[i] + raw[i];
+        m->wraps++;
+      } else {
+        /* A counter that should not wrap went back, or one above its own
+         * range (range - last would underflow): never report negative or
+         * absurd energy. */
+        delta = 0;
+      }
+      m->acc[i] += delta;
+      m->last[i] = raw[i];
+    }
+  }
+  for (int i = 0; i < m->ndomains; i++) joules[i] = (double)m->acc[i] * m->dom[i].joules_per_tick;
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+void ergo__meter_close(ergo__meter *m) {
+  if (!m || !m->ops) return;
+  if (m->ops->close) m->ops->close(m);
+  pthread_mutex_destroy(&m->lock);
+  memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,70 @@
+/* meter.h - the interface every energy meter implements, and the registry that picks one. */
+#ifndef ERGO_ENERGY_METER_H
+#define ERGO_ENERGY_METER_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ERGO__METER_MAX_DOMAINS 16
+#define ERGO__WHY_LEN 1024
+
+/* One energy counter: a RAPL zone (package-0, core, uncore, dram, psys) or similar. */
+typedef struct ergo__domain {
+  char name[32];          /* "package-0", "core-0", "uncore-0", "dram-0", "psys" */
+  int package;            /* package index, or -1 (psys) */
+  int in_total;           /* summed into the node total: packages and dram, not their parts */
+  double joules_per_tick; /* 1e-6 for powercap's microjoules */
+  uint64_t range_ticks;   /* the counter wraps to 0 after this value; 0 = never wraps */
+} ergo__domain;
+
+typedef struct ergo__meter ergo__meter;
+
+/* A backend (PAPI component style): one file in energy/, one line in meter.c's registry. */
+typedef struct ergo__meter_ops {
+  const char *name; /* "powercap", "perf", "papi", "estimate" */
+  /* Discover and open every domain; fill m->dom/m->ndomains, m->priv.  On
+   * failure return a negative ERGO_E* code, release everything, and write
+   * one line (no newline) into why: what failed, with which path or value,
+   * and what to do about it. */
+  int (*open)(ergo__meter *m, char *why, size_t whylen);
+  /* Current raw counter of every domain, in ticks (not wrap-corrected).
+   * Called under m->lock.  Negative ERGO_E* on a failed read. */
+  int (*read_raw)(ergo__meter *m, uint64_t *ticks);
+  void (*close)(ergo__meter *m);
+} ergo__meter_ops;
+
+struct ergo__meter {
+  const ergo__meter_ops *ops;
+  int ndomains;
+  ergo__domain dom[ERGO__METER_MAX_DOMAINS];
+  void *priv;
+  const char *label; /* "ESTIMATE" / "SIMULATED" for every report figure, or NULL */
+  /* wrap correction, meter.c */
+  pthread_mutex_t lock;
+  uint64_t last[ERGO__METER_MAX_DOMAINS];
+  uint64_t acc[ERGO__METER_MAX_DOMAINS]; /* ticks since open, wraps corrected */
+  uint64_t reads, wraps;
+};
+
+/* Backends, in energy/<name>.c. */
+extern const ergo__meter_ops ergo__meter_powercap;
+extern const ergo__meter_ops ergo__meter_perf;
+extern const ergo__meter_ops ergo__meter_papi;
+extern const ergo__meter_ops ergo__meter_estimate;
+
+/* The backend called `name`, or NULL. */
+const ergo__meter_ops *ergo__meter_find(const char *name);
+
+/* Open `which`: "auto" tries powercap, perf, papi in that order; a backend
+ * name opens just that one.  On failure every reason is in why, one line
+ * per backend tried ("powercap: ..."), and a negative ERGO_E* is returned. */
+int ergo__meter_open(ergo__meter *m, const char *which, char *why, size_t whylen);
+
+/* Cumulative joules per domain since open, wraps corrected (one wrap per
+ * read at most: sample more often than the shortest wrap time).  Thread-safe. */
+int ergo__meter_read(ergo__meter *m, double *joules);
+
+void ergo__meter_close(ergo__meter *m);
+
+#endif

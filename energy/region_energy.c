@@ -1,0 +1,185 @@
+/* region_energy.c - energy per region: meter readings at region boundaries through core's hooks. */
+#include "energy/energy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What one region has consumed; lives in the region's hook slot. */
+typedef struct record {
+  double acc[ERGO__METER_MAX_DOMAINS];   /* joules over completed calls */
+  double start[ERGO__METER_MAX_DOMAINS]; /* reading at the open call's entry */
+  int open;
+  struct record *next; /* every record, for freeing */
+} record;
+
+static struct {
+  int active;
+  ergo__meter meter;
+  int hook_slot, quantity_id;
+  int level;
+  double at_init[ERGO__METER_MAX_DOMAINS]; /* Global's energy is counted from here */
+  double now[ERGO__METER_MAX_DOMAINS];     /* one reading per report (quantity begin) */
+  record *records;
+  uint64_t region_reads, failed_reads;
+  ergo__sampler *sampler;
+  int sample_ms;
+  uint64_t samples;
+  double sampler_cost_s;
+} E;
+
+/* A failed read keeps the last good figures: energy is never made up or negative. */
+static void read_or_keep(double *j) {
+  double tmp[ERGO__METER_MAX_DOMAINS];
+  if (ergo__meter_read(&E.meter, tmp) == 0)
+    memcpy(j, tmp, sizeof(double) * E.meter.ndomains);
+  else
+    E.failed_reads++;
+}
+
+/* Only the main thread's regions, at or below ERGO_ENERGY_LEVEL: package
+ * energy belongs to the node, not to a thread. */
+static int measured(ergo_region *r, int level) {
+  return level <= E.level && ergo_region_thread(r) == 0;
+}
+
+static void region_enter(void *ctx, ergo_region *r, int level) {
+  (void)ctx;
+  if (!measured(r, level)) return;
+  record **slot = (record **)ergo_region_slot(r, E.hook_slot);
+  if (!*slot) {
+    record *rec = calloc(1, sizeof *rec);
+    if (!rec) return;
+    rec->next = E.records;
+    E.records = rec;
+    *slot = rec;
+  }
+  record *rec = *slot;
+  /* Until a read succeeds the call counts from the last good reading. */
+  memcpy(rec->start, E.now, sizeof rec->start);
+  read_or_keep(rec->start);
+  memcpy(E.now, rec->start, sizeof E.now);
+  rec->open = 1;
+  E.region_reads++;
+}
+
+static void region_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
+  (void)ctx, (void)elapsed_ns;
+  if (!measured(r, level)) return;
+  record *rec = *(record **)ergo_region_slot(r, E.hook_slot);
+  if (!rec || !rec->open) return;
+  read_or_keep(E.now);
+  for (int d = 0; d < E.meter.ndomains; d++) {
+    double delta = E.now[d] - rec->start[d];
+    rec->acc[d] += delta > 0 ? delta : 0.0;
+  }
+  rec->open = 0;
+  E.region_reads++;
+}
+
+/* Stop the sampler before reports, so its files are complete when named. */
+static void energy_finalize(void *ctx) {
+  (void)ctx;
+  if (E.sampler) {
+    E.samples = ergo__sampler_stop(E.sampler, &E.sampler_cost_s);
+    E.sampler = NULL;
+  }
+}
+
+static void q_begin(void *ctx) {
+  (void)ctx;
+  read_or_keep(E.now);
+}
+
+static int q_value(void *ctx, const ergo_region *r, double *out) {
+  (void)ctx;
+  if (!ergo_region_parent(r)) { /* Global: everything since ergo_init */
+    for (int d = 0; d < E.meter.ndomains; d++) out[d] = E.now[d] - E.at_init[d];
+    return 0;
+  }
+  record *rec = *(record **)ergo_region_slot((ergo_region *)r, E.hook_slot);
+  if (!rec) return -1;
+  for (int d = 0; d < E.meter.ndomains; d++)
+    out[d] = rec->acc[d] + (rec->open && E.now[d] > rec->start[d] ? E.now[d] - rec->start[d] : 0);
+  return 0;
+}
+
+static void q_footer(void *ctx, void *stdio_file) {
+  (void)ctx;
+  FILE *f = stdio_file;
+  fprintf(f, "ergo energy: meter %s, %llu region readings", E.meter.ops->name,
+          (unsigned long long)E.region_reads);
+  if (E.sample_ms)
+    fprintf(f, ", sampler every %d ms (%llu samples, %.6f sec)", E.sample_ms,
+            (unsigned long long)E.samples, E.sampler_cost_s);
+  if (E.meter.wraps)
+    fprintf(f, ", %llu counter wraps corrected", (unsigned long long)E.meter.wraps);
+  if (E.failed_reads)
+    fprintf(f, ", %llu failed reads kept the last value", (unsigned long long)E.failed_reads);
+  if (E.meter.label) fprintf(f, " [%s]", E.meter.label);
+  fputc('\n', f);
+}
+
+int ergo__energy_start(const ergo_config *cfg) {
+  const char *which = cfg->energy ? cfg->energy : "auto";
+  memset(&E, 0, sizeof E);
+  if (strcmp(which, "none") == 0) return 0;
+  char why[4 * ERGO__WHY_LEN];
+  int rc = ergo__meter_open(&E.meter, which, why, sizeof why);
+  if (rc) {
+    if (strcmp(which, "auto") == 0) {
+      fprintf(stderr, "ergo: note: no energy meter is usable here, so ergo measures time only "
+                      "(`ergo info` says why for each; ERGO_ENERGY=estimate estimates from CPU "
+                      "time; ERGO_ENERGY=none silences this)\n");
+    } else {
+      for (char *line = strtok(why, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(stderr, "ergo: warning: ERGO_ENERGY=%s: %s; measuring time only\n", which, line);
+    }
+    return rc;
+  }
+  E.level = cfg->energy_level;
+  ergo_quantity q = {0};
+  q.name = "energy";
+  q.unit = "J";
+  q.rate_unit = "W";
+  q.label = E.meter.label;
+  q.ncomponents = E.meter.ndomains;
+  for (int d = 0; d < E.meter.ndomains; d++) {
+    q.components[d] = E.meter.dom[d].name;
+    if (E.meter.dom[d].in_total) q.total_mask |= 1u << d;
+  }
+  q.begin = q_begin;
+  q.value = q_value;
+  q.footer = q_footer;
+  read_or_keep(E.at_init);
+  memcpy(E.now, E.at_init, sizeof E.now);
+  ergo_hooks h = {region_enter, region_exit, energy_finalize, NULL};
+  if ((rc = ergo_hooks_attach(&h, &E.hook_slot)) != 0) {
+    ergo__meter_close(&E.meter);
+    return rc;
+  }
+  if ((rc = ergo_quantity_attach(&q, &E.quantity_id)) != 0) {
+    ergo_hooks_detach(E.hook_slot);
+    ergo__meter_close(&E.meter);
+    return rc;
+  }
+  E.sample_ms = cfg->sample_ms;
+  if (E.sample_ms > 0 &&
+      ergo__sampler_start(&E.sampler, &E.meter, E.sample_ms, cfg->power_csv, cfg->trace) != 0)
+    E.sample_ms = 0; /* the sampler said why; regions are still measured */
+  E.active = 1;
+  return 0;
+}
+
+ergo__meter *ergo__energy_meter(void) { return E.active ? &E.meter : NULL; }
+
+void ergo__energy_stop(void) {
+  if (E.sampler) ergo__sampler_stop(E.sampler, &E.sampler_cost_s);
+  while (E.records) {
+    record *next = E.records->next;
+    free(E.records);
+    E.records = next;
+  }
+  if (E.meter.ops) ergo__meter_close(&E.meter);
+  memset(&E, 0, sizeof E);
+}

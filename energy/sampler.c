@@ -1,0 +1,171 @@
+/* sampler.c - the background sampler: keeps counters from wrapping unseen, records power over time.
+ */
+#include "energy/energy.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ergo__sampler {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int stop;
+  ergo__meter *m;
+  int period_ms;
+  FILE *csv, *trace;
+  char *csv_path, *trace_path; /* final names; the files grow as NAME.tmp until stop */
+  uint64_t samples;
+  double cost_s;
+  struct timespec t0;
+  double last_t, last_j[ERGO__METER_MAX_DOMAINS];
+};
+
+static double since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static FILE *open_tmp(const char *path, char **final) {
+  if (!path) return NULL;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr,
+            "ergo: warning: cannot write '%s': %s; no power timeline there (fix: make "
+            "the directory writable or choose another path)\n",
+            tmp, strerror(errno));
+    return NULL;
+  }
+  *final = strdup(path);
+  return f;
+}
+
+static void finish(FILE *f, char *final, const char *tail) {
+  if (!f) return;
+  if (tail) fputs(tail, f);
+  int bad = ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", final);
+  if (bad || rename(tmp, final) != 0)
+    fprintf(stderr, "ergo: warning: writing '%s' failed; the partial timeline is in '%s'\n", final,
+            tmp);
+  free(final);
+}
+
+/* One sample: the read itself (which also corrects wraps), then a line per file. */
+static void sample(ergo__sampler *s) {
+  double t0 = since(&s->t0);
+  double j[ERGO__METER_MAX_DOMAINS];
+  if (ergo__meter_read(s->m, j) != 0) return;
+  double t = since(&s->t0);
+  s->cost_s += t - t0;
+  s->samples++;
+  double dt = t - s->last_t;
+  if (dt > 0 && (s->csv || s->trace)) {
+    if (s->csv) fprintf(s->csv, "%.6f", t);
+    if (s->trace)
+      fprintf(s->trace,
+              ",\n{\"name\":\"power\",\"ph\":\"C\",\"ts\":%.0f,\"pid\":%d,\"tid\":0,"
+              "\"args\":{",
+              t * 1e6, (int)getpid());
+    for (int d = 0; d < s->m->ndomains; d++) {
+      double w = (j[d] - s->last_j[d]) / dt;
+      if (s->csv) fprintf(s->csv, ",%.3f", w);
+      if (s->trace) fprintf(s->trace, "%s\"%s W\":%.3f", d ? "," : "", s->m->dom[d].name, w);
+    }
+    if (s->csv) fputc('\n', s->csv);
+    if (s->trace) fputs("}}", s->trace);
+  }
+  s->last_t = t;
+  memcpy(s->last_j, j, sizeof j);
+}
+
+static void *run(void *arg) {
+  ergo__sampler *s = arg;
+  pthread_mutex_lock(&s->lock);
+  while (!s->stop) {
+    struct timespec wake;
+    clock_gettime(CLOCK_MONOTONIC, &wake);
+    wake.tv_nsec += (long)s->period_ms % 1000 * 1000000L;
+    wake.tv_sec += s->period_ms / 1000 + wake.tv_nsec / 1000000000L;
+    wake.tv_nsec %= 1000000000L;
+    while (!s->stop && pthread_cond_timedwait(&s->cond, &s->lock, &wake) != ETIMEDOUT) {
+    }
+    if (s->stop) break;
+    pthread_mutex_unlock(&s->lock);
+    sample(s);
+    pthread_mutex_lock(&s->lock);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+int ergo__sampler_start(ergo__sampler **out, ergo__meter *m, int period_ms, const char *csv_path,
+                        const char *trace_path) {
+  *out = NULL;
+  ergo__sampler *s = calloc(1, sizeof *s);
+  if (!s) return ERGO_ENOMEM;
+  s->m = m;
+  s->period_ms = period_ms;
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->cond, &ca);
+  pthread_condattr_destroy(&ca);
+  clock_gettime(CLOCK_MONOTONIC, &s->t0);
+  ergo__meter_read(m, s->last_j);
+  s->csv = open_tmp(csv_path, &s->csv_path);
+  if (s->csv) {
+    fputs("time_s", s->csv);
+    for (int d = 0; d < m->ndomains; d++) fprintf(s->csv, ",%s_W", m->dom[d].name);
+    fputc('\n', s->csv);
+  }
+  s->trace = open_tmp(trace_path, &s->trace_path);
+  if (s->trace)
+    fprintf(s->trace,
+            "[{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":"
+            "\"ergo power%s%s\"}}",
+            (int)getpid(), m->label ? " " : "", m->label ? m->label : "");
+  int rc = pthread_create(&s->thread, NULL, run, s);
+  if (rc) {
+    fprintf(stderr,
+            "ergo: warning: cannot start the energy sampler thread: %s; long regions may "
+            "miss a counter wrap (fix: ERGO_SAMPLE_MS=0 to run without it)\n",
+            strerror(rc));
+    finish(s->csv, s->csv_path, NULL);
+    finish(s->trace, s->trace_path, "]\n");
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+    free(s);
+    return ERGO_EBUSY;
+  }
+  *out = s;
+  return 0;
+}
+
+uint64_t ergo__sampler_stop(ergo__sampler *s, double *cost_s) {
+  if (!s) return 0;
+  pthread_mutex_lock(&s->lock);
+  s->stop = 1;
+  pthread_cond_signal(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+  pthread_join(s->thread, NULL);
+  sample(s); /* the last stretch, up to now */
+  finish(s->csv, s->csv_path, NULL);
+  finish(s->trace, s->trace_path, "\n]\n");
+  uint64_t n = s->samples;
+  if (cost_s) *cost_s = s->cost_s;
+  pthread_mutex_destroy(&s->lock);
+  pthread_cond_destroy(&s->cond);
+  free(s);
+  return n;
+}

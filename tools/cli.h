@@ -1,0 +1,27 @@
+/* cli.h - what the `ergo` command's subcommands share: the command table entry and exit codes. */
+#ifndef ERGO_CLI_H
+#define ERGO_CLI_H
+
+#include <jansson.h>
+
+/* Exit codes: 2 is a usage error (as getopt-based tools do), 1 a failure while running. */
+#define ERGO_CLI_OK 0
+#define ERGO_CLI_FAIL 1
+#define ERGO_CLI_USAGE 2
+
+/* One subcommand: `ergo <name> ...`.  Adding one is a file and a line in ergo.c's table. */
+typedef struct ergo_cli_command {
+  const char *name;
+  const char *summary; /* one line for `ergo --help` */
+  /* argv[0] is the subcommand's name; handles its own --help; returns an ERGO_CLI_* code. */
+  int (*run)(int argc, char **argv);
+} ergo_cli_command;
+
+extern const ergo_cli_command ergo_cli_info;
+
+/* The machine's topology from hwloc: {"packages":N,"cores":N,"pus":N,
+ * "numa_nodes":N,"allowed_cpus":"0-1"}, or {"error":"..."} when it cannot be
+ * read.  Never NULL unless out of memory. */
+json_t *ergo_cli_topology_json(void);
+
+#endif

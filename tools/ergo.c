@@ -1,0 +1,51 @@
+/* ergo.c - the `ergo` command: finds the subcommand in a table and runs it. */
+#include "cli.h"
+
+#include <ergo.h>
+
+#include <stdio.h>
+#include <string.h>
+
+static const ergo_cli_command *const commands[] = {
+    &ergo_cli_info,
+};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+/* "info, run and sweep": the accepted names, for error lines. */
+static void list_commands(FILE *out) {
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    fprintf(out, "%s%s", i == 0 ? "" : i + 1 == NCOMMANDS ? " or " : ", ", commands[i]->name);
+}
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: ergo <command> [options]\n"
+               "       ergo --help | --version\n\n"
+               "Commands:\n");
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+  fprintf(out, "\n`ergo <command> --help` describes a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "ergo: no command given: expected ");
+    list_commands(stderr);
+    fprintf(stderr, ", --help or --version\n");
+    return ERGO_CLI_USAGE;
+  }
+  const char *arg = argv[1];
+  if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    usage(stdout);
+    return ERGO_CLI_OK;
+  }
+  if (strcmp(arg, "--version") == 0) {
+    printf("ergo %s\n", ERGO_VERSION_STRING);
+    return ERGO_CLI_OK;
+  }
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    if (strcmp(arg, commands[i]->name) == 0) return commands[i]->run(argc - 1, argv + 1);
+  fprintf(stderr, "ergo: unknown %s '%s': expected ", arg[0] == '-' ? "option" : "command", arg);
+  list_commands(stderr);
+  fprintf(stderr, ", --help or --version\n");
+  return ERGO_CLI_USAGE;
+}
