@@ -20,6 +20,7 @@ void ergo_config_default(ergo_config *cfg) {
   cfg->energy = "auto";
   cfg->energy_level = 2;
   cfg->sample_ms = 100;
+  cfg->knobs = "auto";
 }
 
 /* A level: a non-negative integer, or "all" (-1) where allowed. */
@@ -42,6 +43,26 @@ static int parse_level(const char *var, const char *v, int allow_all, int *out) 
     return ERGO_EINVAL;
   }
   *out = (int)x;
+  return 0;
+}
+
+/* "auto", "none", or a comma list of knob names. */
+static int parse_knobs(const char *var, const char *v, const char **out) {
+  if (strcmp(v, "auto") && strcmp(v, "none")) {
+    const char *p = v;
+    while (*p) {
+      size_t n = strcspn(p, ",");
+      if (!((n == 7 && !strncmp(p, "cpufreq", 7)) || (n == 6 && !strncmp(p, "uncore", 6)) ||
+            (n == 7 && !strncmp(p, "threads", 7)))) {
+        ergo__warn("%s='%s' is not valid: expected auto, none, or a comma list of cpufreq, "
+                   "uncore, threads; keeping %s",
+                   var, v, *out ? *out : "auto");
+        return ERGO_EINVAL;
+      }
+      p += n + (p[n] == ',');
+    }
+  }
+  *out = v;
   return 0;
 }
 
@@ -143,6 +164,7 @@ int ergo_config_from_env(ergo_config *cfg) {
   if ((v = getenv("ERGO_SAMPLE_MS"))) ERGO__RC(parse_ms("ERGO_SAMPLE_MS", v, &cfg->sample_ms));
   if ((v = getenv("ERGO_POWER_CSV"))) ERGO__RC(parse_path("ERGO_POWER_CSV", v, &cfg->power_csv));
   if ((v = getenv("ERGO_TRACE"))) ERGO__RC(parse_path("ERGO_TRACE", v, &cfg->trace));
+  if ((v = getenv("ERGO_KNOBS"))) ERGO__RC(parse_knobs("ERGO_KNOBS", v, &cfg->knobs));
 #undef ERGO__RC
   return rc;
 }

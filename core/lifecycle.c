@@ -68,7 +68,8 @@ static void free_strings(void) {
   free(ergo__g.str_energy);
   free(ergo__g.str_power_csv);
   free(ergo__g.str_trace);
-  ergo__g.str_energy = ergo__g.str_power_csv = ergo__g.str_trace = NULL;
+  free(ergo__g.str_knobs);
+  ergo__g.str_energy = ergo__g.str_power_csv = ergo__g.str_trace = ergo__g.str_knobs = NULL;
   ergo__g.str_report = ergo__g.str_json = ergo__g.str_hatchet = NULL;
   ergo__g.str_csv = ergo__g.str_steps = ergo__g.str_balance = NULL;
 }
@@ -98,6 +99,7 @@ int ergo__core_init(const ergo_config *user) {
   ergo__g.cfg.energy = ergo__g.str_energy = dup_or_null(cfg.energy);
   ergo__g.cfg.power_csv = ergo__g.str_power_csv = dup_or_null(cfg.power_csv);
   ergo__g.cfg.trace = ergo__g.str_trace = dup_or_null(cfg.trace);
+  ergo__g.cfg.knobs = ergo__g.str_knobs = dup_or_null(cfg.knobs);
 
   ergo__clock_init(&cfg);
   ergo__tree *t = tree_new();

@@ -85,6 +85,8 @@ typedef struct ergo_config {
   int sample_ms;         /* ERGO_SAMPLE_MS: background sampler period, 0 = off (default 100) */
   const char *power_csv; /* ERGO_POWER_CSV: power timeline CSV path (default not written) */
   const char *trace;     /* ERGO_TRACE: Chrome trace JSON with power counters (not written) */
+  /* Knobs (knobs/): */
+  const char *knobs; /* ERGO_KNOBS=auto|none|comma list of cpufreq,uncore,threads (default auto) */
 } ergo_config;
 
 /* Fill *cfg with the defaults above. */
@@ -301,6 +303,44 @@ ERGO_EXPORT int ergo_quantity_detach(int id);
  * {"name":"perf","available":false,"reason":"..."}, ...]}.  Works without
  * ergo_init; `ergo info` prints it. */
 ERGO_EXPORT char *ergo_energy_info_json(void);
+
+/* ------------------------------------------------------------------------ */
+/* Knobs: core frequency, uncore frequency, OpenMP threads                  */
+/* ------------------------------------------------------------------------ */
+
+/* A configuration: 0 in a field means "inherit" (keep what the enclosing
+ * setting, or the machine, has). */
+typedef struct ergo_setting {
+  long core_khz;   /* core frequency of this process's CPUs (cpufreq) */
+  long uncore_khz; /* uncore frequency of this process's packages */
+  int threads;     /* OpenMP threads of the main thread's next parallel regions */
+} ergo_setting;
+
+/* Put a setting in force on top of the current one: only the fields it sets
+ * change, and only knobs whose value differs are written (no system call
+ * otherwise).  The original values are saved to a state file before the
+ * first change and come back at ergo_finalize, at exit, on fatal signals,
+ * and by `ergo restore` after kill -9.  A value the knob does not allow, or
+ * a knob this machine lacks, is one error line and nothing is written
+ * (ERGO_EINVAL / ERGO_EIO).  Call from the main thread. */
+ERGO_EXPORT int ergo_setting_push(const ergo_setting *s);
+/* Go back to the setting in force before the matching push. */
+ERGO_EXPORT int ergo_setting_pop(void);
+
+/* Every knob ergo knows, as a JSON document (malloc'd, caller frees):
+ * {"knobs":[{"name":"cpufreq","available":true,"unit":"kHz","values":[...],
+ * "current":N}, {"name":"uncore","available":false,"reason":"..."}, ...]}.
+ * Works without ergo_init; `ergo info` prints it. */
+ERGO_EXPORT char *ergo_knobs_info_json(void);
+
+/* `ergo restore`: put back what processes that died without cleaning up
+ * (kill -9) left changed.  Reads the state files in $ERGO_STATE_DIR, else
+ * /run/ergo (root), else /tmp/ergo-UID; skips those whose process still runs;
+ * pid > 0 restricts to that process (refused while it runs).  With dry_run
+ * only says what would be written.  One line per file to stdout.  Returns
+ * the number of failures (0: all restored, or nothing to do), ERGO_EINVAL
+ * for a negative pid. */
+ERGO_EXPORT int ergo_restore(long pid, int dry_run);
 
 /* Nanoseconds on ergo's clock (the same clock regions are timed with). */
 ERGO_EXPORT uint64_t ergo_now_ns(void);

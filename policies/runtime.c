@@ -1,6 +1,7 @@
 /* runtime.c - ergo_init/ergo_finalize: the core, then the layers that attach to it (energy). */
 #include "core/internal.h"
 #include "energy/energy.h"
+#include "knobs/knobs.h"
 
 #include <stdlib.h>
 
@@ -23,6 +24,8 @@ int ergo_init(const ergo_config *user) {
   if (rc) return rc;
   /* Energy is an addition: without a meter the run measures time and goes on. */
   ergo__energy_start(&ergo__g.cfg);
+  /* Knobs that do not open are absent; only named ones warn. */
+  ergo__knobs_start(ergo__g.cfg.knobs);
   return 0;
 }
 
@@ -30,5 +33,6 @@ int ergo_finalize(void) {
   if (!ergo__g.initialized) return 0;
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__energy_stop();
+  ergo__knobs_stop(); /* every knob back as found, the state file removed */
   return rc;
 }

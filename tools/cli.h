@@ -18,6 +18,7 @@ typedef struct ergo_cli_command {
 } ergo_cli_command;
 
 extern const ergo_cli_command ergo_cli_info;
+extern const ergo_cli_command ergo_cli_restore;
 
 /* The machine's topology from hwloc: {"packages":N,"cores":N,"pus":N,
  * "numa_nodes":N,"allowed_cpus":"0-1"}, or {"error":"..."} when it cannot be

@@ -8,13 +8,15 @@
 
 static const ergo_cli_command *const commands[] = {
     &ergo_cli_info,
+    &ergo_cli_restore,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 /* "info, run and sweep": the accepted names, for error lines. */
+/* "info, restore" — the caller ends the list with ", --help or --version". */
 static void list_commands(FILE *out) {
   for (size_t i = 0; i < NCOMMANDS; i++)
-    fprintf(out, "%s%s", i == 0 ? "" : i + 1 == NCOMMANDS ? " or " : ", ", commands[i]->name);
+    fprintf(out, "%s%s", i == 0 ? "" : ", ", commands[i]->name);
 }
 
 static void usage(FILE *out) {

@@ -1,4 +1,4 @@
-/* info.c - `ergo info`: what this machine offers ergo (topology, energy sources, auto's pick). */
+/* info.c - `ergo info`: what this machine offers ergo (topology, energy sources, knobs). */
 #include "cli.h"
 
 #include <ergo.h>
@@ -14,13 +14,14 @@ static void info_usage(FILE *out) {
   fprintf(out, "usage: ergo info [--json]\n\n"
                "Shows the CPU topology (hwloc), every energy source ergo knows with its\n"
                "domains or the reason it is unavailable here, and which one ERGO_ENERGY=auto\n"
-               "would use.\n\n"
-               "  --json   one JSON document {\"topology\":{...},\"energy\":{...}} on stdout\n");
+               "would use, and every knob (core and uncore frequency, OpenMP threads) with\n"
+               "its allowed values and current value, or the reason it is unavailable.\n\n"
+               "  --json   one JSON document {\"topology\":{...},\"energy\":{...},"
+               "\"knobs\":[...]}\n");
 }
 
-/* The energy sources as a JSON object (ergo_energy_info_json parsed), or NULL. */
-static json_t *energy_json(void) {
-  char *s = ergo_energy_info_json();
+/* A library description (ergo_energy_info_json, ergo_knobs_info_json) parsed, or NULL. */
+static json_t *parsed(char *s) {
   if (!s) return NULL;
   json_t *j = json_loads(s, 0, NULL);
   free(s);
@@ -104,6 +105,34 @@ static void print_energy(const json_t *e) {
            "CPU-time estimate)\n");
 }
 
+/* "1000000 .. 2000000 kHz (11 values)", or "1 .. 2 threads (2 values)". */
+static void print_knob(const json_t *k) {
+  const char *name = json_string_value(json_object_get(k, "name"));
+  printf("%*s%-*s ", INDENT, "", NAME_WIDTH, name ? name : "?");
+  if (!json_is_true(json_object_get(k, "available"))) {
+    const char *why = json_string_value(json_object_get(k, "reason"));
+    printf("unavailable: ");
+    print_indented(why ? why : "(no reason given)",
+                   INDENT + NAME_WIDTH + 1 + (int)strlen("unavailable: "));
+    return;
+  }
+  const json_t *vals = json_object_get(k, "values");
+  const char *unit = json_string_value(json_object_get(k, "unit"));
+  size_t n = json_array_size(vals);
+  printf("%lld .. %lld %s (%zu values)", json_integer_value(json_array_get(vals, 0)),
+         json_integer_value(json_array_get(vals, n ? n - 1 : 0)), unit ? unit : "", n);
+  const json_t *cur = json_object_get(k, "current");
+  if (json_is_integer(cur)) printf(", now %lld", json_integer_value(cur));
+  printf("\n");
+}
+
+static void print_knobs(const json_t *k) {
+  printf("Knobs:\n");
+  size_t i;
+  const json_t *knob;
+  json_array_foreach(json_object_get(k, "knobs"), i, knob) print_knob(knob);
+}
+
 static int info_run(int argc, char **argv) {
   int as_json = 0;
   for (int i = 1; i < argc; i++) {
@@ -119,16 +148,20 @@ static int info_run(int argc, char **argv) {
     }
   }
   json_t *topo = ergo_cli_topology_json();
-  json_t *energy = energy_json();
-  if (!topo || !energy) {
-    fprintf(stderr, "ergo info: cannot describe the energy sources (out of memory?)\n");
+  json_t *energy = parsed(ergo_energy_info_json());
+  json_t *knobs = parsed(ergo_knobs_info_json());
+  if (!topo || !energy || !knobs) {
+    fprintf(stderr, "ergo info: cannot describe the energy sources and knobs (out of memory?)\n");
     json_decref(topo);
     json_decref(energy);
+    json_decref(knobs);
     return ERGO_CLI_FAIL;
   }
   int rc = ERGO_CLI_OK;
   if (as_json) {
-    json_t *doc = json_pack("{s:o,s:o}", "topology", topo, "energy", energy);
+    json_t *doc = json_pack("{s:o,s:o,s:o}", "topology", topo, "energy", energy, "knobs",
+                            json_incref(json_object_get(knobs, "knobs")));
+    json_decref(knobs);
     char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
     if (s)
       printf("%s\n", s);
@@ -139,8 +172,10 @@ static int info_run(int argc, char **argv) {
   } else {
     print_topology(topo);
     print_energy(energy);
+    print_knobs(knobs);
     json_decref(topo);
     json_decref(energy);
+    json_decref(knobs);
   }
   if (fflush(stdout) != 0) rc = ERGO_CLI_FAIL;
   return rc;

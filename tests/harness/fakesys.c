@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,11 +16,16 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+/* In memory when /dev/shm is a tmpfs, as sysfs is: file writes then cost what a
+ * pseudo-file costs, not a disk file system's journal. */
 int fakesys_create(fakesys *fs) {
   memset(fs, 0, sizeof *fs);
-  snprintf(fs->root, sizeof fs->root, "/tmp/ergo-fakesys-XXXXXX");
+  struct statfs sf;
+  const char *base = statfs("/dev/shm", &sf) == 0 && sf.f_type == TMPFS_MAGIC ? "/dev/shm" : "/tmp";
+  snprintf(fs->root, sizeof fs->root, "%s/ergo-fakesys-XXXXXX", base);
   return mkdtemp(fs->root) ? 0 : -1;
 }
 

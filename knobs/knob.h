@@ -1,0 +1,54 @@
+/* knob.h - the interface every knob implements (core frequency, uncore frequency, threads). */
+#ifndef ERGO_KNOBS_KNOB_H
+#define ERGO_KNOBS_KNOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ERGO__KNOB_MAX_VALUES 256
+#define ERGO__KNOB_WHY_LEN 512
+
+typedef struct ergo__knob ergo__knob;
+
+/* A backend (PAPI component style): one file in knobs/, one line in the registry. */
+typedef struct ergo__knob_ops {
+  const char *name; /* "cpufreq", "uncore", "threads" */
+  const char *unit; /* "kHz", "threads" */
+  /* Discover the knob for the CPUs this process may run on; fill k->values
+   * (ascending, distinct) and k->nvalues, k->priv.  On failure return a
+   * negative ERGO_E*, release everything, and write one line into why: what
+   * is missing or refused, and what to do (not root, no driver, read-only). */
+  int (*open)(ergo__knob *k, char *why, size_t whylen);
+  /* The value now in force, as the system reports it (one of values when
+   * ergo set it; possibly another when something else did). */
+  int (*get)(ergo__knob *k, int64_t *value);
+  /* Put `value` (always one of k->values) in force.  Only called when the
+   * value differs from the last one set; never called before save(). */
+  int (*set)(ergo__knob *k, int64_t value);
+  /* Call ergo__state_track() on every file set() may write, so the original
+   * contents are on disk before the first change.  Knobs without files
+   * (threads) save nothing. */
+  int (*save)(ergo__knob *k);
+  /* Put back what open() found, for knobs that state files cannot restore
+   * (threads); file-backed knobs leave this NULL: knobs/state.c restores them. */
+  void (*restore)(ergo__knob *k);
+  void (*close)(ergo__knob *k);
+} ergo__knob_ops;
+
+struct ergo__knob {
+  const ergo__knob_ops *ops;
+  int64_t values[ERGO__KNOB_MAX_VALUES];
+  int nvalues;
+  void *priv;
+  /* settings.c: what ergo last put in force, so an unchanged value costs nothing */
+  int64_t current;
+  int current_valid;
+  int saved;
+  uint64_t sets; /* set() calls that reached the backend */
+};
+
+extern const ergo__knob_ops ergo__knob_cpufreq;
+extern const ergo__knob_ops ergo__knob_uncore;
+extern const ergo__knob_ops ergo__knob_threads;
+
+#endif

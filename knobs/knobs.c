@@ -1,0 +1,107 @@
+/* knobs.c - the knob registry: which knobs open here, their descriptions, start and stop. */
+#include "knobs/knobs.h"
+
+#include "core/internal.h"
+#include "knobs/state.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ergo__knob_ops *const registry[ERGO__NKNOBS] = {
+    [ERGO__KNOB_CORE] = &ergo__knob_cpufreq,
+    [ERGO__KNOB_UNCORE] = &ergo__knob_uncore,
+    [ERGO__KNOB_THREADS] = &ergo__knob_threads,
+};
+
+static ergo__knob knobs[ERGO__NKNOBS];
+static int open_[ERGO__NKNOBS];
+
+ergo__knob *ergo__knob_get(int slot) {
+  return slot >= 0 && slot < ERGO__NKNOBS && open_[slot] ? &knobs[slot] : NULL;
+}
+
+static int named(const char *which, const char *name) {
+  if (strcmp(which, "auto") == 0) return 1;
+  size_t n = strlen(name);
+  for (const char *p = which; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == n && strncmp(p, name, n) == 0) return 1;
+    p += len + (p[len] == ',');
+  }
+  return 0;
+}
+
+static int open_one(ergo__knob *k, const ergo__knob_ops *ops, char *why, size_t whylen) {
+  memset(k, 0, sizeof *k);
+  k->ops = ops;
+  why[0] = '\0';
+  int rc = ops->open(k, why, whylen);
+  if (rc == 0 && (k->nvalues < 1 || k->nvalues > ERGO__KNOB_MAX_VALUES)) {
+    if (ops->close) ops->close(k);
+    snprintf(why, whylen, "opened with %d allowed values, which ergo cannot use", k->nvalues);
+    rc = ERGO_EINVAL;
+  }
+  if (rc) memset(k, 0, sizeof *k);
+  return rc;
+}
+
+int ergo__knobs_start(const char *which) {
+  if (!which) which = "auto";
+  if (strcmp(which, "none") == 0) return 0;
+  int rc = 0;
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    if (open_[i] || !named(which, registry[i]->name)) continue;
+    char why[ERGO__KNOB_WHY_LEN];
+    int r = open_one(&knobs[i], registry[i], why, sizeof why);
+    if (r == 0) {
+      open_[i] = 1;
+    } else if (strcmp(which, "auto") != 0) {
+      ergo__warn("ERGO_KNOBS=%s: %s: %s; that knob is left alone", which, registry[i]->name,
+                 why[0] ? why : ergo_strerror(r));
+      if (!rc) rc = r;
+    }
+  }
+  return rc;
+}
+
+void ergo__knobs_stop(void) {
+  ergo__settings_reset();
+  ergo__state_restore(); /* belt and braces: every tracked file as found */
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    if (!open_[i]) continue;
+    if (knobs[i].saved && knobs[i].ops->restore) knobs[i].ops->restore(&knobs[i]);
+    if (knobs[i].ops->close) knobs[i].ops->close(&knobs[i]);
+    memset(&knobs[i], 0, sizeof knobs[i]);
+    open_[i] = 0;
+  }
+}
+
+char *ergo_knobs_info_json(void) {
+  json_t *list = json_array();
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    const ergo__knob_ops *ops = registry[i];
+    ergo__knob tmp, *k = open_[i] ? &knobs[i] : &tmp;
+    char why[ERGO__KNOB_WHY_LEN] = "";
+    int rc = open_[i] ? 0 : open_one(&tmp, ops, why, sizeof why);
+    json_t *o;
+    if (rc) {
+      o = json_pack("{s:s, s:b, s:s}", "name", ops->name, "available", 0, "reason",
+                    why[0] ? why : ergo_strerror(rc));
+    } else {
+      json_t *vals = json_array();
+      for (int v = 0; v < k->nvalues; v++) json_array_append_new(vals, json_integer(k->values[v]));
+      int64_t cur = 0;
+      int got = ops->get(k, &cur) == 0;
+      o = json_pack("{s:s, s:b, s:s, s:o, s:o}", "name", ops->name, "available", 1, "unit",
+                    ops->unit, "values", vals, "current", got ? json_integer(cur) : json_null());
+      if (!open_[i] && ops->close) ops->close(&tmp);
+    }
+    json_array_append_new(list, o);
+  }
+  json_t *doc = json_pack("{s:o}", "knobs", list);
+  char *text = json_dumps(doc, JSON_INDENT(2));
+  json_decref(doc);
+  return text;
+}

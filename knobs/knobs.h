@@ -1,0 +1,30 @@
+/* knobs.h - the knob layer as the runtime sees it: open the knobs, the settings stack, restore. */
+#ifndef ERGO_KNOBS_KNOBS_H
+#define ERGO_KNOBS_KNOBS_H
+
+#include "ergo.h"
+#include "knobs/knob.h"
+
+/* Knob slots, in the order of ergo_setting's fields. */
+enum { ERGO__KNOB_CORE = 0, ERGO__KNOB_UNCORE = 1, ERGO__KNOB_THREADS = 2, ERGO__NKNOBS = 3 };
+
+/* Open the knobs `which` names ("auto": every one that works; "none"; or a
+ * comma list).  A named knob that does not open is one warning line; under
+ * "auto" an unavailable knob is simply absent (`ergo info` says why). */
+int ergo__knobs_start(const char *which);
+
+/* Unwind every setting, put every knob back as found, remove the state
+ * file, close.  Safe to call twice. */
+void ergo__knobs_stop(void);
+
+/* The open knob in slot i, or NULL. */
+ergo__knob *ergo__knob_get(int slot);
+
+/* The settings stack (main thread).  want[i] == 0 inherits.  Validates every
+ * value first: nothing is written unless all are allowed. */
+int ergo__settings_push(const int64_t want[ERGO__NKNOBS]);
+int ergo__settings_pop(void);
+/* Unwind to the bottom (the machine's original values). */
+void ergo__settings_reset(void);
+
+#endif

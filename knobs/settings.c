@@ -1,0 +1,147 @@
+/* settings.c - the settings stack: apply a region's knob values on entry, the parent's on exit,
+ * writing only what changes. */
+#include "knobs/knobs.h"
+
+#include "core/internal.h"
+#include "knobs/state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Effective values per depth; 0 = the machine's own value (never changed). */
+#define ERGO__SETTINGS_DEPTH 256
+static int64_t stack[ERGO__SETTINGS_DEPTH][ERGO__NKNOBS];
+static int depth;
+static int64_t original[ERGO__NKNOBS];
+
+static int allowed(const ergo__knob *k, int64_t v) {
+  for (int i = 0; i < k->nvalues; i++)
+    if (k->values[i] == v) return 1;
+  return 0;
+}
+
+/* Before the first change of a knob: its files' original contents go to the
+ * state file, and its value in force is remembered for the way back. */
+static int save_first(ergo__knob *k, int slot) {
+  if (k->saved) return 0;
+  int64_t now = 0;
+  int rc = k->ops->get(k, &now);
+  if (rc) {
+    ergo__error("%s: cannot read the value in force (%s); not changing it", k->ops->name,
+                ergo_strerror(rc));
+    return rc;
+  }
+  if (k->ops->save && (rc = k->ops->save(k)) != 0) return rc;
+  if ((rc = ergo__state_commit()) != 0) {
+    ergo__error("%s: the original values could not be saved to %s (%s); not "
+                "changing anything (fix: make that directory writable or set "
+                "ERGO_STATE_DIR)",
+                k->ops->name, ergo__state_dir(), ergo_strerror(rc));
+    return rc;
+  }
+  original[slot] = now;
+  k->current = now;
+  k->current_valid = 1;
+  k->saved = 1;
+  return 0;
+}
+
+/* Put `v` in force unless it already is: no system call when nothing changes. */
+static int apply(ergo__knob *k, int slot, int64_t v) {
+  if (k->current_valid && k->current == v) return 0;
+  int rc = save_first(k, slot);
+  if (rc) return rc;
+  if (k->current_valid && k->current == v) return 0;
+  rc = k->ops->set(k, v);
+  k->sets++;
+  if (rc) {
+    k->current_valid = 0; /* unknown now: the next apply writes again */
+    ergo__error("%s: setting %lld %s failed (%s)", k->ops->name, (long long)v, k->ops->unit,
+                ergo_strerror(rc));
+    return rc;
+  }
+  k->current = v;
+  k->current_valid = 1;
+  return 0;
+}
+
+/* Apply the effective values of stack level d (0 entries: the original). */
+static int apply_level(int d) {
+  int rc = 0;
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    ergo__knob *k = ergo__knob_get(i);
+    if (!k) continue;
+    int64_t v = stack[d][i] ? stack[d][i] : (k->saved ? original[i] : 0);
+    if (!v) continue; /* never changed: leave it */
+    int r = apply(k, i, v);
+    if (r && !rc) rc = r;
+  }
+  return rc;
+}
+
+static const char *const field[ERGO__NKNOBS] = {"core_khz", "uncore_khz", "threads"};
+
+int ergo__settings_push(const int64_t want[ERGO__NKNOBS]) {
+  if (depth + 1 >= ERGO__SETTINGS_DEPTH) {
+    ergo__error("ergo_setting_push: more than %d nested settings; ignored (fix: "
+                "pop each setting you push)",
+                ERGO__SETTINGS_DEPTH - 1);
+    return ERGO_EBUSY;
+  }
+  /* Check everything before writing anything. */
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    if (!want[i]) continue;
+    ergo__knob *k = ergo__knob_get(i);
+    if (!k) {
+      ergo__error("ergo_setting_push: %s=%lld but this machine has no usable "
+                  "%s knob (`ergo info` says why); nothing changed",
+                  field[i], (long long)want[i],
+                  i == ERGO__KNOB_CORE     ? "cpufreq"
+                  : i == ERGO__KNOB_UNCORE ? "uncore"
+                                           : "threads");
+      return ERGO_EIO;
+    }
+    if (!allowed(k, want[i])) {
+      ergo__error("ergo_setting_push: %s=%lld is not a value the %s knob allows "
+                  "(%lld to %lld %s, %d values); nothing changed",
+                  field[i], (long long)want[i], k->ops->name, (long long)k->values[0],
+                  (long long)k->values[k->nvalues - 1], k->ops->unit, k->nvalues);
+      return ERGO_EINVAL;
+    }
+  }
+  for (int i = 0; i < ERGO__NKNOBS; i++) stack[depth + 1][i] = want[i] ? want[i] : stack[depth][i];
+  depth++;
+  return apply_level(depth);
+}
+
+int ergo__settings_pop(void) {
+  if (depth == 0) {
+    ergo__error("ergo_setting_pop: no setting is in force; ignored (fix: pop "
+                "only what you pushed)");
+    return ERGO_ESTATE;
+  }
+  depth--;
+  return apply_level(depth);
+}
+
+void ergo__settings_reset(void) {
+  depth = 0;
+  apply_level(0);
+  memset(original, 0, sizeof original);
+}
+
+int ergo_setting_push(const ergo_setting *s) {
+  if (!s) return ERGO_EINVAL;
+  int64_t want[ERGO__NKNOBS] = {s->core_khz, s->uncore_khz, s->threads};
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    if (want[i] < 0) {
+      ergo__error("ergo_setting_push: %s=%lld is negative; nothing changed (fix: "
+                  "0 inherits, else give an allowed value)",
+                  field[i], (long long)want[i]);
+      return ERGO_EINVAL;
+    }
+  return ergo__settings_push(want);
+}
+
+int ergo_setting_pop(void) { return ergo__settings_pop(); }

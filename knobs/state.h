@@ -1,0 +1,41 @@
+/* state.h - the saved original values of every file ergo writes, and how they come back:
+ * at finalize, at exit, on fatal signals (async-signal-safe), and by `ergo restore` after kill -9.
+ */
+#ifndef ERGO_KNOBS_STATE_H
+#define ERGO_KNOBS_STATE_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Remember `path`'s current contents (once per path, first call wins) so
+ * that it can be written back.  Call before the first write to it.  The
+ * order of calls is the order of restoring (e.g. governor before setspeed).
+ * 0, or a negative ERGO_E* with one line said (unreadable file). */
+int ergo__state_track(const char *path);
+
+/* Write the state file (atomically: temp + rename) listing every tracked
+ * file with its original contents, and on the first call install the
+ * restore paths: atexit, and handlers for SIGINT, SIGTERM, SIGHUP, SIGSEGV,
+ * SIGBUS, SIGFPE and SIGABRT that restore, then re-raise with the previous
+ * disposition.  Call after tracking and before writing.  0 or ERGO_E*. */
+int ergo__state_commit(void);
+
+/* Write every tracked file back to its original contents and, if that
+ * worked, remove the state file.  Safe to call twice.  Returns the number of
+ * files that could not be restored (each said in one line). */
+int ergo__state_restore(void);
+
+/* The directory of state files: $ERGO_STATE_DIR, else /run/ergo when
+ * writable (root), else /tmp/ergo-UID. */
+const char *ergo__state_dir(void);
+
+/* `ergo restore`: restore the files of state files whose process is gone
+ * (pid == 0: all such; else only that pid, which must be gone too); with
+ * dry_run only say what would be written.  One line per file to out.
+ * Returns the number of failures (0 = all restored or nothing to do). */
+int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out);
+
+/* Forget everything tracked (tests, and after fork in a child). */
+void ergo__state_reset(void);
+
+#endif

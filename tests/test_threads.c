@@ -1,0 +1,141 @@
+/* test_threads.c - the OpenMP thread-count knob: its values, set/get, the size of the next
+ * parallel region, and restore. */
+#include "ergo.h"
+#include "knobs/cpuset.h"
+#include "knobs/knob.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h> /* after the three above, which it needs */
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int ncores;  /* of this process's cpuset, as hwloc counts them */
+static int nvalues; /* 1..ncores, capped by OMP_THREAD_LIMIT when that is set */
+
+static int open_threads(ergo__knob *k) {
+  memset(k, 0, sizeof *k);
+  k->ops = &ergo__knob_threads;
+  char why[ERGO__KNOB_WHY_LEN];
+  int rc = ergo__knob_threads.open(k, why, sizeof why);
+  if (rc == 0) assert_string_equal(why, "");
+  return rc;
+}
+
+/* The team size a parallel region of this thread gets now. */
+static int region_size(void) {
+  int n = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
+static void test_values(void **state) {
+  (void)state;
+  assert_string_equal(ergo__knob_threads.name, "threads");
+  assert_string_equal(ergo__knob_threads.unit, "threads");
+  ergo__knob k;
+  assert_int_equal(open_threads(&k), 0);
+  assert_int_equal(k.nvalues, nvalues);
+  for (int i = 0; i < nvalues; i++) assert_int_equal(k.values[i], i + 1);
+  ergo__knob_threads.close(&k);
+  assert_null(k.priv);
+}
+
+/* After set(v) the next region really runs v threads, and get says v. */
+static void test_set_get_region(void **state) {
+  (void)state;
+  ergo__knob k;
+  assert_int_equal(open_threads(&k), 0);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < k.nvalues; i++) {
+      int64_t v = pass == 0 ? k.values[i] : k.values[k.nvalues - 1 - i];
+      assert_int_equal(ergo__knob_threads.set(&k, v), 0);
+      int64_t got = 0;
+      assert_int_equal(ergo__knob_threads.get(&k, &got), 0);
+      assert_int_equal(got, v);
+      assert_int_equal(region_size(), v);
+    }
+  }
+  ergo__knob_threads.restore(&k);
+  ergo__knob_threads.close(&k);
+}
+
+/* restore() puts back the count open() found, even one outside the values. */
+static void test_restore(void **state) {
+  (void)state;
+  omp_set_dynamic(0);              /* this test is about the count; test_dynamic is about dyn-var */
+  omp_set_num_threads(ncores + 3); /* as OMP_NUM_THREADS=ncores+3 would */
+  ergo__knob k;
+  assert_int_equal(open_threads(&k), 0);
+  int64_t v = 0;
+  assert_int_equal(ergo__knob_threads.get(&k, &v), 0);
+  assert_int_equal(v, ncores + 3);
+  assert_int_equal(ergo__knob_threads.save(&k), 0); /* no files */
+  assert_int_equal(ergo__knob_threads.set(&k, 1), 0);
+  assert_int_equal(region_size(), 1);
+  ergo__knob_threads.restore(&k);
+  assert_int_equal(omp_get_max_threads(), ncores + 3);
+  int limit = omp_get_thread_limit();
+  assert_int_equal(region_size(), ncores + 3 < limit ? ncores + 3 : limit);
+  ergo__knob_threads.close(&k);
+}
+
+/* OMP_DYNAMIC=true may shrink a team: the knob turns that off while it
+ * tunes, and restore() turns it back on. */
+static void test_dynamic(void **state) {
+  (void)state;
+  omp_set_dynamic(1);
+  ergo__knob k;
+  assert_int_equal(open_threads(&k), 0);
+  int64_t top = k.values[k.nvalues - 1];
+  assert_int_equal(ergo__knob_threads.set(&k, top), 0);
+  assert_int_equal(omp_get_dynamic(), 0);
+  assert_int_equal(region_size(), top);
+  ergo__knob_threads.restore(&k);
+  assert_int_equal(omp_get_dynamic(), 1);
+  omp_set_dynamic(0);
+  ergo__knob_threads.close(&k);
+}
+
+static void test_invalid(void **state) {
+  (void)state;
+  omp_set_num_threads(1);
+  ergo__knob k;
+  assert_int_equal(open_threads(&k), 0);
+  static const int64_t extra[] = {0, -1, INT64_MIN, INT64_MAX};
+  for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+    assert_int_equal(ergo__knob_threads.set(&k, extra[i]), ERGO_EINVAL);
+  assert_int_equal(ergo__knob_threads.set(&k, ncores + 1), ERGO_EINVAL);
+  assert_int_equal(ergo__knob_threads.set(&k, k.nvalues + 1), ERGO_EINVAL);
+  assert_int_equal(omp_get_max_threads(), 1); /* nothing changed */
+  assert_int_equal(region_size(), 1);
+  ergo__knob_threads.close(&k);
+}
+
+int main(void) {
+  ergo__cpuset cs;
+  char why[256];
+  if (ergo__cpuset_get(&cs, why, sizeof why) != 0) {
+    printf("cannot tell this process's cores: %s\n", why);
+    return 1;
+  }
+  ncores = cs.ncores;
+  int limit = omp_get_thread_limit();
+  nvalues = ncores < limit ? ncores : limit;
+  printf("this process may use %d core(s); OpenMP's thread limit is %d\n", ncores, limit);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_values),  cmocka_unit_test(test_set_get_region),
+      cmocka_unit_test(test_restore), cmocka_unit_test(test_dynamic),
+      cmocka_unit_test(test_invalid),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
