@@ -291,7 +291,7 @@ static int pick_dir(char *buf, size_t n, char *why, size_t whylen) {
              buf, strerror(errno));
     return -1;
   }
-  char unsafe[WHY_LEN];
+  char unsafe[WHY_LEN / 2]; /* leaves room for the path and the fix in why */
   if (unsafe_dir(buf, unsafe, sizeof unsafe)) {
     snprintf(why, whylen,
              "refusing %s as the state directory: %s (fix: remove it, or set ERGO_STATE_DIR to "

@@ -385,7 +385,7 @@ static const char *status_text(int status) {
 /* Run a victim that ends by itself (or by `send` from here once ready), check how it ended,
  * then that the tree is byte for byte as before and no state file is left. */
 static void run_victim(const char *mode, int send, const char *expected_status) {
-  int ready;
+  int ready = -1;
   pid_t pid = spawn_victim(mode, &ready);
   assert_true(pid > 0);
   wait_ready(ready);
@@ -476,7 +476,7 @@ static void test_forked_child_does_not_restore(void **unused) {
  * old values over what someone else set since. */
 static void test_restore_disarms(void **unused) {
   (void)unused;
-  int ready;
+  int ready = -1;
   pid_t pid = spawn_victim("finalize", &ready);
   wait_ready(ready);
   assert_string_equal(status_text(reap(pid)), "signal 15");
@@ -500,7 +500,7 @@ static char *restore_dead(pid_t pid, int dry_run, int *failed) {
  * others are restored and the state file stays for `ergo restore`, which finishes the job. */
 static void test_signal_failure_said(void **unused) {
   (void)unused;
-  int ready, err;
+  int ready = -1, err = -1;
   pid_t pid = spawn_victim_err("unwritable", &ready, &err);
   wait_ready(ready);
   assert_string_equal(status_text(reap(pid)), "signal 15");
@@ -530,7 +530,7 @@ static void test_signal_failure_said(void **unused) {
 /* A victim killed with SIGKILL after changing the tree: the tree stays changed, its state file
  * stays.  Returns its pid. */
 static pid_t killed_victim(void) {
-  int ready;
+  int ready = -1;
   pid_t pid = spawn_victim("wait", &ready);
   wait_ready(ready);
   assert_int_equal(kill(pid, SIGKILL), 0);
@@ -604,7 +604,7 @@ static void test_restore_dead_one_pid(void **unused) {
 /* A live process restores its own settings: skipped, and refused when asked for by pid. */
 static void test_live_process_skipped(void **unused) {
   (void)unused;
-  int ready, failed;
+  int ready = -1, failed = -1;
   pid_t pid = spawn_victim("wait", &ready);
   wait_ready(ready);
   char want[256];

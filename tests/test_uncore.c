@@ -63,9 +63,9 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* A hex CPU mask as the kernel prints it (%*pb) for a machine of <= 32 CPUs. */
 static void put_mask(const char *path, unsigned mask, const char *list) {
   char p[160];
-  snprintf(p, sizeof p, "%s", path);
+  snprintf(p, sizeof p, "%.150s", path);
   put(p, 0444, "%x\n", mask);
-  snprintf(p, sizeof p, "%s_list", path);
+  snprintf(p, sizeof p, "%.150s_list", path);
   put(p, 0444, "%s\n", list);
 }
 
