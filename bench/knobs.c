@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
 #ifdef ERGO_BENCH_FAKE_MACHINE
   if (fake_machine() != 0) return 0;
 #endif
-  ergo__knobs_start("auto");
+  ergo__knobs_start("auto", 0);
   printf("pairs=%ld\n", n);
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     ergo__knob *k = ergo__knob_get(i);

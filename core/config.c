@@ -21,6 +21,8 @@ void ergo_config_default(ergo_config *cfg) {
   cfg->energy_level = 2;
   cfg->sample_ms = 100;
   cfg->knobs = "auto";
+  cfg->platform = "real";
+  cfg->sim_seed = 1;
 }
 
 /* A level: a non-negative integer, or "all" (-1) where allowed. */
@@ -165,6 +167,39 @@ int ergo_config_from_env(ergo_config *cfg) {
   if ((v = getenv("ERGO_POWER_CSV"))) ERGO__RC(parse_path("ERGO_POWER_CSV", v, &cfg->power_csv));
   if ((v = getenv("ERGO_TRACE"))) ERGO__RC(parse_path("ERGO_TRACE", v, &cfg->trace));
   if ((v = getenv("ERGO_KNOBS"))) ERGO__RC(parse_knobs("ERGO_KNOBS", v, &cfg->knobs));
+  if ((v = getenv("ERGO_PLATFORM"))) {
+    static const char *const platforms[] = {"real", "sim", "auto"};
+    x = 0;
+    for (int i = 0; i < 3; i++)
+      if (cfg->platform && strcmp(cfg->platform, platforms[i]) == 0) x = i;
+    ERGO__RC(parse_choice("ERGO_PLATFORM", v, platforms, 3, &x));
+    cfg->platform = platforms[x];
+  }
+  if ((v = getenv("ERGO_SIM_NODE"))) ERGO__RC(parse_path("ERGO_SIM_NODE", v, &cfg->sim_node));
+  if ((v = getenv("ERGO_SIM_NOISE"))) {
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= 0 && d <= 1)) {
+      ergo__warn("ERGO_SIM_NOISE='%s' is not valid: expected a log-normal sigma from 0 to 1 "
+                 "(0.05 is harsh); keeping %g",
+                 v, cfg->sim_noise);
+      ERGO__RC(ERGO_EINVAL);
+    } else {
+      cfg->sim_noise = d;
+    }
+  }
+  if ((v = getenv("ERGO_SIM_SEED"))) {
+    char *end;
+    errno = 0;
+    unsigned long long u = strtoull(v, &end, 10);
+    if (errno || end == v || *end || *v == '-') {
+      ergo__warn("ERGO_SIM_SEED='%s' is not valid: expected a non-negative integer; keeping %llu",
+                 v, cfg->sim_seed);
+      ERGO__RC(ERGO_EINVAL);
+    } else {
+      cfg->sim_seed = u;
+    }
+  }
 #undef ERGO__RC
   return rc;
 }
@@ -196,6 +231,15 @@ int ergo__config_check(const ergo_config *cfg) {
   if (cfg->sample_ms < 0 || cfg->sample_ms > 3600000) {
     ergo__warn("ergo_config.sample_ms=%d is not valid: expected 0 (off) to 3600000",
                cfg->sample_ms);
+    return ERGO_EINVAL;
+  }
+  if (!(cfg->sim_noise >= 0 && cfg->sim_noise <= 1)) {
+    ergo__warn("ergo_config.sim_noise=%g is not valid: expected 0 to 1", cfg->sim_noise);
+    return ERGO_EINVAL;
+  }
+  if (cfg->platform && strcmp(cfg->platform, "real") && strcmp(cfg->platform, "sim") &&
+      strcmp(cfg->platform, "auto")) {
+    ergo__warn("ergo_config.platform='%s' is not valid: expected real, sim or auto", cfg->platform);
     return ERGO_EINVAL;
   }
   if (cfg->clock_kind < 0 || cfg->clock_kind > 2) {

@@ -52,6 +52,12 @@ ERGO__HIDDEN int ergo__config_check(const ergo_config *cfg);
 /* The core's part of ergo_init/ergo_finalize (policies/runtime.c adds the layers). */
 ERGO__HIDDEN int ergo__core_init(const ergo_config *cfg);
 ERGO__HIDDEN int ergo__core_finalize(void);
+/* ergo's own cost is timed in real time: the region clock when it is real,
+ * CLOCK_MONOTONIC (ns) when regions run on a user or virtual clock. */
+static inline uint64_t ergo__cost_now(void) {
+  return ergo__clk.kind == ERGO__CLOCK_USER ? ergo__mono_ns() : ergo__ticks();
+}
+
 ERGO__HIDDEN int ergo__clock_init(const ergo_config *cfg);
 ERGO__HIDDEN void ergo__clock_refresh(void);
 ERGO__HIDDEN double ergo__ticks_to_s(uint64_t ticks);
@@ -94,7 +100,7 @@ typedef struct ergo__tree {
   uint64_t t0;                     /* ticks when this tree started */
   uint64_t t_last;                 /* ticks of the last event (other threads' Global) */
   uint64_t step_t;                 /* ticks at the last ergo_step */
-  uint64_t hook_ticks, hook_calls; /* ergo's own cost: time spent in attached hooks */
+  uint64_t hook_ticks, hook_calls; /* ergo's own cost in attached hooks (ergo__cost_now) */
   double step_loaded_s;
   int index; /* 0 = main thread */
   struct ergo__tree *next;
@@ -105,7 +111,7 @@ typedef struct ergo__state {
   int initialized;
   ergo_config cfg; /* strings point into owned copies below */
   char *str_report, *str_json, *str_hatchet, *str_csv, *str_steps, *str_balance;
-  char *str_energy, *str_power_csv, *str_trace, *str_knobs;
+  char *str_energy, *str_power_csv, *str_trace, *str_knobs, *str_platform, *str_sim_node;
   ergo__tree *main_tree;
   pthread_mutex_t lock; /* guards the tree list and checkpoint/report work */
   ergo__tree *trees;

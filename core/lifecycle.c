@@ -69,6 +69,9 @@ static void free_strings(void) {
   free(ergo__g.str_power_csv);
   free(ergo__g.str_trace);
   free(ergo__g.str_knobs);
+  free(ergo__g.str_platform);
+  free(ergo__g.str_sim_node);
+  ergo__g.str_platform = ergo__g.str_sim_node = NULL;
   ergo__g.str_energy = ergo__g.str_power_csv = ergo__g.str_trace = ergo__g.str_knobs = NULL;
   ergo__g.str_report = ergo__g.str_json = ergo__g.str_hatchet = NULL;
   ergo__g.str_csv = ergo__g.str_steps = ergo__g.str_balance = NULL;
@@ -100,6 +103,8 @@ int ergo__core_init(const ergo_config *user) {
   ergo__g.cfg.power_csv = ergo__g.str_power_csv = dup_or_null(cfg.power_csv);
   ergo__g.cfg.trace = ergo__g.str_trace = dup_or_null(cfg.trace);
   ergo__g.cfg.knobs = ergo__g.str_knobs = dup_or_null(cfg.knobs);
+  ergo__g.cfg.platform = ergo__g.str_platform = dup_or_null(cfg.platform);
+  ergo__g.cfg.sim_node = ergo__g.str_sim_node = dup_or_null(cfg.sim_node);
 
   ergo__clock_init(&cfg);
   ergo__tree *t = tree_new();

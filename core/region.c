@@ -112,12 +112,14 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   f->line = line;
   f->level = level;
   if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
-    /* Hooks run outside the region's time and are counted as ergo's own cost. */
-    uint64_t h0 = ergo__ticks();
+    /* Hooks run outside the region's time and are counted as ergo's own cost,
+     * in real time even when regions run on a virtual clock. */
+    uint64_t h0 = ergo__cost_now();
     ergo__hooks_enter(c, level);
-    f->start = ergo__ticks();
-    t->hook_ticks += f->start - h0;
+    uint64_t h1 = ergo__cost_now();
+    t->hook_ticks += h1 - h0;
     t->hook_calls++;
+    f->start = ergo__clk.kind == ERGO__CLOCK_USER ? ergo__ticks() : h1;
     return;
   }
   f->start = ergo__ticks();
@@ -136,8 +138,9 @@ static inline void close_top(ergo__tree *t, uint64_t now) {
   t->stack[t->depth].prev = n;
   t->t_last = now;
   if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
+    uint64_t h0 = ergo__clk.kind == ERGO__CLOCK_USER ? ergo__cost_now() : now;
     ergo__hooks_exit(n, f->level, dt);
-    t->hook_ticks += ergo__ticks() - now;
+    t->hook_ticks += ergo__cost_now() - h0;
     t->hook_calls++;
   }
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* Format of the report (bump the version when a key changes meaning):
- *   {"format":"ergo-report","version":1,"clock":"tsc|monotonic|user",
+ *   {"format":"ergo-report","version":1,"platform":"real|sim","clock":"tsc|monotonic|user",
  *    "quantities":[{"name":"energy","unit":"J","rate_unit":"W","label":null,
  *                   "components":["package-0","dram-0"],"total_of":[...]}],
  *    "threads":[{"thread":0,"tree":NODE}, ...]}
@@ -179,10 +179,12 @@ static int report_text(const char *path, char **out) {
               threads, json_pack("{s:i, s:o}", "thread", set.threads[i], "tree", tree)) != 0;
   }
   ergo__snapset_free(&set);
-  json_t *doc = bad ? NULL
-                    : json_pack("{s:s, s:i, s:s, s:o, s:o}", "format", "ergo-report", "version",
-                                ERGO__JSON_REPORT_VERSION, "clock", ergo_clock_name(), "quantities",
-                                quantities_json(), "threads", threads);
+  json_t *doc =
+      bad ? NULL
+          : json_pack("{s:s, s:i, s:s, s:s, s:o, s:o}", "format", "ergo-report", "version",
+                      ERGO__JSON_REPORT_VERSION, "platform",
+                      ergo__g.cfg.platform ? ergo__g.cfg.platform : "real", "clock",
+                      ergo_clock_name(), "quantities", quantities_json(), "threads", threads);
   if (bad) json_decref(threads);
   /* 15 significant digits: below a clock tick for any run time, and free of the binary
    * noise (0.10000000000000001) that 17 digits would show. */

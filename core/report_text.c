@@ -121,9 +121,13 @@ int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide)
 /* What ergo itself cost this run, when anything was attached, and each quantity's notes. */
 static void footer(FILE *f, const ergo__tree *t, double global_s) {
   if (t->hook_calls) {
-    double s = ergo__ticks_to_s(t->hook_ticks);
-    fprintf(f, "ergo overhead: %.6f sec in %llu hook calls (%.3f%% of Global)\n", s,
-            (unsigned long long)t->hook_calls, pct(s, global_s));
+    if (ergo__clk.kind == ERGO__CLOCK_USER) /* real seconds beside virtual ones: no share */
+      fprintf(f, "ergo overhead: %.6f sec of real time in %llu hook calls\n",
+              (double)t->hook_ticks * 1e-9, (unsigned long long)t->hook_calls);
+    else
+      fprintf(f, "ergo overhead: %.6f sec in %llu hook calls (%.3f%% of Global)\n",
+              ergo__ticks_to_s(t->hook_ticks), (unsigned long long)t->hook_calls,
+              pct(ergo__ticks_to_s(t->hook_ticks), global_s));
   }
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
     if (ergo__quants[i].used && ergo__quants[i].q.footer)

@@ -52,6 +52,7 @@ extern const ergo__meter_ops ergo__meter_powercap;
 extern const ergo__meter_ops ergo__meter_perf;
 extern const ergo__meter_ops ergo__meter_papi;
 extern const ergo__meter_ops ergo__meter_estimate;
+extern const ergo__meter_ops ergo__meter_sim;
 
 /* The backend called `name`, or NULL. */
 const ergo__meter_ops *ergo__meter_find(const char *name);

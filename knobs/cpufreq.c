@@ -280,9 +280,7 @@ static int failed(const char *call, unsigned cpu, int64_t value) {
 }
 
 static int cf_set(ergo__knob *k, int64_t value) {
-  int allowed = 0;
-  for (int i = 0; i < k->nvalues; i++) allowed |= k->values[i] == value;
-  if (!allowed) return ERGO_EINVAL; /* nothing written */
+  if (!ergo__knob_settable(k, value)) return ERGO_EINVAL; /* nothing written */
   cf_priv *p = k->priv;
   unsigned long f = (unsigned long)value;
   for (int i = 0; i < p->npolicies; i++) {

@@ -22,8 +22,11 @@ typedef struct ergo__knob_ops {
   /* The value now in force, as the system reports it (one of values when
    * ergo set it; possibly another when something else did). */
   int (*get)(ergo__knob *k, int64_t *value);
-  /* Put `value` (always one of k->values) in force.  Only called when the
-   * value differs from the last one set; never called before save(). */
+  /* Put `value` in force: one of k->values, or k->original (the value in
+   * force before ergo's first change, which the way back must reach even when
+   * it is off the grid, e.g. OMP_NUM_THREADS above the cores).  Anything else
+   * is ERGO_EINVAL with nothing written.  Only called when the value differs
+   * from the last one set; never called before save(). */
   int (*set)(ergo__knob *k, int64_t value);
   /* Call ergo__state_track() on every file set() may write, so the original
    * contents are on disk before the first change.  Knobs without files
@@ -44,11 +47,19 @@ struct ergo__knob {
   int64_t current;
   int current_valid;
   int saved;
-  uint64_t sets; /* set() calls that reached the backend */
+  int64_t original; /* get() before the first change; valid once saved */
+  uint64_t sets;    /* set() calls that reached the backend */
 };
+
+/* 1 when set() may put v in force: an allowed value, or the original (settings.c). */
+int ergo__knob_settable(const ergo__knob *k, int64_t v);
 
 extern const ergo__knob_ops ergo__knob_cpufreq;
 extern const ergo__knob_ops ergo__knob_uncore;
 extern const ergo__knob_ops ergo__knob_threads;
+/* The sim node's (knobs/sim.c): same names, so reports and policies cannot tell. */
+extern const ergo__knob_ops ergo__knob_sim_core;
+extern const ergo__knob_ops ergo__knob_sim_uncore;
+extern const ergo__knob_ops ergo__knob_sim_threads;
 
 #endif

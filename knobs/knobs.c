@@ -9,11 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ergo__knob_ops *const registry[ERGO__NKNOBS] = {
+static const ergo__knob_ops *const real[ERGO__NKNOBS] = {
     [ERGO__KNOB_CORE] = &ergo__knob_cpufreq,
     [ERGO__KNOB_UNCORE] = &ergo__knob_uncore,
     [ERGO__KNOB_THREADS] = &ergo__knob_threads,
 };
+static const ergo__knob_ops *const simulated[ERGO__NKNOBS] = {
+    [ERGO__KNOB_CORE] = &ergo__knob_sim_core,
+    [ERGO__KNOB_UNCORE] = &ergo__knob_sim_uncore,
+    [ERGO__KNOB_THREADS] = &ergo__knob_sim_threads,
+};
+/* The sim node's knobs while it runs, the machine's otherwise. */
+static const ergo__knob_ops *const *registry = real;
 
 static ergo__knob knobs[ERGO__NKNOBS];
 static int open_[ERGO__NKNOBS];
@@ -47,7 +54,8 @@ static int open_one(ergo__knob *k, const ergo__knob_ops *ops, char *why, size_t 
   return rc;
 }
 
-int ergo__knobs_start(const char *which) {
+int ergo__knobs_start(const char *which, int sim) {
+  registry = sim ? simulated : real;
   if (!which) which = "auto";
   if (strcmp(which, "none") == 0) return 0;
   int rc = 0;
@@ -76,6 +84,7 @@ void ergo__knobs_stop(void) {
     memset(&knobs[i], 0, sizeof knobs[i]);
     open_[i] = 0;
   }
+  registry = real;
 }
 
 char *ergo_knobs_info_json(void) {

@@ -10,8 +10,9 @@ enum { ERGO__KNOB_CORE = 0, ERGO__KNOB_UNCORE = 1, ERGO__KNOB_THREADS = 2, ERGO_
 
 /* Open the knobs `which` names ("auto": every one that works; "none"; or a
  * comma list).  A named knob that does not open is one warning line; under
- * "auto" an unavailable knob is simply absent (`ergo info` says why). */
-int ergo__knobs_start(const char *which);
+ * "auto" an unavailable knob is simply absent (`ergo info` says why).  With
+ * sim, the sim node's knobs stand in for the machine's. */
+int ergo__knobs_start(const char *which, int sim);
 
 /* Unwind every setting, put every knob back as found, remove the state
  * file, close.  Safe to call twice. */

@@ -21,6 +21,10 @@ static int allowed(const ergo__knob *k, int64_t v) {
   return 0;
 }
 
+int ergo__knob_settable(const ergo__knob *k, int64_t v) {
+  return allowed(k, v) || (k->saved && v == k->original);
+}
+
 /* Before the first change of a knob: its files' original contents go to the
  * state file, and its value in force is remembered for the way back. */
 static int save_first(ergo__knob *k, int slot) {
@@ -41,6 +45,7 @@ static int save_first(ergo__knob *k, int slot) {
     return rc;
   }
   original[slot] = now;
+  k->original = now;
   k->current = now;
   k->current_valid = 1;
   k->saved = 1;

@@ -48,7 +48,7 @@ static int threads_get(ergo__knob *k, int64_t *value) {
  * that forks the application's teams. */
 static int threads_set(ergo__knob *k, int64_t value) {
   thr_priv *p = k->priv;
-  if (value < 1 || value > k->nvalues) return ERGO_EINVAL;
+  if (!ergo__knob_settable(k, value)) return ERGO_EINVAL;
   /* With dyn-var true (OMP_DYNAMIC=true) the runtime may start fewer threads
    * than asked (libgomp does when the load average is high); the knob must
    * mean what it says, so dynamic adjustment is off while ergo tunes and

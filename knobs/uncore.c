@@ -254,9 +254,7 @@ static int write_khz(const char *path, int64_t v) {
 
 static int uncore_set(ergo__knob *k, int64_t value) {
   unc_priv *p = k->priv;
-  int ok = 0;
-  for (int i = 0; i < k->nvalues && !ok; i++) ok = k->values[i] == value;
-  if (!ok) return ERGO_EINVAL;
+  if (!ergo__knob_settable(k, value)) return ERGO_EINVAL;
   for (int i = 0; i < p->ndies; i++) {
     unc_die *u = &p->die[i];
     char why[ERGO__KNOB_WHY_LEN];

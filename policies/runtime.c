@@ -1,9 +1,24 @@
-/* runtime.c - ergo_init/ergo_finalize: the core, then the layers that attach to it (energy). */
+/* runtime.c - ergo_init/ergo_finalize: pick the platform (machine or sim node), start the core,
+ * then the layers that attach to it (energy, knobs). */
 #include "core/internal.h"
 #include "energy/energy.h"
 #include "knobs/knobs.h"
+#include "sim/node.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* "auto": the sim node when no hardware energy meter works here. */
+static int want_sim(const ergo_config *cfg) {
+  const char *p = cfg->platform ? cfg->platform : "real";
+  if (strcmp(p, "sim") == 0) return 1;
+  if (strcmp(p, "auto") != 0) return 0;
+  ergo__meter m;
+  char why[4 * ERGO__WHY_LEN];
+  if (ergo__meter_open(&m, "auto", why, sizeof why) != 0) return 1;
+  ergo__meter_close(&m);
+  return 0;
+}
 
 int ergo_init(const ergo_config *user) {
   if (ergo__g.initialized) return ergo__core_init(user); /* says why, returns ERGO_ESTATE */
@@ -20,12 +35,33 @@ int ergo_init(const ergo_config *user) {
       abort();
     }
   }
+  int sim = want_sim(&cfg);
+  if (sim) {
+    char why[512];
+    int rc = ergo__sim_start(cfg.sim_node, cfg.sim_noise, cfg.sim_seed, why, sizeof why);
+    if (rc) {
+      ergo__warn("the sim node cannot start: %s", why);
+      return rc;
+    }
+    /* The sim node's clock, meter and knobs stand in for the machine's; its
+     * time is virtual, so a wall-clock sampler would see nothing move. */
+    cfg.platform = "sim";
+    cfg.clock = ergo__sim_clock;
+    cfg.clock_ctx = NULL;
+    cfg.energy = "sim";
+    cfg.sample_ms = 0;
+  } else {
+    cfg.platform = "real";
+  }
   int rc = ergo__core_init(&cfg);
-  if (rc) return rc;
+  if (rc) {
+    if (sim) ergo__sim_stop();
+    return rc;
+  }
   /* Energy is an addition: without a meter the run measures time and goes on. */
   ergo__energy_start(&ergo__g.cfg);
   /* Knobs that do not open are absent; only named ones warn. */
-  ergo__knobs_start(ergo__g.cfg.knobs);
+  ergo__knobs_start(ergo__g.cfg.knobs, sim);
   return 0;
 }
 
@@ -34,5 +70,6 @@ int ergo_finalize(void) {
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__energy_stop();
   ergo__knobs_stop(); /* every knob back as found, the state file removed */
+  ergo__sim_stop();
   return rc;
 }

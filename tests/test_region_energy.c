@@ -57,8 +57,16 @@ static void take(ergo__snap *s) {
   pthread_mutex_unlock(&ergo__g.lock);
 }
 
+/* The report with its "ergo overhead:" line (real time: not reproducible) checked
+ * for its form and left out of the comparison. */
 static void check_report(const char *want) {
   char *got = ergo_report_string();
+  char *o = got ? strstr(got, "ergo overhead: ") : NULL;
+  if (o) {
+    char *end = strchr(o, '\n');
+    assert_non_null(strstr(o, " sec of real time in "));
+    memmove(o, end + 1, strlen(end + 1) + 1);
+  }
   if (!got || strcmp(got, want)) fprintf(stderr, "--- want:\n%s--- got:\n%s", want, got);
   assert_string_equal(got, want);
   free(got);
@@ -82,7 +90,6 @@ static void test_energy_per_region_exact(void **state) {
       "* solve                          : 0.4000 sec,  80.00% | 4.3750 J, 10.94 W,  94.59%\n"
       "- * assemble                     : 0.2000 sec,  50.00% | 2.5000 J, 12.50 W,  57.14%\n"
       "- * Unaccounted                  : 0.2000 sec,  50.00% | 1.8750 J, 9.38 W,  42.86%\n"
-      "ergo overhead: 0.000000 sec in 4 hook calls (0.000% of Global)\n"
       "ergo energy: meter powercap, 4 region readings\n");
   /* The JSON report carries the same figures with units. */
   char *json = ergo__report_json_string();
@@ -108,7 +115,6 @@ static void test_level_filter(void **state) {
                "* outer                          : 0.0100 sec, 100.00% | 3.0000 J, 300.00 W, "
                "100.00%\n"
                "- * fine                         : 0.0100 sec, 100.00% | - J\n"
-               "ergo overhead: 0.000000 sec in 4 hook calls (0.000% of Global)\n"
                "ergo energy: meter powercap, 2 region readings\n");
 }
 
