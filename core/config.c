@@ -23,6 +23,9 @@ void ergo_config_default(ergo_config *cfg) {
   cfg->knobs = "auto";
   cfg->platform = "real";
   cfg->sim_seed = 1;
+  cfg->policy = "monitor";
+  cfg->objective = "energy@5%";
+  cfg->min_region_ms = 100;
 }
 
 /* A level: a non-negative integer, or "all" (-1) where allowed. */
@@ -186,6 +189,32 @@ int ergo_config_from_env(ergo_config *cfg) {
       ERGO__RC(ERGO_EINVAL);
     } else {
       cfg->sim_noise = d;
+    }
+  }
+  if ((v = getenv("ERGO_POLICY"))) {
+    static const char *const pols[] = {"monitor", "fixed", "static", "sweep", "online"};
+    x = 0;
+    for (int i = 0; i < 5; i++)
+      if (cfg->policy && strcmp(cfg->policy, pols[i]) == 0) x = i;
+    ERGO__RC(parse_choice("ERGO_POLICY", v, pols, 5, &x));
+    cfg->policy = pols[x];
+  }
+  /* ERGO_OBJECTIVE, ERGO_FIXED and ERGO_SWEEP are checked where they are used
+   * (the tuner), which says what is wrong with them in one line. */
+  if ((v = getenv("ERGO_OBJECTIVE"))) cfg->objective = v;
+  if ((v = getenv("ERGO_FIXED"))) cfg->fixed = v;
+  if ((v = getenv("ERGO_SWEEP"))) cfg->sweep = v;
+  if ((v = getenv("ERGO_MODEL"))) ERGO__RC(parse_path("ERGO_MODEL", v, &cfg->model));
+  if ((v = getenv("ERGO_MIN_REGION_MS"))) {
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= 0 && d <= 3600000)) {
+      ergo__warn("ERGO_MIN_REGION_MS='%s' is not valid: expected milliseconds from 0 to 3600000; "
+                 "keeping %g",
+                 v, cfg->min_region_ms);
+      ERGO__RC(ERGO_EINVAL);
+    } else {
+      cfg->min_region_ms = d;
     }
   }
   if ((v = getenv("ERGO_SIM_SEED"))) {

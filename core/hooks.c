@@ -35,9 +35,11 @@ void ergo__hooks_enter(ergo__node *n, int level) {
     if (used[i] && table[i].enter) table[i].enter(table[i].ctx, n, level);
 }
 
+/* Exit hooks run in reverse order of attachment, so a hook attached first
+ * wraps the later ones (the tuner switches knobs outside the energy readings). */
 void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
   uint64_t ns = ergo__ticks_to_ns(ticks);
-  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
+  for (int i = ERGO_MAX_HOOKS - 1; i >= 0; i--)
     if (used[i] && table[i].exit) table[i].exit(table[i].ctx, n, level, ns);
 }
 

@@ -112,6 +112,7 @@ typedef struct ergo__state {
   ergo_config cfg; /* strings point into owned copies below */
   char *str_report, *str_json, *str_hatchet, *str_csv, *str_steps, *str_balance;
   char *str_energy, *str_power_csv, *str_trace, *str_knobs, *str_platform, *str_sim_node;
+  char *str_policy, *str_objective, *str_model, *str_fixed, *str_sweep;
   ergo__tree *main_tree;
   pthread_mutex_t lock; /* guards the tree list and checkpoint/report work */
   ergo__tree *trees;

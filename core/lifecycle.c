@@ -72,6 +72,13 @@ static void free_strings(void) {
   free(ergo__g.str_platform);
   free(ergo__g.str_sim_node);
   ergo__g.str_platform = ergo__g.str_sim_node = NULL;
+  free(ergo__g.str_policy);
+  free(ergo__g.str_objective);
+  free(ergo__g.str_model);
+  free(ergo__g.str_fixed);
+  free(ergo__g.str_sweep);
+  ergo__g.str_policy = ergo__g.str_objective = ergo__g.str_model = NULL;
+  ergo__g.str_fixed = ergo__g.str_sweep = NULL;
   ergo__g.str_energy = ergo__g.str_power_csv = ergo__g.str_trace = ergo__g.str_knobs = NULL;
   ergo__g.str_report = ergo__g.str_json = ergo__g.str_hatchet = NULL;
   ergo__g.str_csv = ergo__g.str_steps = ergo__g.str_balance = NULL;
@@ -105,6 +112,11 @@ int ergo__core_init(const ergo_config *user) {
   ergo__g.cfg.knobs = ergo__g.str_knobs = dup_or_null(cfg.knobs);
   ergo__g.cfg.platform = ergo__g.str_platform = dup_or_null(cfg.platform);
   ergo__g.cfg.sim_node = ergo__g.str_sim_node = dup_or_null(cfg.sim_node);
+  ergo__g.cfg.policy = ergo__g.str_policy = dup_or_null(cfg.policy);
+  ergo__g.cfg.objective = ergo__g.str_objective = dup_or_null(cfg.objective);
+  ergo__g.cfg.model = ergo__g.str_model = dup_or_null(cfg.model);
+  ergo__g.cfg.fixed = ergo__g.str_fixed = dup_or_null(cfg.fixed);
+  ergo__g.cfg.sweep = ergo__g.str_sweep = dup_or_null(cfg.sweep);
 
   ergo__clock_init(&cfg);
   ergo__tree *t = tree_new();

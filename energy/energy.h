@@ -15,6 +15,11 @@ int ergo__energy_start(const ergo_config *cfg);
 /* Free what ergo__energy_start made; after the core's finalize. */
 void ergo__energy_stop(void);
 
+/* Joules (packages + dram) of region r's last completed call, or -1 when
+ * energy is not measured for it (no meter, other thread, level too deep).
+ * Valid in exit hooks attached before the energy layer's (they run after it). */
+double ergo__energy_last(ergo_region *r);
+
 /* The open meter, or NULL (tests and the sampler's figures). */
 ergo__meter *ergo__energy_meter(void);
 

@@ -9,6 +9,7 @@
 typedef struct record {
   double acc[ERGO__METER_MAX_DOMAINS];   /* joules over completed calls */
   double start[ERGO__METER_MAX_DOMAINS]; /* reading at the open call's entry */
+  double last_total;                     /* the last completed call's total (packages + dram) */
   int open;
   struct record *next; /* every record, for freeing */
 } record;
@@ -69,9 +70,12 @@ static void region_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_n
   record *rec = *(record **)ergo_region_slot(r, E.hook_slot);
   if (!rec || !rec->open) return;
   read_or_keep(E.now);
+  rec->last_total = 0;
   for (int d = 0; d < E.meter.ndomains; d++) {
     double delta = E.now[d] - rec->start[d];
-    rec->acc[d] += delta > 0 ? delta : 0.0;
+    if (delta < 0) delta = 0;
+    rec->acc[d] += delta;
+    if (E.meter.dom[d].in_total) rec->last_total += delta;
   }
   rec->open = 0;
   E.region_reads++;
@@ -172,6 +176,12 @@ int ergo__energy_start(const ergo_config *cfg) {
 }
 
 ergo__meter *ergo__energy_meter(void) { return E.active ? &E.meter : NULL; }
+
+double ergo__energy_last(ergo_region *r) {
+  if (!E.active) return -1;
+  record *rec = *(record **)ergo_region_slot(r, E.hook_slot);
+  return rec && !rec->open ? rec->last_total : -1;
+}
 
 void ergo__energy_stop(void) {
   if (E.sampler) ergo__sampler_stop(E.sampler, &E.sampler_cost_s);

@@ -1,6 +1,8 @@
 /* miniapp.c - a timestep loop shaped like OpenGadget3's (SPACE-Timers paper): every region does
  * work with its own character (compute, memory, serial, communication-like), on the sim node
  * where there is no energy meter, or as real OpenMP work on a real node. */
+#include "miniapp_work.h"
+
 #include <ergo.h>
 
 #include <math.h>
@@ -8,60 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- workload classes (../shared/SIM.md): 10^9 cycles, 10^9 bytes, serial fraction ---- */
-typedef struct {
-  const char *name;
-  double gcycles, gbytes, serial;
-} work_class;
-
-enum { COMPUTE, MEMORY, SERIAL, MIXED, COMM, BALANCED, LIGHT, HEAVY, NCLASSES };
-static const work_class classes[NCLASSES] = {
-    [COMPUTE] = {"compute", 40, 1, 0.01},   [MEMORY] = {"memory", 2, 60, 0.01},
-    [SERIAL] = {"serial", 20, 2, 0.5},      [MIXED] = {"mixed", 15, 25, 0.05},
-    [COMM] = {"comm-like", 3, 3, 0.8},      [BALANCED] = {"balanced", 10, 40, 0.02},
-    [LIGHT] = {"light-memory", 8, 10, 0.1}, [HEAVY] = {"heavy-mix", 30, 50, 0.03},
-};
-
-/* A region of the step and the class of its work; scale sizes it so that the shares of a
- * step follow the paper's OpenGadget3 report (FIND_HSML ~35 %, HYDRO_ACCEL ~23 %,
- * COMPUTE_UNIFIED_GRADIENTS ~20 %, check_stop_condition ~12 %, ...), a step taking about
- * 6 simulated seconds at full speed. */
-typedef struct {
-  const char *path; /* as the balance file names it */
-  int cls;
-  double scale;
-} region_work;
-
-/* ---- profiles: how each class is bent, and noise ---- */
-typedef struct {
-  const char *name, *what;
-  double c_mul, m_mul, s_add; /* compute and memory multipliers, serial fraction added */
-  double noise;               /* log-normal sigma of the sim node */
-} profile;
-
-static const profile profiles[] = {
-    {"default", "the regions as they are", 1, 1, 0, 0},
-    {"compute-heavy", "three times the compute everywhere", 3, 1, 0, 0},
-    {"memory-heavy", "three times the memory traffic everywhere", 1, 3, 0, 0},
-    {"serial-heavy", "every serial fraction 0.3 higher (at most 0.95)", 1, 1, 0.3, 0},
-    {"mixed", "compute and memory both doubled", 2, 2, 0, 0},
-    {"default-noisy", "default, with 5 % log-normal noise on time and power", 1, 1, 0, 0.05},
-    {"compute-heavy-noisy", "compute-heavy with 5 % noise", 3, 1, 0, 0.05},
-    {"memory-heavy-noisy", "memory-heavy with 5 % noise", 1, 3, 0, 0.05},
-    {"serial-heavy-noisy", "serial-heavy with 5 % noise", 1, 1, 0.3, 0.05},
-    {"mixed-noisy", "mixed with 5 % noise", 2, 2, 0, 0.05},
-};
-#define NPROFILES (sizeof profiles / sizeof *profiles)
-
-static const profile *prof = &profiles[0];
-
-static ergo_sim_work_desc desc_of(int cls, double scale) {
-  const work_class *c = &classes[cls];
-  double s = c->serial + prof->s_add;
-  return (ergo_sim_work_desc){c->gcycles * prof->c_mul * scale, c->gbytes * prof->m_mul * scale,
-                              s > 0.95 ? 0.95 : s};
-}
 
 /* ---- real work, where the sim node is not running ---- */
 static double *arena;
@@ -88,93 +36,29 @@ static void real_work(const ergo_sim_work_desc *d) {
   sink += acc;
 }
 
-static void work(int cls, double scale) {
-  ergo_sim_work_desc d = desc_of(cls, scale);
+/* Every piece of work: on the sim node, or as real work. */
+static void run_piece(const ergo_sim_work_desc *d) {
   if (ergo_sim_active())
-    ergo_sim_work(&d);
+    ergo_sim_work(d);
   else
-    real_work(&d);
-}
-
-static void region(int level, const char *name, int cls, double scale) {
-  ERGO_PUSH(level, name);
-  work(cls, scale);
-  ERGO_POP(level, name);
-}
-
-/* ---- the step, with the table the oracle reads ---- */
-static const region_work step_regions[] = {
-    {"Timestep:FIND_HSML:Setup_Left/Right", LIGHT, 0.12},
-    {"Timestep:FIND_HSML:Primary", COMPUTE, 0.48},
-    {"Timestep:FIND_HSML:Secondary", HEAVY, 0.64},
-    {"Timestep:FIND_HSML:Exchange", COMM, 0.3},
-    {"Timestep:FIND_HSML:Send_Results", COMM, 0.08},
-    {"Timestep:FIND_HSML:Final", LIGHT, 0.12},
-    {"Timestep:FIND_HSML:Extra", SERIAL, 0.01},
-    {"Timestep:HYDRO_ACCEL:HYDRO_COMPUTE", COMPUTE, 0.9},
-    {"Timestep:HYDRO_ACCEL:HYDRO_COMM", COMM, 0.16},
-    {"Timestep:COMPUTE_UNIFIED_GRADIENTS:Primary", BALANCED, 1.6},
-    {"Timestep:COMPUTE_UNIFIED_GRADIENTS:Secondary", MIXED, 0.44},
-    {"Timestep:DRIFT", MEMORY, 0.27},
-    {"Timestep:DOMAIN:PEANO", SERIAL, 0.02},
-    {"Timestep:DOMAIN:DOM_EXCHANGE", COMM, 0.03},
-    {"Timestep:TREEUPDATE", MIXED, 0.04},
-    {"Timestep:check_stop_condition:IO", SERIAL, 0.02},
-};
-#define NREGIONS (sizeof step_regions / sizeof *step_regions)
-
-static void run_step(void) {
-  const region_work *r = step_regions;
-  ERGO_PUSH(0, "Timestep");
-  ERGO_PUSH(1, "FIND_HSML");
-  region(2, "Setup_Left/Right", r[0].cls, r[0].scale);
-  ERGO_PUSH(2, "Primary");
-  work(r[1].cls, r[1].scale);
-  ERGO_POPPUSH(2, "Primary", "Secondary"); /* one clock reading closes one, opens the next */
-  work(r[2].cls, r[2].scale);
-  ERGO_POP(2, "Secondary");
-  region(2, "Exchange", r[3].cls, r[3].scale);
-  region(2, "Send_Results", r[4].cls, r[4].scale);
-  region(2, "Final", r[5].cls, r[5].scale);
-  region(2, "Extra", r[6].cls, r[6].scale);
-  ERGO_POPPUSH(1, "FIND_HSML", "HYDRO_ACCEL");
-  region(2, "HYDRO_COMPUTE", r[7].cls, r[7].scale);
-  region(2, "HYDRO_COMM", r[8].cls, r[8].scale);
-  ERGO_POPPUSH(1, "HYDRO_ACCEL", "COMPUTE_UNIFIED_GRADIENTS");
-  region(2, "Primary", r[9].cls, r[9].scale);
-  region(2, "Secondary", r[10].cls, r[10].scale);
-  ERGO_POP(1, "COMPUTE_UNIFIED_GRADIENTS");
-  region(1, "DRIFT", r[11].cls, r[11].scale);
-  ERGO_PUSH(1, "DOMAIN");
-  region(2, "PEANO", r[12].cls, r[12].scale);
-  region(2, "DOM_EXCHANGE", r[13].cls, r[13].scale);
-  ERGO_POP(1, "DOMAIN");
-  region(1, "TREEUPDATE", r[14].cls, r[14].scale);
-  ERGO_PUSH(1, "check_stop_condition");
-  work(LIGHT, 0.8); /* the condition itself: Unaccounted below, as in the paper */
-  ERGO_PUSH(2, "IO");
-  region(3, "RESTART_WRITE", r[15].cls, r[15].scale);
-  ERGO_POP(2, "IO");
-  ERGO_POP(1, "check_stop_condition");
-  work(MEMORY, 0.3); /* between regions: the step's own Unaccounted */
-  ERGO_POP(0, "Timestep");
+    real_work(d);
 }
 
 /* ---- --oracle ---- */
-static int print_oracle(const char *objective) {
+static int print_oracle(const char *objective, const mini_profile *prof) {
   printf("Oracle (exhaustive, noise-free) for objective %s, profile %s [SIMULATED]\n",
          objective ? objective : "energy@5%", prof->name);
-  printf("%-44s %-12s %7s %7s %3s %9s %9s %8s\n", "region", "work", "core", "uncore", "thr",
-         "time s", "energy J", "saving");
+  printf("%-52s %-12s %7s %7s %3s %9s %9s %8s\n", "region (its own work per step)", "work", "core",
+         "uncore", "thr", "time s", "energy J", "saving");
   int distinct_f = 0, distinct_u = 0, distinct_n = 0;
   long f0 = -1, u0 = -1, n0 = -1;
-  for (size_t i = 0; i < NREGIONS; i++) {
-    ergo_sim_work_desc d = desc_of(step_regions[i].cls, step_regions[i].scale);
+  for (int i = 0; i < mini_nregions; i++) {
+    ergo_sim_work_desc d = mini_desc(i);
     ergo_sim_point best, base;
     if (ergo_sim_oracle(&d, objective, &best, &base) != 0) return 1;
     double saving = base.energy_j > 0 ? 100.0 * (1 - best.energy_j / base.energy_j) : 0;
-    printf("%-44s %-12s %5.1fGHz %5.1fGHz %3d %9.4f %9.3f %7.1f%%\n", step_regions[i].path,
-           classes[step_regions[i].cls].name, best.core_khz * 1e-6, best.uncore_khz * 1e-6,
+    printf("%-52s %-12s %5.1fGHz %5.1fGHz %3d %9.4f %9.3f %7.1f%%\n", mini_regions[i].path,
+           mini_class_names[mini_regions[i].cls], best.core_khz * 1e-6, best.uncore_khz * 1e-6,
            best.threads, best.time_s, best.energy_j, saving);
     if (i == 0) f0 = best.core_khz, u0 = best.uncore_khz, n0 = best.threads;
     distinct_f |= best.core_khz != f0;
@@ -201,6 +85,7 @@ static void usage(FILE *out, const char *argv0) {
 }
 
 int main(int argc, char **argv) {
+  const mini_profile *prof = &mini_profiles[0];
   int steps = 5, oracle = 0;
   const char *objective = NULL;
   for (int i = 1; i < argc; i++) {
@@ -224,13 +109,11 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--profile") && i + 1 < argc) {
       const char *name = argv[++i];
       if (!strcmp(name, "list")) {
-        for (size_t p = 0; p < NPROFILES; p++)
-          printf("%-20s %s\n", profiles[p].name, profiles[p].what);
+        for (int p = 0; p < mini_nprofiles; p++)
+          printf("%-20s %s\n", mini_profiles[p].name, mini_profiles[p].what);
         return 0;
       }
-      prof = NULL;
-      for (size_t p = 0; p < NPROFILES; p++)
-        if (!strcmp(name, profiles[p].name)) prof = &profiles[p];
+      prof = mini_profile_named(name);
       if (!prof) {
         fprintf(stderr, "%s: --profile '%s' is not known: see --profile list\n", argv[0], name);
         return 2;
@@ -240,7 +123,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (oracle) return print_oracle(objective);
+  mini_set_profile(prof);
+  if (oracle) return print_oracle(objective, prof);
 
   ergo_config cfg;
   ergo_config_default(&cfg);
@@ -259,7 +143,7 @@ int main(int argc, char **argv) {
   printf("miniapp: %d steps, profile %s, %s\n", steps, prof->name,
          ergo_sim_active() ? "on the sim node (SIMULATED)" : "real OpenMP work on this node");
   for (int s = 1; s <= steps; s++) {
-    run_step();
+    mini_step(run_piece);
     ergo_step(s);
   }
   int rc = ergo_finalize();

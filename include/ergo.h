@@ -92,6 +92,13 @@ typedef struct ergo_config {
   const char *sim_node; /* ERGO_SIM_NODE: JSON file overriding the sim node's parameters */
   double sim_noise;     /* ERGO_SIM_NOISE: log-normal sigma on time and power, 0..1 (0) */
   unsigned long long sim_seed; /* ERGO_SIM_SEED: the noise seed (1) */
+  /* Tuning (policies/): */
+  const char *policy;    /* ERGO_POLICY=monitor|fixed|static|sweep|online (default monitor) */
+  const char *objective; /* ERGO_OBJECTIVE: energy|time|edp|ed2p|weighted[:t=,e=,r=]|energy@N% */
+  const char *model;     /* ERGO_MODEL: tuning model file (static reads, sweep/online write) */
+  const char *fixed;     /* ERGO_FIXED="cpu=1800000,uncore=2000000,threads=8" (fixed) */
+  const char *sweep;     /* ERGO_SWEEP: explicit sweep grid (see README) */
+  double min_region_ms;  /* ERGO_MIN_REGION_MS: shorter regions inherit their parent's (100) */
 } ergo_config;
 
 /* Fill *cfg with the defaults above. */
@@ -253,6 +260,8 @@ typedef struct ergo_hooks {
 } ergo_hooks;
 
 /* Attach a hook table (copied); *slot receives its index for ergo_region_slot().
+ * Enter hooks run in order of attachment, exit hooks in reverse order, so the
+ * first attached wraps the others.
  * Returns ERGO_EBUSY when ERGO_MAX_HOOKS are attached. */
 ERGO_EXPORT int ergo_hooks_attach(const ergo_hooks *hooks, int *slot);
 ERGO_EXPORT int ergo_hooks_detach(int slot);

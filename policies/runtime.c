@@ -3,6 +3,7 @@
 #include "core/internal.h"
 #include "energy/energy.h"
 #include "knobs/knobs.h"
+#include "policies/tuner.h"
 #include "sim/node.h"
 
 #include <stdlib.h>
@@ -58,10 +59,13 @@ int ergo_init(const ergo_config *user) {
     if (sim) ergo__sim_stop();
     return rc;
   }
-  /* Energy is an addition: without a meter the run measures time and goes on. */
-  ergo__energy_start(&ergo__g.cfg);
   /* Knobs that do not open are absent; only named ones warn. */
   ergo__knobs_start(ergo__g.cfg.knobs, sim);
+  /* The tuner's hooks go first so that they wrap the energy readings: knobs
+   * switch before a region's first reading and after its last. */
+  ergo__tuner_start(&ergo__g.cfg);
+  /* Energy is an addition: without a meter the run measures time and goes on. */
+  ergo__energy_start(&ergo__g.cfg);
   return 0;
 }
 
@@ -69,6 +73,7 @@ int ergo_finalize(void) {
   if (!ergo__g.initialized) return 0;
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__energy_stop();
+  ergo__tuner_stop();
   ergo__knobs_stop(); /* every knob back as found, the state file removed */
   ergo__sim_stop();
   return rc;

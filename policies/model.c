@@ -1,0 +1,278 @@
+/* model.c - the tuning model file: versioned JSON (jansson), written atomically, validated on load.
+ *
+ *   {"format":"ergo-model","version":1,"policy":"sweep","objective":"energy@5%",
+ *    "node":{"platform":"sim","host":"n01","knobs":{"cpufreq":[...kHz],"uncore":[...],
+ *            "threads":[...]}},
+ *    "regions":{"Global/Timestep/FIND_HSML/Primary":{
+ *        "config":{"core_khz":1600000,"uncore_khz":1200000,"threads":20},
+ *        "baseline":{"time_s":0.12,"energy_j":16.1},
+ *        "points":[{"config":{...},"time_s":...,"energy_j":...,"n":3}, ...],
+ *        "pareto":4}}}
+ * A config field 0 (or absent) inherits.  "points" and "pareto" are optional. */
+#include "policies/model.h"
+
+#include "core/internal.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ERGO__MODEL_VERSION 1
+static const char *const keys[ERGO__NKNOBS] = {"core_khz", "uncore_khz", "threads"};
+static const char *const knob_names[ERGO__NKNOBS] = {"cpufreq", "uncore", "threads"};
+
+void ergo__model_free(ergo__model *m) {
+  if (!m) return;
+  for (int i = 0; i < m->nregions; i++) {
+    free(m->regions[i].path);
+    free(m->regions[i].points);
+  }
+  free(m->regions);
+  memset(m, 0, sizeof *m);
+}
+
+ergo__model_region *ergo__model_find(const ergo__model *m, const char *path) {
+  for (int i = 0; i < m->nregions; i++)
+    if (strcmp(m->regions[i].path, path) == 0) return &m->regions[i];
+  return NULL;
+}
+
+ergo__model_region *ergo__model_region_add(ergo__model *m, const char *path) {
+  ergo__model_region *r = ergo__model_find(m, path);
+  if (r) return r;
+  ergo__model_region *v = realloc(m->regions, (size_t)(m->nregions + 1) * sizeof *v);
+  if (!v) return NULL;
+  m->regions = v;
+  r = &v[m->nregions];
+  memset(r, 0, sizeof *r);
+  if (!(r->path = strdup(path))) return NULL;
+  m->nregions++;
+  return r;
+}
+
+int ergo__model_point_add(ergo__model_region *r, const ergo__config *c, double time_s,
+                          double energy_j, int n) {
+  ergo__model_point *v = realloc(r->points, (size_t)(r->npoints + 1) * sizeof *v);
+  if (!v) return ERGO_ENOMEM;
+  r->points = v;
+  v[r->npoints++] = (ergo__model_point){*c, time_s, energy_j, n};
+  return 0;
+}
+
+static int dominated(const ergo__model_point *a, const ergo__model_point *b) {
+  return b->time_s <= a->time_s && b->energy_j <= a->energy_j &&
+         (b->time_s < a->time_s || b->energy_j < a->energy_j);
+}
+
+static int by_time(const void *x, const void *y) {
+  const ergo__model_point *a = x, *b = y;
+  return (a->time_s > b->time_s) - (a->time_s < b->time_s);
+}
+
+void ergo__model_pareto(ergo__model_region *r) {
+  /* Non-dominated points first (by time), then the rest (by time). */
+  int n = r->npoints, k = 0;
+  for (int i = 0; i < n; i++) {
+    int dom = 0;
+    for (int j = 0; j < n && !dom; j++) dom = j != i && dominated(&r->points[i], &r->points[j]);
+    if (!dom) {
+      ergo__model_point t = r->points[k];
+      r->points[k] = r->points[i];
+      r->points[i] = t;
+      k++;
+    }
+  }
+  qsort(r->points, (size_t)k, sizeof *r->points, by_time);
+  qsort(r->points + k, (size_t)(n - k), sizeof *r->points, by_time);
+  r->pareto = k;
+}
+
+static json_t *config_json(const ergo__config *c) {
+  json_t *o = json_object();
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    if (c->v[i]) json_object_set_new(o, keys[i], json_integer(c->v[i]));
+  return o;
+}
+
+int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *space) {
+  json_t *regions = json_object(), *knobs = json_object();
+  for (int i = 0; space && i < ERGO__NKNOBS; i++) {
+    if (!space->n[i]) continue;
+    json_t *vals = json_array();
+    for (int v = 0; v < space->n[i]; v++)
+      json_array_append_new(vals, json_integer(space->values[i][v]));
+    json_object_set_new(knobs, knob_names[i], vals);
+  }
+  for (int i = 0; i < m->nregions; i++) {
+    const ergo__model_region *r = &m->regions[i];
+    json_t *pts = json_array();
+    for (int p = 0; p < r->npoints; p++)
+      json_array_append_new(pts, json_pack("{s:o, s:f, s:f, s:i}", "config",
+                                           config_json(&r->points[p].config), "time_s",
+                                           r->points[p].time_s, "energy_j", r->points[p].energy_j,
+                                           "n", r->points[p].n));
+    json_object_set_new(regions, r->path,
+                        json_pack("{s:o, s:{s:f, s:f}, s:o, s:i}", "config", config_json(&r->best),
+                                  "baseline", "time_s", r->baseline.time_s, "energy_j",
+                                  r->baseline.energy_j, "points", pts, "pareto", r->pareto));
+  }
+  char host[128] = "";
+  gethostname(host, sizeof host - 1);
+  json_t *doc = json_pack("{s:s, s:i, s:s, s:s, s:{s:s, s:s, s:o}, s:o}", "format", "ergo-model",
+                          "version", ERGO__MODEL_VERSION, "policy", m->policy, "objective",
+                          m->objective, "node", "platform", m->platform[0] ? m->platform : "real",
+                          "host", host, "knobs", knobs, "regions", regions);
+  char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+  json_decref(doc);
+  if (!text) return ERGO_ENOMEM;
+  size_t len = strlen(text);
+  char *nl = realloc(text, len + 2);
+  if (!nl) {
+    free(text);
+    return ERGO_ENOMEM;
+  }
+  nl[len] = '\n';
+  int rc = ergo__atomic_write(path, nl, len + 1);
+  free(nl);
+  return rc;
+}
+
+/* ---- loading: check everything, then fill *m ---- */
+
+static int bad(char *why, size_t whylen, const char *path, const char *where, const char *what) {
+  snprintf(why, whylen,
+           "tuning model '%s': %s %s (fix: write it with ERGO_POLICY=sweep or online, or `ergo "
+           "sweep --runs`)",
+           path, where, what);
+  return ERGO_EFORMAT;
+}
+
+static int config_of(json_t *o, ergo__config *c, const char *path, const char *where, char *why,
+                     size_t whylen) {
+  memset(c, 0, sizeof *c);
+  if (!json_is_object(o)) return bad(why, whylen, path, where, "is not an object");
+  const char *k;
+  json_t *v;
+  json_object_foreach(o, k, v) {
+    int i = 0;
+    while (i < ERGO__NKNOBS && strcmp(keys[i], k)) i++;
+    char w[600];
+    if (i == ERGO__NKNOBS) {
+      snprintf(w, sizeof w, "%s.%s", where, k);
+      return bad(why, whylen, path, w, "is not a knob (expected core_khz, uncore_khz, threads)");
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+      snprintf(w, sizeof w, "%s.%s", where, k);
+      return bad(why, whylen, path, w, "is not an integer >= 0");
+    }
+    c->v[i] = json_integer_value(v);
+  }
+  return 0;
+}
+
+static int number(json_t *o, const char *key, double *out) {
+  json_t *v = json_object_get(o, key);
+  if (!json_is_number(v)) return -1;
+  *out = json_number_value(v);
+  return isfinite(*out) && *out >= 0 ? 0 : -1;
+}
+
+int ergo__model_load(const char *path, ergo__model *m, char *why, size_t whylen) {
+  memset(m, 0, sizeof *m);
+  json_error_t err;
+  json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+  if (!doc) {
+    if (err.line < 0) /* not parsed at all: the file could not be read */
+      snprintf(why, whylen,
+               "tuning model '%s' cannot be read: %s (fix: run a sweep or online "
+               "policy first, or point ERGO_MODEL at the file)",
+               path, err.text);
+    else
+      snprintf(why, whylen,
+               "tuning model '%s': %s at line %d column %d (fix: check the file or "
+               "write it again)",
+               path, err.text, err.line, err.column);
+    return err.line < 0 ? ERGO_EIO : ERGO_EFORMAT;
+  }
+  int rc = 0;
+  ergo__model tmp = {0};
+  const char *fmt = json_string_value(json_object_get(doc, "format"));
+  json_t *ver = json_object_get(doc, "version"), *regions = json_object_get(doc, "regions");
+  if (!fmt || strcmp(fmt, "ergo-model") != 0) {
+    snprintf(why, whylen,
+             "tuning model '%s': format is '%s', not 'ergo-model': not an ergo "
+             "tuning model (fix: pass the file ERGO_MODEL was written to)",
+             path, fmt ? fmt : "(none)");
+    rc = ERGO_EVERSION;
+  } else if (!json_is_integer(ver) || json_integer_value(ver) != ERGO__MODEL_VERSION) {
+    snprintf(why, whylen,
+             "tuning model '%s': version %s is not supported: this ergo reads "
+             "version %d (fix: write the model again with this ergo)",
+             path, json_is_integer(ver) ? "other than 1" : "missing", ERGO__MODEL_VERSION);
+    rc = ERGO_EVERSION;
+  } else if (!json_is_object(regions)) {
+    rc = bad(why, whylen, path, "regions", "is missing or not an object");
+  }
+  const char *s;
+  if (!rc && (s = json_string_value(json_object_get(doc, "policy"))))
+    snprintf(tmp.policy, sizeof tmp.policy, "%s", s);
+  if (!rc && (s = json_string_value(json_object_get(doc, "objective"))))
+    snprintf(tmp.objective, sizeof tmp.objective, "%s", s);
+  if (!rc && (s = json_string_value(json_object_get(json_object_get(doc, "node"), "platform"))))
+    snprintf(tmp.platform, sizeof tmp.platform, "%s", s);
+  const char *rpath;
+  json_t *r;
+  if (!rc) json_object_foreach(regions, rpath, r) {
+      char where[512];
+      snprintf(where, sizeof where, "regions[\"%.400s\"]", rpath);
+      if (!json_is_object(r)) {
+        rc = bad(why, whylen, path, where, "is not an object");
+        break;
+      }
+      ergo__model_region *mr = ergo__model_region_add(&tmp, rpath);
+      if (!mr) {
+        rc = ERGO_ENOMEM;
+        break;
+      }
+      char w[600];
+      snprintf(w, sizeof w, "%s.config", where);
+      if ((rc = config_of(json_object_get(r, "config"), &mr->best, path, w, why, whylen))) break;
+      json_t *b = json_object_get(r, "baseline");
+      if (b && (number(b, "time_s", &mr->baseline.time_s) ||
+                number(b, "energy_j", &mr->baseline.energy_j))) {
+        snprintf(w, sizeof w, "%s.baseline", where);
+        rc = bad(why, whylen, path, w, "needs time_s and energy_j, numbers >= 0");
+        break;
+      }
+      json_t *pts = json_object_get(r, "points"), *pt;
+      size_t i;
+      json_array_foreach(pts, i, pt) {
+        ergo__config c;
+        double t, e;
+        json_t *n = json_object_get(pt, "n");
+        snprintf(w, sizeof w, "%s.points[%zu]", where, i);
+        if ((rc = config_of(json_object_get(pt, "config"), &c, path, w, why, whylen))) break;
+        if (number(pt, "time_s", &t) || number(pt, "energy_j", &e) || !json_is_integer(n) ||
+            json_integer_value(n) < 1) {
+          rc = bad(why, whylen, path, w, "needs time_s, energy_j >= 0 and n >= 1");
+          break;
+        }
+        if ((rc = ergo__model_point_add(mr, &c, t, e, (int)json_integer_value(n)))) break;
+      }
+      if (rc) break;
+      json_t *par = json_object_get(r, "pareto");
+      mr->pareto = json_is_integer(par) && json_integer_value(par) <= mr->npoints
+                       ? (int)json_integer_value(par)
+                       : 0;
+    }
+  json_decref(doc);
+  if (rc) {
+    ergo__model_free(&tmp);
+    return rc;
+  }
+  *m = tmp;
+  return 0;
+}

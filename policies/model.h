@@ -1,0 +1,55 @@
+/* model.h - the tuning model file: per-region configurations and the measurements behind them. */
+#ifndef ERGO_POLICIES_MODEL_H
+#define ERGO_POLICIES_MODEL_H
+
+#include "policies/policy.h"
+
+typedef struct ergo__model_point {
+  ergo__config config;
+  double time_s, energy_j; /* mean per execution (exclusive) */
+  int n;                   /* executions measured */
+} ergo__model_point;
+
+typedef struct ergo__model_region {
+  char *path;             /* "Global/Timestep/FIND_HSML/Primary" */
+  ergo__config best;      /* the configuration to apply */
+  ergo__measure baseline; /* mean per execution at the baseline config (0 if unknown) */
+  int npoints;
+  ergo__model_point *points; /* what was measured (sweep: every config tried) */
+  int pareto;                /* points[0..pareto-1] are the time/energy Pareto set, when known */
+} ergo__model_region;
+
+typedef struct ergo__model {
+  char policy[32];    /* which policy wrote it */
+  char objective[64]; /* its canonical text */
+  char platform[16];  /* "real" or "sim" */
+  char host[128];
+  int nregions;
+  ergo__model_region *regions;
+} ergo__model;
+
+/* Read and validate a model file (format "ergo-model", version 1).  0, or a
+ * negative ERGO_E* with one line in why naming the file, the element, the
+ * value and the fix; *m is then empty. */
+int ergo__model_load(const char *path, ergo__model *m, char *why, size_t whylen);
+
+/* Write it atomically, with the node description (platform, host, knob
+ * values of `space`). */
+int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *space);
+
+/* The region at `path`, or NULL. */
+ergo__model_region *ergo__model_find(const ergo__model *m, const char *path);
+
+/* Add (or find) a region; NULL on no memory. */
+ergo__model_region *ergo__model_region_add(ergo__model *m, const char *path);
+
+/* Add a measured point to a region (copies). */
+int ergo__model_point_add(ergo__model_region *r, const ergo__config *c, double time_s,
+                          double energy_j, int n);
+
+/* Order r->points so the time/energy Pareto set comes first; sets r->pareto. */
+void ergo__model_pareto(ergo__model_region *r);
+
+void ergo__model_free(ergo__model *m);
+
+#endif

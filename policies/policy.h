@@ -1,0 +1,73 @@
+/* policy.h - the interface every tuning policy implements, and what the tuner hands it. */
+#ifndef ERGO_POLICIES_POLICY_H
+#define ERGO_POLICIES_POLICY_H
+
+#include "ergo.h"
+#include "knobs/knobs.h"
+#include "optimizer/objective.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A configuration: one value per knob slot (ERGO__KNOB_CORE, _UNCORE,
+ * _THREADS); 0 = inherit the parent's value. */
+typedef struct ergo__config {
+  int64_t v[ERGO__NKNOBS];
+} ergo__config;
+
+/* The search space: the allowed values of every knob that is open (a knob
+ * that is absent has n[i] == 0 and is not searched). */
+typedef struct ergo__space {
+  int n[ERGO__NKNOBS];
+  int64_t values[ERGO__NKNOBS][ERGO__KNOB_MAX_VALUES]; /* ascending */
+  int64_t baseline[ERGO__NKNOBS];                      /* the untuned values (in force at start) */
+  int cores;                                           /* for the resource term: threads / cores */
+} ergo__space;
+
+/* What the tuner knows of one region (main thread, significant or not). */
+typedef struct ergo__region_state {
+  const char *path; /* "Global/Timestep/FIND_HSML/Primary" as in the JSON report */
+  uint64_t executions;
+  double excl_time_s; /* exclusive time over all executions (children subtracted) */
+  int significant;    /* mean exclusive time >= ERGO_MIN_REGION_MS (decided after 1 run) */
+  void *policy;       /* the policy's own per-region state */
+} ergo__region_state;
+
+typedef struct ergo__policy ergo__policy;
+
+typedef struct ergo__policy_ops {
+  const char *name; /* "monitor", "fixed", "static", "sweep", "online" */
+  /* Start; read the policy's own configuration (model file, fixed config). On
+   * failure return a negative ERGO_E* with one line in why: the tuner then
+   * runs as monitor. */
+  int (*start)(ergo__policy *p, char *why, size_t whylen);
+  /* A significant region is entered: the config for this execution (fields
+   * left 0 inherit).  Called on the main thread; must not block. */
+  void (*choose)(ergo__policy *p, ergo__region_state *r, ergo__config *out);
+  /* The execution ended: its exclusive measurement under `applied` (the
+   * values in force, inherited ones filled in). */
+  void (*observe)(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
+                  const ergo__measure *m);
+  /* The run ends: write what was learnt (tuning model), report.  0 or ERGO_E*. */
+  int (*finish)(ergo__policy *p);
+  void (*stop)(ergo__policy *p);
+} ergo__policy_ops;
+
+struct ergo__policy {
+  const ergo__policy_ops *ops;
+  ergo__space space;
+  ergo__objective objective;
+  const ergo_config *cfg; /* ERGO_MODEL, ERGO_FIXED, ERGO_SWEEP, ... */
+  void *priv;
+};
+
+extern const ergo__policy_ops ergo__policy_monitor;
+extern const ergo__policy_ops ergo__policy_fixed;
+extern const ergo__policy_ops ergo__policy_static;
+extern const ergo__policy_ops ergo__policy_sweep;
+extern const ergo__policy_ops ergo__policy_online;
+
+/* Round v to the nearest allowed value of knob slot i (ties go down). */
+int64_t ergo__space_round(const ergo__space *s, int i, int64_t v);
+
+#endif

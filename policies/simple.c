@@ -1,0 +1,110 @@
+/* simple.c - the policies that need no search: monitor (changes nothing), fixed (one config for
+ * the whole run), static (a tuning model's per-region configs). */
+#include "core/internal.h"
+#include "policies/model.h"
+#include "policies/policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- monitor ---- */
+static void inherit(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
+  (void)p, (void)r;
+  memset(out, 0, sizeof *out);
+}
+static void ignore(ergo__policy *p, ergo__region_state *r, const ergo__config *c,
+                   const ergo__measure *m) {
+  (void)p, (void)r, (void)c, (void)m;
+}
+const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore, NULL, NULL};
+
+/* ---- fixed: "cpu=1800000,uncore=2000000,threads=8", any subset ---- */
+int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, char *why,
+                      size_t whylen) {
+  memset(c, 0, sizeof *c);
+  if (!s || !*s) {
+    snprintf(why, whylen,
+             "ERGO_FIXED is not set: expected e.g. "
+             "\"cpu=1800000,uncore=2000000,threads=8\" (kHz, kHz, threads)");
+    return ERGO_EINVAL;
+  }
+  static const char *const names[ERGO__NKNOBS] = {"cpu", "uncore", "threads"};
+  for (const char *p = s; *p;) {
+    size_t n = strcspn(p, ",");
+    int i = -1;
+    for (int k = 0; k < ERGO__NKNOBS; k++) {
+      size_t l = strlen(names[k]);
+      if (n > l && !strncmp(p, names[k], l) && p[l] == '=') i = k;
+    }
+    char *end = NULL;
+    long long v = i >= 0 ? strtoll(p + strlen(names[i]) + 1, &end, 10) : 0;
+    if (i < 0 || end != p + n || v <= 0) {
+      snprintf(why, whylen,
+               "ERGO_FIXED='%s' is not valid at '%.*s': expected cpu=KHZ, "
+               "uncore=KHZ, threads=N separated by commas",
+               s, (int)n, p);
+      return ERGO_EINVAL;
+    }
+    if (!space->n[i]) {
+      snprintf(why, whylen, "ERGO_FIXED='%s': this node has no %s knob (`ergo info` says why)", s,
+               names[i]);
+      return ERGO_EINVAL;
+    }
+    c->v[i] = ergo__space_round(space, i, v);
+    if (c->v[i] != v)
+      ergo__warn("ERGO_FIXED: %s=%lld is not allowed on this node; using the nearest, %lld",
+                 names[i], v, (long long)c->v[i]);
+    p += n + (p[n] == ',');
+  }
+  return 0;
+}
+
+/* The whole run: pushed once at start, popped when the knobs are restored. */
+static int fixed_start(ergo__policy *p, char *why, size_t whylen) {
+  ergo__config c;
+  int rc = ergo__parse_fixed(p->cfg->fixed, &p->space, &c, why, whylen);
+  if (rc) return rc;
+  return ergo__settings_push(c.v);
+}
+const ergo__policy_ops ergo__policy_fixed = {"fixed", fixed_start, inherit, ignore, NULL, NULL};
+
+/* ---- static: the model's config per region path ---- */
+static int static_start(ergo__policy *p, char *why, size_t whylen) {
+  const char *path = p->cfg->model ? p->cfg->model : "ergo-model.json";
+  ergo__model *m = calloc(1, sizeof *m);
+  if (!m) return ERGO_ENOMEM;
+  int rc = ergo__model_load(path, m, why, whylen);
+  if (rc) {
+    free(m);
+    return rc;
+  }
+  /* Values this node does not allow round to the nearest allowed one, once, with a warning. */
+  static const char *const names[ERGO__NKNOBS] = {"core_khz", "uncore_khz", "threads"};
+  for (int r = 0; r < m->nregions; r++)
+    for (int i = 0; i < ERGO__NKNOBS; i++) {
+      int64_t v = m->regions[r].best.v[i];
+      if (!v) continue;
+      int64_t near = ergo__space_round(&p->space, i, v);
+      if (near != v)
+        ergo__warn("tuning model '%s': %s %s=%lld is not allowed on this node; using %lld", path,
+                   m->regions[r].path, names[i], (long long)v, (long long)near);
+      m->regions[r].best.v[i] = near;
+    }
+  p->priv = m;
+  return 0;
+}
+static void static_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
+  ergo__model_region *mr = ergo__model_find(p->priv, r->path);
+  if (mr)
+    *out = mr->best;
+  else
+    memset(out, 0, sizeof *out);
+}
+static void static_stop(ergo__policy *p) {
+  ergo__model_free(p->priv);
+  free(p->priv);
+  p->priv = NULL;
+}
+const ergo__policy_ops ergo__policy_static = {"static", static_start, static_choose,
+                                              ignore,   NULL,         static_stop};

@@ -1,0 +1,224 @@
+/* test_policies.c - the tuner on the sim node: monitor, fixed and static policies, model files
+ * (round trip, malformed, foreign), and bad ERGO_* tuning values. */
+#include "test_util.h"
+
+#include "internal.h"
+#include "policies/model.h"
+#include "sim/node.h"
+
+#include <math.h>
+#include <unistd.h>
+
+static char dir[64], model_path[128];
+
+static ergo_config sim_config(const char *policy) {
+  ergo_config c = test_config();
+  c.clock = NULL;
+  c.platform = "sim";
+  c.energy = "auto";
+  c.knobs = "auto";
+  c.policy = policy;
+  c.objective = "energy";
+  c.model = model_path;
+  return c;
+}
+
+/* One step: a compute-bound and a serial region, each significant. */
+static const ergo_sim_work_desc compute = {8, 0.2, 0.01}, serial = {4, 0.4, 0.5};
+static void step(void) {
+  ERGO_PUSH(1, "compute");
+  ergo_sim_work(&compute);
+  ERGO_POPPUSH(1, "compute", "serial");
+  ergo_sim_work(&serial);
+  ERGO_POP(1, "serial");
+}
+
+static ergo__node *node(const char *name) {
+  return ergo__node_find(&ergo__g.main_tree->root, name, 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  strcpy(dir, "/tmp/ergo-pol-XXXXXX");
+  if (!mkdtemp(dir)) return -1;
+  snprintf(model_path, sizeof model_path, "%s/model.json", dir);
+  return 0;
+}
+static int teardown(void **state) {
+  (void)state;
+  ergo_finalize();
+  unlink(model_path);
+  rmdir(dir);
+  return 0;
+}
+
+static void write_file(const char *text) {
+  FILE *f = fopen(model_path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* monitor changes nothing: the node stays at the maximum. */
+static void test_monitor(void **state) {
+  (void)state;
+  ergo_config c = sim_config("monitor");
+  assert_int_equal(ergo_init(&c), 0);
+  step();
+  assert_int_equal(ergo__sim()->cfg.threads, 20);
+  assert_true(ergo__sim()->cfg.f_ghz == 2.0);
+}
+
+/* fixed: one config for the whole run, applied before the first region. */
+static void test_fixed(void **state) {
+  (void)state;
+  ergo_config c = sim_config("fixed");
+  c.fixed = "cpu=1500000,threads=4";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_true(ergo__sim()->cfg.f_ghz == 1.5);
+  assert_int_equal(ergo__sim()->cfg.threads, 4);
+  assert_true(ergo__sim()->cfg.u_ghz == 2.4); /* not named: untouched */
+  step();
+  ergo_finalize();
+  /* a value off the grid rounds to the nearest allowed, with a warning */
+  c.fixed = "cpu=1540000";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_true(ergo__sim()->cfg.f_ghz == 1.5);
+  assert_non_null(strstr(ergo_last_error(), "cpu=1540000 is not allowed on this node"));
+  ergo_finalize();
+  /* a malformed one runs as monitor */
+  c.fixed = "cpu=fast";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_FIXED='cpu=fast' is not valid at 'cpu=fast'"));
+  assert_int_equal(ergo__sim()->cfg.threads, 20);
+}
+
+/* static: each region runs at its model config; the parent's comes back after it. */
+static void test_static_applies_model(void **state) {
+  (void)state;
+  write_file(
+      "{\"format\":\"ergo-model\",\"version\":1,\"policy\":\"test\",\"objective\":\"energy\","
+      "\"regions\":{\"Global/serial\":{\"config\":{\"core_khz\":1200000,\"threads\":2}},"
+      "\"Global/compute\":{\"config\":{\"uncore_khz\":1250000}}}}");
+  ergo_config c = sim_config("static");
+  assert_int_equal(ergo_init(&c), 0);
+  /* 1250000 is off the 100 MHz grid: rounds down to 1200000 (the nearer, ties go down) */
+  assert_non_null(strstr(ergo_last_error(), "uncore_khz=1250000 is not allowed"));
+  step(); /* first executions decide significance at the baseline */
+  uint64_t serial_t0 = node("serial")->total;
+  step();
+  uint64_t serial_t1 = node("serial")->total - serial_t0;
+  /* serial at 1.2 GHz / 2 threads: the model's time for that config, exactly */
+  ergo__sim_config cfg = {1.2, 2.4, 2};
+  ergo__sim_work w = {serial.gcycles, serial.gbytes, serial.serial};
+  ergo__sim_result r;
+  ergo__sim_eval(&ergo__sim()->p, &w, &cfg, &r);
+  assert_int_equal(serial_t1, (uint64_t)llround(r.time_s * 1e9));
+  /* between regions, the machine's own values are back */
+  assert_int_equal(ergo__sim()->cfg.threads, 20);
+  assert_true(ergo__sim()->cfg.f_ghz == 2.0);
+}
+
+/* A malformed, truncated or foreign model: one line, and the run continues as monitor. */
+static void test_bad_models(void **state) {
+  (void)state;
+  const char *cases[][2] = {
+      {"{\"format\":\"ergo-model\",\"version\":1,\"regions\":{\"Global/"
+       "a\":{\"config\":{\"cpu\":1}}}}",
+       "regions[\"Global/a\"].config.cpu is not a knob"},
+      {"{\"format\":\"ergo-model\",\"version\":1,\"regions\":", "tuning model"},
+      {"{\"format\":\"ergo-report\",\"version\":1}", "format is 'ergo-report', not 'ergo-model'"},
+      {"{\"format\":\"ergo-model\",\"version\":2,\"regions\":{}}", "is not supported"},
+      {"{\"format\":\"ergo-model\",\"version\":1,\"regions\":{\"Global/a\":{\"config\":{},"
+       "\"points\":[{\"config\":{},\"time_s\":-1,\"energy_j\":1,\"n\":1}]}}}",
+       "points[0] needs time_s, energy_j >= 0 and n >= 1"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    write_file(cases[i][0]);
+    ergo_config c = sim_config("static");
+    assert_int_equal(ergo_init(&c), 0);
+    if (!strstr(ergo_last_error(), cases[i][1]))
+      print_message("case %zu: %s\n", i, ergo_last_error());
+    assert_non_null(strstr(ergo_last_error(), cases[i][1]));
+    assert_non_null(strstr(ergo_last_error(), "running as monitor"));
+    step();
+    assert_int_equal(ergo__sim()->cfg.threads, 20);
+    ergo_finalize();
+  }
+  unlink(model_path);
+  ergo_config c = sim_config("static");
+  assert_int_equal(ergo_init(&c), 0); /* missing file: one line too */
+  assert_non_null(strstr(ergo_last_error(), "running as monitor"));
+}
+
+/* Save then load: the same regions, configs, baselines, points and Pareto count. */
+static void test_model_round_trip(void **state) {
+  (void)state;
+  ergo__model m = {0};
+  snprintf(m.policy, sizeof m.policy, "sweep");
+  snprintf(m.objective, sizeof m.objective, "energy@5%%");
+  ergo__model_region *r = ergo__model_region_add(&m, "Global/a\\/b");
+  r->best = (ergo__config){{1600000, 0, 8}};
+  r->baseline = (ergo__measure){0.25, 30.5, 1};
+  ergo__config c1 = {{2000000, 2400000, 20}}, c2 = {{1600000, 2400000, 8}},
+               c3 = {{1000000, 1200000, 4}};
+  ergo__model_point_add(r, &c1, 0.25, 30.5, 3);
+  ergo__model_point_add(r, &c2, 0.3, 22.0, 3);
+  ergo__model_point_add(r, &c3, 0.5, 25.0, 3); /* dominated by c2 */
+  ergo__model_pareto(r);
+  assert_int_equal(r->pareto, 2);
+  assert_int_equal(ergo__model_save(model_path, &m, NULL), 0);
+  ergo__model back;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &back, why, sizeof why), 0);
+  assert_string_equal(back.policy, "sweep");
+  assert_string_equal(back.objective, "energy@5%");
+  assert_int_equal(back.nregions, 1);
+  ergo__model_region *b = ergo__model_find(&back, "Global/a\\/b");
+  assert_non_null(b);
+  assert_memory_equal(&b->best, &r->best, sizeof r->best);
+  assert_true(b->baseline.time_s == 0.25 && b->baseline.energy_j == 30.5);
+  assert_int_equal(b->npoints, 3);
+  assert_int_equal(b->pareto, 2);
+  for (int i = 0; i < 3; i++) {
+    assert_memory_equal(&b->points[i].config, &r->points[i].config, sizeof(ergo__config));
+    assert_true(b->points[i].energy_j == r->points[i].energy_j);
+  }
+  ergo__model_free(&back);
+  ergo__model_free(&m);
+}
+
+/* Bad tuning values in the environment: one line each, defaults kept. */
+static void test_bad_env(void **state) {
+  (void)state;
+  ergo_config c;
+  ergo_config_default(&c);
+  setenv("ERGO_POLICY", "greedy", 1);
+  assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
+  assert_string_equal(ergo_last_error(), "ERGO_POLICY='greedy' is not valid: expected "
+                                         "monitor|fixed|static|sweep|online; keeping monitor");
+  unsetenv("ERGO_POLICY");
+  setenv("ERGO_MIN_REGION_MS", "-5", 1);
+  assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_MIN_REGION_MS='-5' is not valid"));
+  unsetenv("ERGO_MIN_REGION_MS");
+  /* a bad objective: the tuner says so and runs as monitor */
+  ergo_config s = sim_config("fixed");
+  s.fixed = "threads=2";
+  s.objective = "joules";
+  assert_int_equal(ergo_init(&s), 0);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_OBJECTIVE='joules' is not valid"));
+  assert_int_equal(ergo__sim()->cfg.threads, 20);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fixed, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_static_applies_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
