@@ -40,6 +40,7 @@ static const ergo__policy_ops *const policies[] = {
     &ergo__policy_monitor,
     &ergo__policy_fixed,
     &ergo__policy_static,
+    &ergo__policy_sweep,
 };
 
 int64_t ergo__space_round(const ergo__space *s, int i, int64_t v) {
@@ -120,17 +121,18 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
   frame *f = &T.stack[--T.depth];
   if (!f->rs) return;
   double t = (double)elapsed_ns * 1e-9, e = ergo__energy_last(r);
-  if (T.depth > 0) {
-    T.stack[T.depth - 1].child_t += t;
-    T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
-  }
   ergo__region_state *rs = &f->rs->pub;
   double xt = t - f->child_t, xe = e - f->child_e;
   rs->executions++;
   rs->excl_time_s += xt > 0 ? xt : 0;
-  /* Significance is the exclusive part's: that is what this region's config governs
-   * (children that are significant carry their own). */
+  /* A region's config governs its own code and every child too short to carry
+   * one of its own, so that is what it is measured on: only significant
+   * children (tuned on their own) are taken out of the parent's figures. */
   if (rs->executions == 1) rs->significant = rs->excl_time_s >= T.min_s;
+  if (T.depth > 0 && rs->significant) {
+    T.stack[T.depth - 1].child_t += t;
+    T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
+  }
   if (rs->significant && e >= 0) {
     ergo__measure m = {xt > 0 ? xt : 0, xe > 0 ? xe : 0,
                        T.pol.space.cores && f->applied.v[ERGO__KNOB_THREADS]

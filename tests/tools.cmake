@@ -37,16 +37,16 @@ set_tests_properties(tool_info_json PROPERTIES SKIP_REGULAR_EXPRESSION "SKIPPED:
 
 # Usage errors: one line naming the bad word and listing what is accepted, exit code 2.
 add_test(NAME tool_bad_command COMMAND ${CMAKE_COMMAND} -DRC=2
-  "-DMATCH=^ergo: unknown command 'bogus': expected info, restore, --help or --version\n$"
+  "-DMATCH=^ergo: unknown command 'bogus': expected info, run, compare, sweep, restore, --help or --version\n$"
   -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${ERGO_CLI} bogus)
 add_test(NAME tool_bad_option COMMAND ${CMAKE_COMMAND} -DRC=2
-  "-DMATCH=^ergo: unknown option '--bogus': expected info, restore, --help or --version\n$"
+  "-DMATCH=^ergo: unknown option '--bogus': expected info, run, compare, sweep, restore, --help or --version\n$"
   -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${ERGO_CLI} --bogus)
 add_test(NAME tool_info_bad_option COMMAND ${CMAKE_COMMAND} -DRC=2
   "-DMATCH=^ergo info: unknown option '--jsn': expected --json or --help\n$"
   -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${ERGO_CLI} info --jsn)
 add_test(NAME tool_no_command COMMAND ${CMAKE_COMMAND} -DRC=2
-  "-DMATCH=^ergo: no command given: expected info, restore, --help or --version\n$"
+  "-DMATCH=^ergo: no command given: expected info, run, compare, sweep, restore, --help or --version\n$"
   -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${ERGO_CLI})
 add_test(NAME tool_version COMMAND ${ERGO_CLI} --version)
 set_tests_properties(tool_version PROPERTIES PASS_REGULAR_EXPRESSION "^ergo ${PROJECT_VERSION}\n$")

@@ -19,6 +19,15 @@ typedef struct ergo_cli_command {
 
 extern const ergo_cli_command ergo_cli_info;
 extern const ergo_cli_command ergo_cli_restore;
+extern const ergo_cli_command ergo_cli_run;
+extern const ergo_cli_command ergo_cli_compare;
+extern const ergo_cli_command ergo_cli_sweep;
+
+/* Option argv[*i] as "--name value" or "--name=value": 1 and *value set (*i moves past a
+ * separate value), 0 when argv[*i] is another option, -1 when the value is missing (one line
+ * on stderr, prefixed with cmd: a usage error). */
+int ergo_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name,
+                   const char **value);
 
 /* The machine's topology from hwloc: {"packages":N,"cores":N,"pus":N,
  * "numa_nodes":N,"allowed_cpus":"0-1"}, or {"error":"..."} when it cannot be

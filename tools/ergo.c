@@ -7,13 +7,12 @@
 #include <string.h>
 
 static const ergo_cli_command *const commands[] = {
-    &ergo_cli_info,
-    &ergo_cli_restore,
+    &ergo_cli_info, &ergo_cli_run, &ergo_cli_compare, &ergo_cli_sweep, &ergo_cli_restore,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
-/* "info, run and sweep": the accepted names, for error lines. */
-/* "info, restore" — the caller ends the list with ", --help or --version". */
+/* "info, run, compare, sweep, restore": the accepted names, for error lines; the caller ends the
+ * list with ", --help or --version". */
 static void list_commands(FILE *out) {
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(out, "%s%s", i == 0 ? "" : ", ", commands[i]->name);

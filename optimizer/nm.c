@@ -1,0 +1,644 @@
+/* nm.c - online Nelder-Mead over a discrete grid: GSL's nmsimplex2 runs in a coroutine and its
+ * f(x) hands the rounded grid point out through ask() and returns what tell() brings back. */
+/*
+ * The search.  Exact measurements: the baseline, then a simplex from it with
+ * steps of half the range (threads on a log scale, so small thread counts are
+ * near), then restarts from the best point with ever smaller simplices, until
+ * one collapses onto a grid point with nothing new or the budget is spent;
+ * the choice is the best point measured (the baseline unless one is better).
+ *
+ * Noisy measurements (SIM.md: with sigma 0.05 one measurement misleads): the
+ * baseline `repeats` times; the simplex on single measurements; a first
+ * restart reaching to the grid's edge on the side a response surface of all
+ * points says is downhill (nm_model.h); then the points that decide - the
+ * surface's best near the incumbent and the best few candidates - get fresh
+ * measurements, free of the luck that made them candidates.  The choice is the
+ * best by the surface among candidates whose fresh measurements beat the
+ * baseline clearly; else the baseline (AllScale's optimiser ended worse than
+ * untuned: ../shared/seeds/003, section 4.2).
+ */
+#include "optimizer/nm.h"
+
+#include "ergo.h"
+#include "optimizer/nm_model.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multimin.h>
+#include <gsl/gsl_vector.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#define D ERGO__NM_MAX_DIMS
+/* GSL's iterate needs a few hundred bytes of stack; the rest is margin for
+ * sanitizers, which grow every frame. */
+#define STACK_BYTES (128 * 1024)
+/* Nelder-Mead iterations per run at most: iterations over memoised points
+ * cost no execution, so this only bounds the CPU one ask() may spend. */
+#define MAX_ITER 400
+/* Iterations in a row without a new grid point after which a run is over:
+ * the simplex cycles among known points that rounding keeps apart. */
+#define STALL 12
+/* Slope of the search's slowdown penalty: 1 % over the bound costs 10 % of
+ * the baseline's energy, more than any 1 % of time buys, yet the simplex can
+ * follow the bound (where the best points lie) instead of falling off a cliff. */
+#define PENALTY 10.0
+/* With noise the search calls a point too slow only beyond this many sigmas
+ * of its measured time: one slow measurement must not hide a good region. */
+#define SLACK 1.0
+/* With noise: candidates confirmed at the end, the extra baseline
+ * measurements taken then (the baseline is every comparison's other side),
+ * and points the response surface may propose. */
+#define DECIDERS 3
+#define BASE_EXTRA 2
+#define PROPOSALS 6
+/* A proposal lies within TRUST of the incumbent and at most EXTRA beyond the
+ * measured points' box (coordinate units, each dimension spanning 0..1). */
+#define TRUST 0.35
+#define EXTRA 0.25
+/* A candidate is chosen over the baseline only if better by this many sigmas
+ * of the difference of the two means. */
+#define Z_BEAT 0.5
+/* Each dimension of the response surface's grid scan takes this many levels
+ * at most, so one ask() stays cheap on a node with thousands of configs. */
+#define SCAN_LEVELS 24
+
+/* Sums of a point's measurements, so its mean sharpens with repeats; sums of
+ * logs for the noise estimate and the response surface. */
+typedef struct sums {
+  int n;
+  double t, e, r, lt, lt2, le, le2;
+} sums;
+
+/* One grid point measured: every measurement, and those taken once it was a
+ * candidate (fresh: free of the luck that made it one). */
+typedef struct rec {
+  int p[D];
+  sums all, fresh;
+} rec;
+
+struct ergo__nm {
+  ergo__nm_grid g;
+  ergo__nm_options o;
+  ergo__objective obj;
+  int act[D], nact; /* the searched dimensions */
+  int noisy;        /* noise_rel > 0 or repeats > 1 */
+
+  rec *memo; /* memo[0] is the baseline; at most max_evals + 1 distinct points */
+  int nmemo, cap;
+  int evals;
+  int search_limit; /* evals the simplex may use; the rest confirms */
+  int deciding;     /* measurements now are fresh */
+
+  int asked, want[D]; /* a point handed out, not yet told */
+  int done, final;    /* final: index into memo */
+  int starved;        /* the simplex wanted a new point with no budget left */
+
+  ergo__nm_model mod;
+  ergo__nm_sample *samples; /* scratch for fitting, cap entries */
+
+  ucontext_t caller, co;
+  void *stack;
+
+  gsl_multimin_fminimizer *s;
+  gsl_vector *x, *step;
+  gsl_multimin_function fn;
+};
+
+void ergo__nm_options_default(ergo__nm_options *o) {
+  o->max_evals = 40;
+  o->repeats = 1;
+  o->noise_rel = 0;
+  o->seed = 0;
+}
+
+/* ---- memo ---- */
+
+static int same(const int *a, const int *b) {
+  for (int d = 0; d < D; d++)
+    if (a[d] != b[d]) return 0;
+  return 1;
+}
+
+static rec *find(const ergo__nm *nm, const int p[D]) {
+  for (int i = 0; i < nm->nmemo; i++)
+    if (same(nm->memo[i].p, p)) return &nm->memo[i];
+  return NULL;
+}
+
+static void add(sums *s, const ergo__measure *m) {
+  /* Energy 0 (no meter) has no log: 0 keeps the sums finite, and a mix of
+   * metered and unmetered executions reads as very noisy, so nothing is
+   * chosen over the baseline on its strength. */
+  double lt = log(m->time_s), le = m->energy_j > 0 ? log(m->energy_j) : 0;
+  s->n++;
+  s->t += m->time_s;
+  s->e += m->energy_j;
+  s->r += m->resource;
+  s->lt += lt;
+  s->lt2 += lt * lt;
+  s->le += le;
+  s->le2 += le * le;
+}
+
+static void mean(const sums *s, ergo__measure *m) {
+  if (s->n == 0) {
+    *m = (ergo__measure){0, 0, 0};
+    return;
+  }
+  m->time_s = s->t / s->n;
+  m->energy_j = s->e / s->n;
+  m->resource = s->r / s->n;
+}
+
+/* ---- coordinates ---- */
+
+/* Each searched dimension maps onto [0, 1], linearly in the index or in
+ * log(1 + index), so one step size suits every dimension. */
+static double warp(const ergo__nm_grid *g, int d, double i) { return g->log[d] ? log1p(i) : i; }
+
+static double to_coord(const ergo__nm *nm, int d, int i) {
+  return warp(&nm->g, d, i) / warp(&nm->g, d, nm->g.n[d] - 1);
+}
+
+int ergo__nm_nearest(const ergo__nm_grid *g, int d, double y) {
+  if (g->n[d] < 2) return 0;
+  double c = y > 1 ? 1 : y >= 0 ? y : 0, z = c * warp(g, d, g->n[d] - 1); /* NaN: 0 */
+  long i = lround(g->log[d] ? expm1(z) : z);
+  return i < 0 ? 0 : i > g->n[d] - 1 ? g->n[d] - 1 : (int)i;
+}
+
+static int nearest(const ergo__nm *nm, int d, double y) { return ergo__nm_nearest(&nm->g, d, y); }
+
+static void coords(const ergo__nm *nm, const int p[D], double *y) {
+  for (int k = 0; k < nm->nact; k++) y[k] = to_coord(nm, nm->act[k], p[nm->act[k]]);
+}
+
+/* ---- values and statistics ---- */
+
+/* A value GSL can compare: it stops with an error on a non-finite one. */
+static double comparable(double v) { return isfinite(v) ? v : (v < 0 ? -1e300 : 1e300); }
+
+static double value_of(const ergo__nm *nm, const ergo__measure *m) {
+  ergo__measure b;
+  mean(&nm->memo[0].all, &b);
+  return comparable(ergo__objective_value(&nm->obj, m, nm->memo[0].all.n ? &b : NULL));
+}
+
+static double value(const ergo__nm *nm, const sums *s) {
+  ergo__measure m;
+  mean(s, &m);
+  return value_of(nm, &m);
+}
+
+/* Relative sigma of one measurement of time (which 0) or energy (1) as the
+ * repeated points show it (pooled); the caller's guess until they do. */
+static double seen_sigma(const ergo__nm *nm, int which) {
+  double ss = 0, dof = 0;
+  for (int i = 0; i < nm->nmemo; i++) {
+    const sums *q = &nm->memo[i].all;
+    if (q->n < 2) continue;
+    double s = which ? q->le : q->lt, s2 = which ? q->le2 : q->lt2, v = s2 - s * s / q->n;
+    ss += v > 0 ? v : 0;
+    dof += q->n - 1;
+  }
+  return dof >= 2 ? sqrt(ss / dof) : nm->o.noise_rel;
+}
+
+/* The same, never below the caller's guess: what a decision allows for. */
+static double sigma(const ergo__nm *nm, int which) {
+  double s = seen_sigma(nm, which);
+  return s > nm->o.noise_rel ? s : nm->o.noise_rel;
+}
+
+/* The objective, except that a slowdown bound is a slope (see PENALTY) that
+ * starts `slack` (relative, log) beyond the bound. */
+static double sloped(const ergo__nm *nm, const ergo__measure *m, double slack) {
+  const sums *b = &nm->memo[0].all;
+  if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED || b->n == 0) return value_of(nm, m);
+  ergo__measure mb;
+  mean(b, &mb);
+  double excess = m->time_s / ((1 + nm->obj.slowdown) * mb.time_s * exp(slack)) - 1;
+  return comparable(m->energy_j + (excess > 0 ? PENALTY * excess * mb.energy_j : 0));
+}
+
+/* What the simplex minimises: with noise only a clear excess counts. */
+static double search_value(const ergo__nm *nm, const rec *q) {
+  const sums *b = &nm->memo[0].all;
+  if (q->all.n == 0 || b->n == 0) return value(nm, &q->all);
+  ergo__measure m;
+  mean(&q->all, &m);
+  return sloped(nm, &m,
+                nm->noisy ? SLACK * seen_sigma(nm, 0) * sqrt(1.0 / q->all.n + 1.0 / b->n) : 0);
+}
+
+/* ---- the response surface (with noise only) ---- */
+
+/* Fit the model to every measured point; its value is what all of them say
+ * about one point, where the point's own few measurements are a guess. */
+static void refit(ergo__nm *nm) {
+  int n = 0;
+  for (int i = 0; i < nm->nmemo; i++) {
+    const sums *q = &nm->memo[i].all;
+    if (q->n == 0) continue;
+    ergo__nm_sample *s = &nm->samples[n++];
+    coords(nm, nm->memo[i].p, s->y);
+    s->w = q->n;
+    s->log_t = q->lt / q->n;
+    s->log_e = q->le / q->n;
+    s->r = q->r / q->n;
+  }
+  if (!nm->noisy || !ergo__nm_model_fit(&nm->mod, nm->nact, nm->samples, n)) nm->mod.ok = 0;
+}
+
+/* The model's measure at p, if it covers p (interpolation, a little beyond). */
+static int predict(const ergo__nm *nm, const int p[D], double extra, ergo__measure *m) {
+  double y[D];
+  coords(nm, p, y);
+  if (!nm->mod.ok || !ergo__nm_model_covers(&nm->mod, y, extra)) return 0;
+  ergo__nm_model_predict(&nm->mod, y, m);
+  return 1;
+}
+
+/* How a candidate ranks: by the model where it has one, else by its mean. */
+static double estimate(const ergo__nm *nm, const rec *q) {
+  ergo__measure m;
+  return predict(nm, q->p, 0, &m) ? value_of(nm, &m) : value(nm, &q->all);
+}
+
+/* The grid point the model likes best within TRUST of centre; 0 if none. */
+static int model_best(const ergo__nm *nm, const double *centre, int best[D]) {
+  if (!nm->mod.ok) return 0;
+  int lv[D][SCAN_LEVELS], nl[D], k[D] = {0}, p[D], have = 0;
+  double vb = 0;
+  for (int a = 0; a < nm->nact; a++) {
+    int d = nm->act[a], lo = nearest(nm, d, centre[a] - TRUST),
+        hi = nearest(nm, d, centre[a] + TRUST);
+    nl[a] = 0;
+    for (int j = 0; j < SCAN_LEVELS; j++) {
+      int i = lo + (int)lround((double)(hi - lo) * j / (SCAN_LEVELS - 1));
+      if (nl[a] == 0 || lv[a][nl[a] - 1] != i) lv[a][nl[a]++] = i;
+    }
+  }
+  memcpy(p, nm->g.start, sizeof p);
+  for (;;) {
+    ergo__measure m;
+    for (int a = 0; a < nm->nact; a++) p[nm->act[a]] = lv[a][k[a]];
+    if (predict(nm, p, EXTRA, &m)) {
+      double v = value_of(nm, &m);
+      if (!have || v < vb) memcpy(best, p, sizeof p), vb = v, have = 1;
+    }
+    int a = 0;
+    while (a < nm->nact && ++k[a] == nl[a]) k[a++] = 0;
+    if (a == nm->nact) break;
+  }
+  return have;
+}
+
+/* Which way along searched dimension a the model says the search value falls
+ * from y: -1 or +1; 0 without a model. */
+static int descent(const ergo__nm *nm, const double *y, int a) {
+  if (!nm->mod.ok) return 0;
+  double lo[D], hi[D];
+  memcpy(lo, y, sizeof lo);
+  memcpy(hi, y, sizeof hi);
+  lo[a] = y[a] < 0.15 ? 0 : y[a] - 0.15;
+  hi[a] = y[a] > 0.85 ? 1 : y[a] + 0.15;
+  ergo__measure ml, mh;
+  ergo__nm_model_predict(&nm->mod, lo, &ml);
+  ergo__nm_model_predict(&nm->mod, hi, &mh);
+  return sloped(nm, &ml, 0) < sloped(nm, &mh, 0) ? -1 : 1;
+}
+
+/* ---- the decision ---- */
+
+/* q beats the baseline clearly.  Exact: a lower value.  With noise, on the
+ * measurements that did not pick it (fresh): better by Z_BEAT sigmas of the
+ * difference, and inside a slowdown bound both on those and on the best
+ * estimate of its time (its mean with the model's, which pools neighbours). */
+static int beats(const ergo__nm *nm, const rec *q) {
+  const sums *s = nm->noisy ? &q->fresh : &q->all, *b = &nm->memo[0].all;
+  if (q == &nm->memo[0] || s->n == 0 || b->n == 0) return 0;
+  ergo__measure m, mb, pm;
+  mean(b, &mb);
+  if (nm->noisy && predict(nm, q->p, 0, &pm)) {
+    mean(&q->all, &m);
+    m.time_s = sqrt(m.time_s * pm.time_s);
+    if (!ergo__objective_feasible(&nm->obj, &m, &mb)) return 0;
+  }
+  double sd = sigma(nm, 0) > sigma(nm, 1) ? sigma(nm, 0) : sigma(nm, 1);
+  double margin = nm->noisy ? Z_BEAT * sd * sqrt(1.0 / s->n + 1.0 / b->n) : 0;
+  double vb = value(nm, b);
+  return value(nm, s) < vb - fabs(vb) * margin;
+}
+
+/* The final choice: the best-ranked point that beats the baseline clearly;
+ * the baseline when none does. */
+static int choose(const ergo__nm *nm) {
+  int f = 0;
+  for (int i = 1; i < nm->nmemo; i++)
+    if (beats(nm, &nm->memo[i]) && (!f || estimate(nm, &nm->memo[i]) < estimate(nm, &nm->memo[f])))
+      f = i;
+  return f;
+}
+
+/* ---- the coroutine ---- */
+
+static void suspend(ergo__nm *nm) { swapcontext(&nm->co, &nm->caller); }
+
+/* Hand p out and come back once tell() has recorded it. */
+static rec *measure(ergo__nm *nm, const int p[D]) {
+  memcpy(nm->want, p, sizeof nm->want);
+  nm->asked = 1;
+  suspend(nm);
+  return find(nm, p);
+}
+
+static int room(const ergo__nm *nm, int limit) { return nm->evals < limit; }
+
+/* ---- Nelder-Mead ---- */
+
+/* GSL's point to the nearest grid point; returns how far outside [0,1] it was. */
+static double to_grid(const ergo__nm *nm, const gsl_vector *y, int p[D]) {
+  double out = 0;
+  memcpy(p, nm->g.start, sizeof nm->g.start);
+  for (int k = 0; k < nm->nact; k++) {
+    double v = gsl_vector_get(y, (size_t)k);
+    out += v < 0 ? -v : v > 1 ? v - 1 : 0;
+    p[nm->act[k]] = nearest(nm, nm->act[k], v);
+  }
+  return out;
+}
+
+/* GSL's f: the search value at the rounded point, measured if new, at once
+ * if known.  Outside the grid the value grows with the distance, so the
+ * simplex is pushed back in rather than drifting over the clamped edge. */
+static double f_nm(const gsl_vector *y, void *arg) {
+  ergo__nm *nm = arg;
+  int p[D];
+  double out = to_grid(nm, y, p), vb = search_value(nm, &nm->memo[0]);
+  rec *q = find(nm, p);
+  if (!q || q->all.n == 0) {
+    if (!room(nm, nm->search_limit)) {
+      nm->starved = 1; /* the run ends after this iteration; the value is moot */
+      return comparable(vb + fabs(vb) * (1 + out));
+    }
+    q = measure(nm, p);
+  }
+  return comparable(search_value(nm, q) + fabs(vb) * out);
+}
+
+/* Every vertex rounds to the best vertex's grid point: all lie within
+ * 2 sqrt(P) x the RMS size of it, and that whole box rounds to one point. */
+static int collapsed(const ergo__nm *nm) {
+  double r = 2 * sqrt(nm->nact + 1.0) * gsl_multimin_fminimizer_size(nm->s);
+  const gsl_vector *x = gsl_multimin_fminimizer_x(nm->s);
+  for (int k = 0; k < nm->nact; k++) {
+    double v = gsl_vector_get(x, (size_t)k);
+    if (nearest(nm, nm->act[k], v - r) != nearest(nm, nm->act[k], v + r)) return 0;
+  }
+  return 1;
+}
+
+/* One run from y0 (simplex y0, y0 + step[k] e_k) until the simplex collapses
+ * onto one grid point, stalls, or the search budget is spent. */
+static void nm_run(ergo__nm *nm, const double *y0, const double *step) {
+  for (int k = 0; k < nm->nact; k++) {
+    gsl_vector_set(nm->x, (size_t)k, y0[k]);
+    gsl_vector_set(nm->step, (size_t)k, step[k]);
+  }
+  nm->starved = 0;
+  /* Values are always finite, so GSL has no error to raise. */
+  if (gsl_multimin_fminimizer_set(nm->s, &nm->fn, nm->x, nm->step) != GSL_SUCCESS) return;
+  for (int it = 0, stalled = 0; it < MAX_ITER && !nm->starved && stalled < STALL; it++) {
+    int before = nm->nmemo;
+    if (gsl_multimin_fminimizer_iterate(nm->s) != GSL_SUCCESS || collapsed(nm)) break;
+    stalled = nm->nmemo == before ? stalled + 1 : 0;
+  }
+}
+
+/* The point the simplex found best (baseline included), to restart from. */
+static const rec *best_searched(const ergo__nm *nm) {
+  const rec *b = &nm->memo[0];
+  for (int i = 1; i < nm->nmemo; i++)
+    if (nm->memo[i].all.n && search_value(nm, &nm->memo[i]) < search_value(nm, b)) b = &nm->memo[i];
+  return b;
+}
+
+/* Restarts from the incumbent while the budget lasts: on a grid a simplex
+ * often stops on a ridge.  With noise the first restart reaches to the grid's
+ * edge in each dimension, on the side the model says is downhill: single
+ * measurements cannot show a gentle slope, the model of all of them can.
+ * Then, as without noise, ever smaller simplices. */
+static void restarts(ergo__nm *nm) {
+  double y0[D], step[D];
+  for (double s = nm->noisy ? 1 : 0.25; room(nm, nm->search_limit) && s > 0.03;
+       s /= s == 1 ? 4 : 2) {
+    coords(nm, best_searched(nm)->p, y0);
+    if (s == 1) refit(nm);
+    for (int k = 0; k < nm->nact; k++) {
+      if (s == 1) {
+        int dir = descent(nm, y0, k);
+        if (dir == 0) dir = y0[k] > 0.5 ? -1 : 1;
+        step[k] = dir < 0 ? (y0[k] > 0.05 ? -y0[k] : 0.5) : (y0[k] < 0.95 ? 1 - y0[k] : -0.5);
+      } else {
+        step[k] = y0[k] + s > 1 ? -s : s;
+      }
+    }
+    int before = nm->nmemo;
+    nm_run(nm, y0, step);
+    if (nm->nmemo == before && !nm->starved) break; /* nothing new: converged */
+  }
+}
+
+/* The k-th best measured candidate by estimate (top[] holds the better ones). */
+static rec *ranked(ergo__nm *nm, rec *const *top, int k) {
+  rec *b = NULL;
+  for (int i = 1; i < nm->nmemo; i++) {
+    rec *q = &nm->memo[i];
+    int taken = 0;
+    for (int j = 0; j < k; j++) taken |= top[j] == q;
+    if (!taken && q->all.n && (!b || estimate(nm, q) < estimate(nm, b))) b = q;
+  }
+  return b;
+}
+
+/* With noise, confirm the points that decide: the model's best point near the
+ * incumbent (a few proposals), then the best few by estimate, each to
+ * `repeats` fresh measurements, re-ranked after every one; and the baseline
+ * BASE_EXTRA more times. */
+static void decide(ergo__nm *nm) {
+  nm->deciding = 1;
+  for (int proposals = 0; room(nm, nm->o.max_evals);) {
+    refit(nm);
+    double c[D];
+    int mp[D];
+    coords(nm, best_searched(nm)->p, c);
+    if (proposals < PROPOSALS && model_best(nm, c, mp)) {
+      rec *q = find(nm, mp);
+      if (!q || q->fresh.n == 0) {
+        proposals++;
+        measure(nm, mp);
+        continue;
+      }
+    }
+    rec *top[DECIDERS], *next = NULL;
+    for (int k = 0; k < DECIDERS && !next && (top[k] = ranked(nm, top, k)); k++)
+      if (top[k]->fresh.n < nm->o.repeats) next = top[k];
+    if (!next && nm->memo[0].all.n < nm->o.repeats + BASE_EXTRA) next = &nm->memo[0];
+    if (!next) break;
+    measure(nm, next->p);
+  }
+  refit(nm);
+}
+
+static void search(ergo__nm *nm) {
+  while (nm->memo[0].all.n < nm->o.repeats && room(nm, nm->o.max_evals)) measure(nm, nm->g.start);
+  if (nm->nact == 0) return;
+  /* First run: from the baseline with steps of half the range toward the
+   * inside, so the first simplex already spans the grid (a small simplex at
+   * the all-maximum corner crawls toward small thread counts). */
+  double y0[D], step[D];
+  coords(nm, nm->g.start, y0);
+  for (int k = 0; k < nm->nact; k++) step[k] = y0[k] > 0.5 ? -0.5 : 0.5;
+  nm_run(nm, y0, step);
+  restarts(nm);
+  if (nm->noisy) decide(nm);
+}
+
+static void co_main(unsigned hi, unsigned lo) {
+  ergo__nm *nm = (ergo__nm *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+  search(nm);
+  nm->final = choose(nm);
+  nm->done = 1;
+  for (;;) suspend(nm); /* never resumed: ask() answers from final once done */
+}
+
+/* getcontext returns twice, as setjmp does: kept apart from the caller's
+ * locals so that none can be clobbered. */
+static int co_init(ergo__nm *nm) {
+  if (getcontext(&nm->co) != 0) return -1;
+  nm->co.uc_stack.ss_sp = nm->stack;
+  nm->co.uc_stack.ss_size = STACK_BYTES;
+  nm->co.uc_link = NULL;
+  uintptr_t v = (uintptr_t)nm;
+  makecontext(&nm->co, (void (*)(void))co_main, 2, (unsigned)(v >> 32), (unsigned)v);
+  return 0;
+}
+
+/* ---- the API ---- */
+
+ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
+                       const ergo__nm_options *o) {
+  if (!g || !obj || g->dims < 0 || g->dims > D) return NULL;
+  ergo__nm_options def;
+  ergo__nm_options_default(&def);
+  if (!o) o = &def;
+  if (o->max_evals < 1 || o->repeats < 1 || !(o->noise_rel >= 0) || !isfinite(o->noise_rel))
+    return NULL;
+  for (int d = 0; d < g->dims; d++)
+    if (g->n[d] < 1 || g->start[d] < 0 || g->start[d] >= g->n[d]) return NULL;
+
+  ergo__nm *nm = calloc(1, sizeof *nm);
+  if (!nm) return NULL;
+  nm->g = *g;
+  for (int d = g->dims; d < D; d++) nm->g.n[d] = 1, nm->g.start[d] = 0, nm->g.log[d] = 0;
+  nm->o = *o;
+  nm->obj = *obj;
+  for (int d = 0; d < g->dims; d++)
+    if (g->n[d] >= 2) nm->act[nm->nact++] = d;
+  nm->noisy = o->noise_rel > 0 || o->repeats > 1;
+  /* With noise the confirmations' share is kept from the simplex; it keeps at
+   * least the baseline and one simplex. */
+  int reserve = nm->noisy ? DECIDERS * o->repeats + BASE_EXTRA : 0,
+      least = o->repeats + nm->nact + 1;
+  nm->search_limit = o->max_evals - reserve;
+  if (nm->search_limit < least) nm->search_limit = least < o->max_evals ? least : o->max_evals;
+  nm->cap = o->max_evals + 1;
+  nm->memo = calloc((size_t)nm->cap, sizeof *nm->memo);
+  nm->samples = calloc((size_t)nm->cap, sizeof *nm->samples);
+  nm->stack = malloc(STACK_BYTES);
+  if (!nm->memo || !nm->samples || !nm->stack) goto fail;
+  memcpy(nm->memo[0].p, nm->g.start, sizeof nm->memo[0].p);
+  nm->nmemo = 1;
+
+  if (nm->nact > 0) {
+    /* GSL's default handler aborts; an allocation failure must be a NULL. */
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    nm->s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, (size_t)nm->nact);
+    nm->x = gsl_vector_alloc((size_t)nm->nact);
+    nm->step = gsl_vector_alloc((size_t)nm->nact);
+    gsl_set_error_handler(old);
+    if (!nm->s || !nm->x || !nm->step) goto fail;
+    nm->fn = (gsl_multimin_function){f_nm, (size_t)nm->nact, nm};
+  }
+  if (co_init(nm) == 0) return nm;
+fail:
+  ergo__nm_free(nm);
+  return NULL;
+}
+
+void ergo__nm_free(ergo__nm *nm) {
+  if (!nm) return;
+  /* A suspended coroutine owns nothing: GSL's state and the memo live here
+   * (GSL's set and iterate allocate nothing), so dropping its stack
+   * mid-iteration leaks nothing. */
+  if (nm->s) gsl_multimin_fminimizer_free(nm->s);
+  if (nm->x) gsl_vector_free(nm->x);
+  if (nm->step) gsl_vector_free(nm->step);
+  free(nm->stack);
+  free(nm->samples);
+  free(nm->memo);
+  free(nm);
+}
+
+int ergo__nm_ask(ergo__nm *nm, int point[D]) {
+  if (!nm->done && !nm->asked) swapcontext(&nm->caller, &nm->co);
+  if (nm->done) {
+    memcpy(point, nm->memo[nm->final].p, sizeof nm->want);
+    return 0;
+  }
+  memcpy(point, nm->want, sizeof nm->want);
+  return 1;
+}
+
+int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
+  if (!nm->asked || !point || !m || !same(point, nm->want)) return ERGO_EINVAL;
+  if (!(m->time_s > 0) || !isfinite(m->time_s) || !(m->energy_j >= 0) || !isfinite(m->energy_j) ||
+      !(m->resource >= 0) || !isfinite(m->resource))
+    return ERGO_EINVAL;
+  rec *q = find(nm, point);
+  if (!q) {
+    if (nm->nmemo == nm->cap) return ERGO_EINVAL; /* cannot happen: one new point per eval */
+    q = &nm->memo[nm->nmemo++];
+    memcpy(q->p, point, sizeof q->p);
+  }
+  add(&q->all, m);
+  if (nm->deciding) add(&q->fresh, m);
+  nm->evals++;
+  nm->asked = 0;
+  return 0;
+}
+
+void ergo__nm_best(const ergo__nm *nm, int point[D], ergo__measure *m, double *v) {
+  int best = nm->done ? nm->final : choose(nm);
+  if (point) memcpy(point, nm->memo[best].p, sizeof nm->want);
+  if (m) mean(&nm->memo[best].all, m);
+  if (v) *v = value(nm, &nm->memo[best].all);
+}
+
+void ergo__nm_baseline(const ergo__nm *nm, ergo__measure *m) { mean(&nm->memo[0].all, m); }
+
+int ergo__nm_point(const ergo__nm *nm, int i, int point[D], ergo__measure *m, int *n) {
+  if (i < 0 || i >= nm->nmemo) return 0;
+  if (point) memcpy(point, nm->memo[i].p, sizeof nm->want);
+  if (m) mean(&nm->memo[i].all, m);
+  if (n) *n = nm->memo[i].all.n;
+  return 1;
+}
+int ergo__nm_evals(const ergo__nm *nm) { return nm->evals; }
+int ergo__nm_points(const ergo__nm *nm) { return nm->nmemo - (nm->memo[0].all.n == 0); }
+int ergo__nm_done(const ergo__nm *nm) { return nm->done; }

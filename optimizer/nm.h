@@ -1,0 +1,79 @@
+/* nm.h - online Nelder-Mead over a discrete knob grid, driven ask/tell (GSL nmsimplex2 inside). */
+#ifndef ERGO_OPTIMIZER_NM_H
+#define ERGO_OPTIMIZER_NM_H
+
+#include "optimizer/objective.h"
+
+#include <stddef.h>
+
+#define ERGO__NM_MAX_DIMS 3
+
+/* The grid: dimension d has n[d] points, indices 0..n[d]-1 (the caller maps
+ * an index to a knob value).  Dimensions with n[d] < 2 are not searched. */
+typedef struct ergo__nm_grid {
+  int dims;
+  int n[ERGO__NM_MAX_DIMS];
+  int start[ERGO__NM_MAX_DIMS]; /* the baseline point (usually the maximum) */
+  int log[ERGO__NM_MAX_DIMS];   /* search index i as log(1 + i): for a thread count, where 2 vs 4
+                                   matters as much as 10 vs 20 */
+} ergo__nm_grid;
+
+typedef struct ergo__nm ergo__nm;
+
+typedef struct ergo__nm_options {
+  int max_evals;      /* measured executions at most, repeats included (default 40) */
+  int repeats;        /* with noise: the baseline's measurements before the search (it gets
+                         two more at the end), and the fresh ones each deciding candidate gets;
+                         points the simplex merely passes get one (default 1) */
+  double noise_rel;   /* guessed relative sigma of one measurement's time and energy; 0 and
+                         repeats 1 = exact measurements (no confirmation phase).  Repeats show
+                         the real noise: the search then uses that, and a decision the larger of
+                         the two */
+  unsigned long seed; /* reserved: nothing is randomised, the optimiser is deterministic */
+} ergo__nm_options;
+
+/* Fill *o with the defaults above. */
+void ergo__nm_options_default(ergo__nm_options *o);
+
+/* Create an optimiser for one region, minimising `obj` judged against the
+ * mean of the measurements at g->start (measured first, `repeats` times).
+ * o NULL: defaults.  NULL on bad input or no memory. */
+ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
+                       const ergo__nm_options *o);
+/* Safe at any time, mid-search included; NULL is a no-op. */
+void ergo__nm_free(ergo__nm *nm);
+
+/* The point to measure next (grid indices), or 0 when the search is over:
+ * then *point is the final choice (the baseline unless something beat it
+ * clearly).  Never blocks; may return a point already measured
+ * (re-measurement); until tell() answers, returns the same point again. */
+int ergo__nm_ask(ergo__nm *nm, int point[ERGO__NM_MAX_DIMS]);
+
+/* One measurement at `point`, which must be the one ask() returned last.  0,
+ * or ERGO_EINVAL (another point, nothing asked, a time that is not > 0, or a
+ * negative or non-finite energy or resource): nothing is recorded and the
+ * point stays asked.  Energy 0 means not measured (no meter). */
+int ergo__nm_tell(ergo__nm *nm, const int point[ERGO__NM_MAX_DIMS], const ergo__measure *m);
+
+/* The current choice (the final one once done): the best point that beats the
+ * baseline clearly, else the baseline; its mean measure and objective value
+ * (either pointer may be NULL). */
+void ergo__nm_best(const ergo__nm *nm, int point[ERGO__NM_MAX_DIMS], ergo__measure *mean,
+                   double *value);
+/* The baseline's mean measure so far (zeros before the first measurement). */
+void ergo__nm_baseline(const ergo__nm *nm, ergo__measure *mean);
+/* The i-th distinct point measured (0 is the baseline), its mean measure and
+ * number of measurements; 0 when i is past the last. */
+int ergo__nm_point(const ergo__nm *nm, int i, int point[ERGO__NM_MAX_DIMS], ergo__measure *mean,
+                   int *n);
+/* Measurements told so far, and distinct points measured. */
+int ergo__nm_evals(const ergo__nm *nm);
+int ergo__nm_points(const ergo__nm *nm);
+int ergo__nm_done(const ergo__nm *nm);
+
+/* How continuous search coordinates round to the grid: y in [0, 1] spans
+ * dimension d (linearly in the index, or in log(1 + index)); the nearest
+ * index, clamped to 0..n[d]-1. */
+int ergo__nm_nearest(const ergo__nm_grid *g, int d, double y);
+
+#endif

@@ -1,0 +1,609 @@
+/* sweep.c - the sweep policy's calibration schedule: warm-up, the baseline, a coarse grid in
+ * serpentine order, refinement around its best, and the finalists raced under noise. */
+#include "optimizer/sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the schedule ---------------------------------------------------------------------------- */
+
+/* PH_LAST: an explicit grid, planned in full; over once measured. */
+enum { PH_WARMUP, PH_BASE, PH_GRID, PH_REFINE, PH_FINAL, PH_LAST, PH_DONE };
+
+typedef struct entry {
+  int point;
+  int record; /* 0: warm-up, the measurement is dropped */
+} entry;
+
+/* A list of grid indices per knob slot (a slot without a knob has the one index 0). */
+typedef struct lists {
+  int n[ERGO__NKNOBS];
+  int idx[ERGO__NKNOBS][ERGO__KNOB_MAX_VALUES];
+} lists;
+
+struct ergo__sweep {
+  ergo__space space;
+  ergo__objective obj;
+  int repeats, budget, explicit_grid, exhaustive;
+  int reserve;    /* executions kept for the final phase */
+  int radius;     /* of the first refinement round */
+  int radius_now; /* of the last one */
+  int out_of_budget;
+  lists grid; /* the grid phase's values */
+  ergo__sweep_point *pts;
+  double (*sq)[2];           /* sums of squared times and energies, for the noise estimate */
+  int (*pidx)[ERGO__NKNOBS]; /* grid indices of each point */
+  int npts, cap;
+  entry *q;
+  int qlen, qcap, qpos;
+  int handed, told;
+  int phase, center, best, base;
+  /* final phase: the candidates still in the race, the rung being measured */
+  int fin[ERGO__SWEEP_FINALISTS];
+  int nfin, rung, rungs;
+};
+
+static int value_index(const ergo__space *sp, int slot, int64_t v) {
+  int best = 0;
+  for (int k = 1; k < sp->n[slot]; k++)
+    if (llabs(sp->values[slot][k] - v) < llabs(sp->values[slot][best] - v)) best = k;
+  return best;
+}
+
+static int find_point(const ergo__sweep *s, const int idx[ERGO__NKNOBS]) {
+  for (int p = 0; p < s->npts; p++)
+    if (!memcmp(s->pidx[p], idx, sizeof s->pidx[p])) return p;
+  return -1;
+}
+
+static int add_point(ergo__sweep *s, const int idx[ERGO__NKNOBS]) {
+  int p = find_point(s, idx);
+  if (p >= 0) return p;
+  if (s->npts == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 64;
+    ergo__sweep_point *pts = realloc(s->pts, (size_t)cap * sizeof *pts);
+    if (pts) s->pts = pts;
+    double(*sq)[2] = realloc(s->sq, (size_t)cap * sizeof *sq);
+    if (sq) s->sq = sq;
+    int(*pidx)[ERGO__NKNOBS] = realloc(s->pidx, (size_t)cap * sizeof *pidx);
+    if (pidx) s->pidx = pidx;
+    if (!pts || !sq || !pidx) return -1;
+    s->cap = cap;
+  }
+  ergo__sweep_point *pt = &s->pts[s->npts];
+  memset(pt, 0, sizeof *pt);
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    pt->config.v[i] = s->space.n[i] ? s->space.values[i][idx[i]] : 0;
+  s->sq[s->npts][0] = s->sq[s->npts][1] = 0;
+  memcpy(s->pidx[s->npts], idx, sizeof s->pidx[s->npts]);
+  return s->npts++;
+}
+
+/* Executions the default schedule may still plan, beyond what `keep` holds back. */
+static int room(const ergo__sweep *s, int keep) {
+  if (s->explicit_grid) return 1 << 30;
+  return s->budget - s->qlen - keep;
+}
+
+/* Plan `times` executions of point p, as many as the budget allows; returns how many. */
+static int enqueue(ergo__sweep *s, int p, int times, int record, int keep) {
+  int k = 0;
+  while (k < times && room(s, keep) > 0) {
+    if (s->qlen == s->qcap) {
+      int cap = s->qcap ? 2 * s->qcap : 256;
+      entry *q = realloc(s->q, (size_t)cap * sizeof *q);
+      if (!q) break;
+      s->q = q;
+      s->qcap = cap;
+    }
+    s->q[s->qlen++] = (entry){p, record};
+    k++;
+  }
+  return k;
+}
+
+ergo__measure ergo__sweep_mean(const ergo__sweep_point *p) {
+  ergo__measure m = {0, 0, 0};
+  if (p->n > 0) {
+    m.time_s = p->time_s / p->n;
+    m.energy_j = p->energy_j / p->n;
+    m.resource = p->resource / p->n;
+  }
+  return m;
+}
+
+/* The relative standard deviation of one measurement of time (k = 0) or energy (k = 1), pooled
+ * over every point measured more than once; 0 before any was. */
+static double noise(const ergo__sweep *s, int k) {
+  double var = 0;
+  int dof = 0;
+  for (int p = 0; p < s->npts; p++) {
+    const ergo__sweep_point *pt = &s->pts[p];
+    if (pt->n < 2) continue;
+    double mean = (k ? pt->energy_j : pt->time_s) / pt->n;
+    if (mean > 0) var += (s->sq[p][k] - pt->n * mean * mean) / (mean * mean);
+    dof += pt->n - 1;
+  }
+  return dof && var > 0 ? sqrt(var / dof) : 0.0;
+}
+
+/* The objective of measure m against the baseline's mean, with m's time counted `margin`
+ * (relative) slower when the objective bounds the slowdown. */
+static double value_at(const ergo__sweep *s, ergo__measure m, double margin) {
+  if (s->base < 0 || !s->pts[s->base].n) return ergo__objective_value(&s->obj, &m, NULL);
+  ergo__measure b = ergo__sweep_mean(&s->pts[s->base]);
+  if (s->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) m.time_s *= 1.0 + margin;
+  return ergo__objective_value(&s->obj, &m, &b);
+}
+
+/* The objective of a point's mean.  Under a slowdown bound and noise, a point's time counts
+ * ERGO__SWEEP_MARGIN standard errors (its own and the baseline's) slower than its mean: a point
+ * whose mean is just inside the bound is as likely just outside, and among hundreds of points
+ * the luckiest would be chosen.  The baseline is the reference, inside its bound by
+ * definition. */
+static double value_of(const ergo__sweep *s, int p, double sd_time) {
+  int nb = s->base >= 0 ? s->pts[s->base].n : 0;
+  double margin =
+      p != s->base && nb ? ERGO__SWEEP_MARGIN * sd_time * sqrt(1.0 / s->pts[p].n + 1.0 / nb) : 0.0;
+  return value_at(s, ergo__sweep_mean(&s->pts[p]), margin);
+}
+
+/* Solve the n x n system a x = b (Gaussian elimination with partial pivoting); -1 when it is
+ * (nearly) singular. */
+static int solve(int n, double a[4][4], double b[4], double x[4]) {
+  for (int c = 0; c < n; c++) {
+    int piv = c;
+    for (int r = c + 1; r < n; r++)
+      if (fabs(a[r][c]) > fabs(a[piv][c])) piv = r;
+    if (fabs(a[piv][c]) < 1e-9) return -1;
+    for (int k = 0; k < n; k++) {
+      double t = a[c][k];
+      a[c][k] = a[piv][k];
+      a[piv][k] = t;
+    }
+    double t = b[c];
+    b[c] = b[piv];
+    b[piv] = t;
+    for (int r = c + 1; r < n; r++) {
+      double f = a[r][c] / a[c][c];
+      for (int k = c; k < n; k++) a[r][k] -= f * a[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  for (int r = n - 1; r >= 0; r--) {
+    double v = b[r];
+    for (int k = r + 1; k < n; k++) v -= a[r][k] * x[k];
+    x[r] = v / a[r][r];
+  }
+  return 0;
+}
+
+/* A point's time and energy as its measured neighbourhood says: a weighted least-squares plane
+ * through the logarithms of the means of every measured point within one step in each knob,
+ * read at the point.  Time and energy change smoothly from one knob step to the next, so
+ * under noise the plane through a dozen or more points says more than one measurement; a plane
+ * is exact on linear trends, so the neighbours on one side do not bias it.  The point's own
+ * mean when too few neighbours were measured. */
+static ergo__measure smoothed(const ergo__sweep *s, int p) {
+  ergo__measure m = ergo__sweep_mean(&s->pts[p]);
+  double a[2][4][4] = {{{0}}}, b[2][4] = {{0}};
+  int dims[ERGO__NKNOBS], nd = 0, used = 0;
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    if (s->space.n[i] > 1) dims[nd++] = i;
+  for (int q = 0; q < s->npts; q++) {
+    const ergo__sweep_point *pt = &s->pts[q];
+    if (!pt->n || !(pt->time_s > 0) || !(pt->energy_j > 0)) continue;
+    double x[4] = {1, 0, 0, 0};
+    int near = 1;
+    for (int d = 0; d < nd && near; d++) {
+      int diff = s->pidx[q][dims[d]] - s->pidx[p][dims[d]];
+      near = diff >= -1 && diff <= 1;
+      x[d + 1] = diff;
+    }
+    if (!near) continue;
+    double y[2] = {log(pt->time_s / pt->n), log(pt->energy_j / pt->n)};
+    for (int k = 0; k < 2; k++)
+      for (int r = 0; r <= nd; r++) {
+        for (int c = 0; c <= nd; c++) a[k][r][c] += pt->n * x[r] * x[c];
+        b[k][r] += pt->n * x[r] * y[k];
+      }
+    used++;
+  }
+  if (used < 2 * (nd + 1)) return m;
+  double coef[2][4];
+  for (int k = 0; k < 2; k++)
+    if (solve(nd + 1, a[k], b[k], coef[k])) return m;
+  m.time_s = exp(coef[0][0]);
+  m.energy_j = exp(coef[1][0]);
+  return m;
+}
+
+/* The measured point of lowest objective among those with at least min_n measurements;
+ * ties keep the earlier point. */
+static int argmin(const ergo__sweep *s, int min_n) {
+  int best = -1;
+  double bv = 0, sd_time = noise(s, 0);
+  for (int p = 0; p < s->npts; p++) {
+    if (s->pts[p].n < min_n || s->pts[p].n == 0) continue;
+    double v = value_of(s, p, sd_time);
+    if (best < 0 || v < bv) {
+      best = p;
+      bv = v;
+    }
+  }
+  return best;
+}
+
+/* Measurements of the final winner and of the baseline: enough for a mean within
+ * ERGO__SWEEP_PRECISION (one standard error) under the noise seen so far; at least
+ * repeats + ERGO__SWEEP_FINAL, at most a tenth of the budget. */
+static int final_n(const ergo__sweep *s) {
+  int n = s->repeats + ERGO__SWEEP_FINAL;
+  double sd = fmax(noise(s, 0), noise(s, 1)) / ERGO__SWEEP_PRECISION;
+  double need = ceil(sd * sd);
+  int most = s->budget / 10;
+  if (need > most) need = most;
+  return need > n ? (int)need : n;
+}
+
+/* Candidates the final phase starts with: without noise the best alone (re-measured to confirm
+ * it), else ERGO__SWEEP_FINALISTS, halved rung by rung. */
+static int finalists(const ergo__sweep *s) {
+  double sd = fmax(noise(s, 0), noise(s, 1));
+  return sd < ERGO__SWEEP_PRECISION / 10 ? 1 : ERGO__SWEEP_FINALISTS;
+}
+
+static int rungs_of(int k) {
+  int r = 0;
+  while ((1 << r) < k) r++;
+  return r;
+}
+
+/* Measurements each candidate has after rung r of `rungs`: doubling up to `want`. */
+static int rung_target(const ergo__sweep *s, int r, int rungs, int want) {
+  int t = (want + (1 << (rungs - r)) - 1) >> (rungs - r);
+  int least = s->repeats + ERGO__SWEEP_FINAL;
+  return t > least ? t : least;
+}
+
+/* Executions the final phase will take, when its candidates have `repeats` measurements. */
+static int final_cost(const ergo__sweep *s, int k, int want) {
+  int rungs = rungs_of(k), cost = 0, had = s->repeats, nb = s->pts[s->base].n;
+  for (int r = 0; r <= rungs; r++, k = (k + 1) / 2) {
+    int t = rung_target(s, r, rungs, want);
+    cost += k * (t - had);
+    had = t;
+  }
+  return cost + (want > nb ? want - nb : 0);
+}
+
+/* Walk the box `l` in reflected mixed-radix Gray order (core outermost, threads innermost, so
+ * the cheapest knob switches most often): consecutive points differ in one knob by one step.
+ * Dimension i runs downward when bit i of `down` is set.  Plans every point not measured yet,
+ * `repeats` times; returns the points planned, or -1 when the budget ran out. */
+static int walk(ergo__sweep *s, const lists *l, unsigned down, int keep) {
+  long total = 1;
+  for (int i = 0; i < ERGO__NKNOBS; i++) total *= l->n[i];
+  int planned = 0;
+  for (long t = 0; t < total; t++) {
+    int idx[ERGO__NKNOBS];
+    long inner = total;
+    for (int i = 0; i < ERGO__NKNOBS; i++) {
+      long prefix = t / inner; /* the outer dimensions' position, as one number */
+      inner /= l->n[i];
+      int d = (int)((t / inner) % l->n[i]);
+      if (prefix & 1) d = l->n[i] - 1 - d;
+      if (down >> i & 1) d = l->n[i] - 1 - d;
+      idx[i] = l->idx[i][d];
+    }
+    int known = find_point(s, idx);
+    if (known >= 0 && s->pts[known].n > 0) continue;
+    if (room(s, keep) < s->repeats) return -1;
+    int p = add_point(s, idx);
+    if (p < 0 || enqueue(s, p, s->repeats, 1, keep) < s->repeats) return -1;
+    planned++;
+  }
+  return planned;
+}
+
+/* Up to k indices of 0..n-1: both ends and evenly spaced between (n when n <= k). */
+static int spread(int n, int k, int *out) {
+  if (n <= k) {
+    for (int j = 0; j < n; j++) out[j] = j;
+    return n;
+  }
+  for (int j = 0; j < k; j++) out[j] = (j * (n - 1) + (k - 1) / 2) / (k - 1);
+  return k;
+}
+
+/* Points of l not measured yet. */
+static long unmeasured(const ergo__sweep *s, const lists *l) {
+  long c = 1;
+  for (int i = 0; i < ERGO__NKNOBS; i++) c *= l->n[i];
+  for (int p = 0; p < s->npts; p++) {
+    if (!s->pts[p].n) continue;
+    int in = 1;
+    for (int i = 0; i < ERGO__NKNOBS && in; i++) {
+      int hit = 0;
+      for (int k = 0; k < l->n[i] && !hit; k++) hit = l->idx[i][k] == s->pidx[p][i];
+      in = hit;
+    }
+    c -= in;
+  }
+  return c;
+}
+
+/* The default grid, planned once the baseline's measurements tell the noise: the whole space
+ * when it fits the budget, else the largest coarse grid that takes at most half of it; and the
+ * final phase's share of the budget. */
+static void plan_grid(ergo__sweep *s) {
+  lists *g = &s->grid;
+  s->reserve = final_cost(s, finalists(s), final_n(s));
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    g->n[i] = s->space.n[i] ? s->space.n[i] : 1;
+    for (int k = 0; k < g->n[i]; k++) g->idx[i][k] = k;
+  }
+  if (s->qlen + s->repeats * unmeasured(s, g) + s->reserve <= s->budget) {
+    s->exhaustive = 1;
+    return;
+  }
+  for (int k = ERGO__SWEEP_COARSE; k >= 2; k--) {
+    for (int i = 0; i < ERGO__NKNOBS; i++)
+      g->n[i] = s->space.n[i] ? spread(s->space.n[i], k, g->idx[i]) : 1;
+    if (2 * (s->qlen + s->repeats * unmeasured(s, g)) <= s->budget) break;
+  }
+  /* The first refinement box: as wide as the budget left over allows, at least +-1. */
+  int dims = 0;
+  for (int i = 0; i < ERGO__NKNOBS; i++) dims += s->space.n[i] > 1;
+  long left = s->budget - s->qlen - s->repeats * unmeasured(s, g) - s->reserve;
+  for (s->radius = ERGO__SWEEP_RADIUS; s->radius > 1; s->radius--) {
+    long box = 1;
+    for (int i = 0; i < dims; i++) box *= 2 * s->radius + 1;
+    if (s->repeats * (box - 1) <= left) break;
+  }
+}
+
+ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *objective,
+                             const ergo__sweep_spec *spec) {
+  ergo__sweep *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->space = *space;
+  s->obj = *objective;
+  s->repeats = spec && spec->repeats > 0 ? spec->repeats : 1;
+  s->budget = spec && spec->budget > 0 ? spec->budget : ERGO__SWEEP_BUDGET;
+  s->explicit_grid = ergo__sweep_explicit(spec);
+  s->best = s->base = s->center = -1;
+  int base[ERGO__NKNOBS] = {0}, dims = 0;
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    if (!space->n[i]) continue;
+    base[i] = value_index(space, i, space->baseline[i]);
+    dims += space->n[i] > 1;
+  }
+  if (!dims && !s->explicit_grid) {
+    s->phase = PH_DONE; /* nothing to choose */
+    return s;
+  }
+  if (s->explicit_grid) {
+    lists *g = &s->grid;
+    for (int i = 0; i < ERGO__NKNOBS; i++) {
+      g->n[i] = spec->n[i] ? spec->n[i] : 1;
+      g->idx[i][0] = base[i];
+      for (int k = 0; k < spec->n[i]; k++) g->idx[i][k] = value_index(space, i, spec->values[i][k]);
+    }
+  }
+  if ((s->base = add_point(s, base)) < 0) {
+    ergo__sweep_free(s);
+    return NULL;
+  }
+  s->phase = PH_WARMUP;
+  return s;
+}
+
+void ergo__sweep_free(ergo__sweep *s) {
+  if (!s) return;
+  free(s->pts);
+  free(s->sq);
+  free(s->pidx);
+  free(s->q);
+  free(s);
+}
+
+static void finish(ergo__sweep *s, int best) {
+  s->best = best;
+  s->phase = PH_DONE;
+}
+
+/* One refinement round: every unmeasured point within +-r steps of the best, on the full grid.
+ * Returns the points planned, 0 when all were measured, -1 when the budget ran out. */
+static int refine(ergo__sweep *s, int c, int r) {
+  lists box;
+  unsigned down = 0;
+  const int *last = s->pidx[s->q[s->qlen - 1].point];
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    int lo = s->pidx[c][i] - r, hi = s->pidx[c][i] + r, n = s->space.n[i];
+    if (!n) lo = hi = 0;
+    if (lo < 0) lo = 0;
+    if (n && hi > n - 1) hi = n - 1;
+    box.n[i] = hi - lo + 1;
+    for (int k = 0; k <= hi - lo; k++) box.idx[i][k] = lo + k;
+    /* Start at the end nearer to where the knob is now. */
+    if (abs(last[i] - hi) < abs(last[i] - lo)) down |= 1u << i;
+  }
+  return walk(s, &box, down, s->reserve);
+}
+
+/* The next refinement round, or the final phase: around a best that moved, its +-1
+ * neighbours; around one that stayed, a wider box (up to ERGO__SWEEP_MAX_RADIUS), since the
+ * narrower ones found nothing better. */
+static void refine_step(ergo__sweep *s) {
+  for (;;) {
+    int c = argmin(s, 1), r;
+    if (s->center < 0)
+      r = s->radius;
+    else if (c != s->center)
+      r = 1;
+    else
+      r = s->radius_now + 1;
+    if (s->out_of_budget || c < 0 || r > ERGO__SWEEP_MAX_RADIUS) {
+      s->phase = PH_FINAL;
+      return;
+    }
+    s->center = c;
+    s->radius_now = r;
+    int planned = refine(s, c, r);
+    if (planned < 0) s->out_of_budget = 1;
+    if (s->qpos < s->qlen) return; /* measure what was planned first */
+  }
+}
+
+/* Order the candidates best first (insertion sort: a handful). */
+static void rank(ergo__sweep *s) {
+  double sd_time = noise(s, 0), v[ERGO__SWEEP_FINALISTS];
+  for (int i = 0; i < s->nfin; i++) v[i] = value_of(s, s->fin[i], sd_time);
+  for (int i = 1; i < s->nfin; i++)
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      double tv = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = tv;
+      int tp = s->fin[j];
+      s->fin[j] = s->fin[j - 1];
+      s->fin[j - 1] = tp;
+    }
+}
+
+/* The winner: the best point among those raced (each judged at what its measurements say,
+ * with the margin they leave) and the baseline.  Not only the last one standing: under a
+ * slowdown bound the survivor of a race can turn out just outside it, and a point dropped one
+ * rung earlier is then a better answer than the baseline. */
+static void final_choice(ergo__sweep *s) { finish(s, argmin(s, s->repeats + ERGO__SWEEP_FINAL)); }
+
+/* The final phase, one rung at a time (successive halving): the candidates, each measured up
+ * to the rung's count with the baseline alongside; the better half goes on, with twice the
+ * measurements, until one is left with final_n().  Many points measured once hold lucky ones;
+ * racing a few with growing means is how the noise is kept from choosing. */
+static void final_step(ergo__sweep *s) {
+  if (s->rungs < 0) {
+    /* The first rung: the best points as their neighbourhoods say (under noise).  Under a
+     * slowdown bound each is judged with another margin, from one band outside the bound to
+     * several inside: an estimate cannot tell a point at the bound from one just outside, so
+     * the race gets the best point of every band of apparent slowdown, not only the ones
+     * whose lucky measurements put them right at the bound. */
+    int k = finalists(s);
+    s->nfin = 0;
+    ergo__measure *est = malloc((size_t)s->npts * sizeof *est);
+    if (!est) k = 0;
+    for (int p = 0; p < s->npts && est; p++)
+      est[p] = k > 1 ? smoothed(s, p) : ergo__sweep_mean(&s->pts[p]);
+    for (int i = 0; i < k; i++) {
+      double margin = k > 1 ? (i - 1) * ERGO__SWEEP_BAND : 0.0;
+      int best = -1;
+      double bv = 0;
+      for (int p = 0; p < s->npts; p++) {
+        int taken = p == s->base || !s->pts[p].n;
+        for (int j = 0; j < s->nfin && !taken; j++) taken = s->fin[j] == p;
+        double v = taken ? 0 : value_at(s, est[p], margin);
+        if (!taken && (best < 0 || v < bv)) best = p, bv = v;
+      }
+      if (best < 0) break;
+      s->fin[s->nfin++] = best;
+    }
+    free(est);
+    if (!s->nfin) { /* nothing but the baseline was measured */
+      finish(s, s->base);
+      return;
+    }
+    s->rungs = rungs_of(s->nfin);
+    s->rung = 0;
+  } else if (s->out_of_budget || s->rung == s->rungs) {
+    final_choice(s);
+    return;
+  } else {
+    rank(s);
+    s->nfin = (s->nfin + 1) / 2;
+    s->rung++;
+  }
+  int t = rung_target(s, s->rung, s->rungs, final_n(s)), want = 0, got = 0;
+  for (int i = 0; i < s->nfin; i++) {
+    want += t > s->pts[s->fin[i]].n ? t - s->pts[s->fin[i]].n : 0;
+    got += enqueue(s, s->fin[i], t - s->pts[s->fin[i]].n, 1, 0);
+  }
+  want += t > s->pts[s->base].n ? t - s->pts[s->base].n : 0;
+  got += enqueue(s, s->base, t - s->pts[s->base].n, 1, 0);
+  if (got < want) s->out_of_budget = 1;
+}
+
+/* Plan the next part of the schedule once the planned part is measured. */
+static void refill(ergo__sweep *s) {
+  while (s->qpos == s->qlen && s->phase != PH_DONE) {
+    switch (s->phase) {
+    case PH_WARMUP:
+      enqueue(s, s->base, ERGO__SWEEP_WARMUP, 0, 0);
+      s->phase = PH_BASE;
+      break;
+    case PH_BASE:
+      /* Measured more than once from the start: the noise it shows sizes the final phase. */
+      enqueue(s, s->base, s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL), 1, 0);
+      s->phase = PH_GRID;
+      break;
+    case PH_GRID:
+      if (!s->explicit_grid) plan_grid(s);
+      /* Start at the grid's top corner, where the untuned baseline usually is. */
+      walk(s, &s->grid, 7u, s->reserve);
+      s->phase = s->explicit_grid ? PH_LAST : s->exhaustive ? PH_FINAL : PH_REFINE;
+      s->rungs = -1;
+      break;
+    case PH_REFINE:
+      refine_step(s);
+      if (s->phase == PH_FINAL) s->out_of_budget = 0, s->rungs = -1;
+      break;
+    case PH_FINAL: final_step(s); break;
+    case PH_LAST: finish(s, argmin(s, 1)); break;
+    }
+  }
+}
+
+int ergo__sweep_next(ergo__sweep *s, ergo__config *c) {
+  refill(s);
+  if (s->phase == PH_DONE || s->qpos == s->qlen) {
+    s->handed = 0;
+    int b = s->best >= 0 ? s->best : s->base;
+    if (b >= 0) {
+      *c = s->pts[b].config;
+    } else {
+      for (int i = 0; i < ERGO__NKNOBS; i++)
+        c->v[i] =
+            s->space.n[i] ? s->space.values[i][value_index(&s->space, i, s->space.baseline[i])] : 0;
+    }
+    return 0;
+  }
+  *c = s->pts[s->q[s->qpos].point].config;
+  s->handed = 1;
+  return 1;
+}
+
+void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
+  if (!s->handed || s->qpos == s->qlen) return;
+  s->handed = 0;
+  entry e = s->q[s->qpos++];
+  s->told++;
+  if (!e.record) return;
+  ergo__sweep_point *p = &s->pts[e.point];
+  p->time_s += m->time_s;
+  p->energy_j += m->energy_j;
+  p->resource += m->resource;
+  p->n++;
+  s->sq[e.point][0] += m->time_s * m->time_s;
+  s->sq[e.point][1] += m->energy_j * m->energy_j;
+}
+
+int ergo__sweep_best(const ergo__sweep *s) {
+  return s->phase == PH_DONE && s->best >= 0 ? s->best : argmin(s, 1);
+}
+int ergo__sweep_baseline(const ergo__sweep *s) { return s->base; }
+const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {
+  *count = s->npts;
+  return s->pts;
+}
+int ergo__sweep_executions(const ergo__sweep *s) { return s->told; }
+int ergo__sweep_done(const ergo__sweep *s) { return s->phase == PH_DONE; }

@@ -1,0 +1,121 @@
+/* sweep.h - the sweep policy's calibration schedule over a discrete knob space, driven
+ * next()/tell(), and ERGO_SWEEP, which sets its grid, repeats and budget. */
+#ifndef ERGO_OPTIMIZER_SWEEP_H
+#define ERGO_OPTIMIZER_SWEEP_H
+
+#include "optimizer/objective.h"
+#include "policies/policy.h"
+
+#include <stddef.h>
+
+/* Defaults of the schedule (ERGO_SWEEP sets budget and repeats). */
+/* Executions per region of the default schedule, warm-up included. */
+#define ERGO__SWEEP_BUDGET 300
+/* Executions at the baseline first, whose measurements are dropped (cold caches, page faults). */
+#define ERGO__SWEEP_WARMUP 1
+/* Coarse grid: values per knob, both ends included. */
+#define ERGO__SWEEP_COARSE 5
+/* First refinement box: +-steps per knob on the full grid; later boxes grow to MAX_RADIUS
+ * while the best stays put. */
+#define ERGO__SWEEP_RADIUS 2
+#define ERGO__SWEEP_MAX_RADIUS 3
+/* Measurements of the baseline and of the winner beyond `repeats`, at least. */
+#define ERGO__SWEEP_FINAL 2
+/* Final phase under noise: candidates raced (halved per rung), the standard error wanted of
+ * the winner's mean (relative), and the bands of apparent slowdown the candidates come from.
+ * Tuned on the sim node with 5 % noise (energy@5%: time within the bound, energy within a few
+ * per cent of the oracle). */
+#define ERGO__SWEEP_FINALISTS 8
+#define ERGO__SWEEP_PRECISION 0.015
+#define ERGO__SWEEP_BAND 0.01
+/* Under a slowdown bound, a point's time counts this many standard errors slower than its
+ * mean (a guard against choosing the luckiest of many measurements). */
+#define ERGO__SWEEP_MARGIN 0.25
+/* What ERGO_SWEEP accepts. */
+#define ERGO__SWEEP_MAX_REPEATS 100
+#define ERGO__SWEEP_MIN_BUDGET 10
+#define ERGO__SWEEP_MAX_BUDGET 100000
+#define ERGO__SWEEP_MAX_POINTS 10000 /* configurations of an explicit grid */
+
+/* What ERGO_SWEEP says: an explicit grid (knobs not named stay at their baseline), the
+ * measurements per configuration, and the budget of the default schedule. */
+typedef struct ergo__sweep_spec {
+  int n[ERGO__NKNOBS]; /* values named for knob slot i; 0 = not named */
+  int64_t values[ERGO__NKNOBS][ERGO__KNOB_MAX_VALUES]; /* ascending, distinct */
+  int repeats;                                         /* default 1 */
+  int budget;                                          /* default ERGO__SWEEP_BUDGET */
+} ergo__sweep_spec;
+
+/* Parse ERGO_SWEEP: "cpu=1000000:2000000:200000,uncore=1200000,2400000,threads=1,2,4;repeats=2"
+ * (knobs cpu, uncore, threads; each value a positive integer or a range FROM:TO:STEP; items
+ * separated by ',' or ';'; a value without KEY= continues the list before it; options
+ * repeats=N, budget=N).  NULL or "" is the default schedule.  0, or ERGO_EINVAL with one line in
+ * why naming the value and the accepted form; *spec is then the default. */
+int ergo__sweep_parse(const char *s, ergo__sweep_spec *spec, char *why, size_t whylen);
+
+/* 1 when the spec names a grid (the explicit schedule), 0 for the default schedule. */
+int ergo__sweep_explicit(const ergo__sweep_spec *spec);
+
+/* Fit an explicit grid to this node: a value the knob does not allow becomes the nearest allowed
+ * one (one line in warn, else warn is ""); a knob the node lacks, or a grid of more than
+ * ERGO__SWEEP_MAX_POINTS configurations, is ERGO_EINVAL with one line in why. */
+int ergo__sweep_fit(ergo__sweep_spec *spec, const ergo__space *space, char *why, size_t whylen,
+                    char *warn, size_t warnlen);
+
+typedef struct ergo__sweep ergo__sweep;
+
+/* One configuration measured: the sums over its n measurements. */
+typedef struct ergo__sweep_point {
+  ergo__config config;
+  double time_s, energy_j, resource; /* sums */
+  int n;
+} ergo__sweep_point;
+
+/* A schedule for one region.  spec NULL (or not explicit) is the default schedule, at most
+ * `budget` executions:
+ *  - warm-up: ERGO__SWEEP_WARMUP executions at the baseline, not recorded;
+ *  - the baseline, repeats + ERGO__SWEEP_FINAL times (the noise it shows sizes the rest);
+ *  - the whole grid when it fits the budget, else a coarse grid (up to ERGO__SWEEP_COARSE
+ *    values per knob: both ends and evenly spaced between; fewer when it would take more than
+ *    half the budget), walked so that consecutive configurations differ in one knob;
+ *  - refinement: every unmeasured point within +-ERGO__SWEEP_RADIUS steps of the best on the
+ *    full grid; then +-1 around the best while it moves, wider boxes while it does not;
+ *  - final: without noise the best re-measured; with noise ERGO__SWEEP_FINALISTS candidates
+ *    raced (successive halving) with the baseline alongside, until the winner's mean is
+ *    within ERGO__SWEEP_PRECISION; the winner is the best of the raced points and the baseline.
+ * Each configuration is measured `repeats` times in a row.  An explicit grid is: warm-up, the
+ * baseline, the grid; no refinement, no final, no budget; the best of the grid and the
+ * baseline wins.  The space is copied; spec must have passed ergo__sweep_fit.  NULL on no
+ * memory. */
+ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *objective,
+                             const ergo__sweep_spec *spec);
+void ergo__sweep_free(ergo__sweep *s);
+
+/* The configuration for the next execution: 1 = measure this one (then tell()); 0 = the schedule
+ * is over and *c is the best configuration.  Calling it again before tell() repeats the
+ * configuration. */
+int ergo__sweep_next(ergo__sweep *s, ergo__config *c);
+
+/* The measurement of the execution that the last next() returning 1 handed out; ignored when
+ * nothing is handed out (an execution the schedule did not choose). */
+void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m);
+
+/* The best point so far (the final choice once done), or -1 when nothing is measured; its
+ * index into ergo__sweep_points(). */
+int ergo__sweep_best(const ergo__sweep *s);
+
+/* The index of the baseline point, or -1 when there is no knob to tune. */
+int ergo__sweep_baseline(const ergo__sweep *s);
+
+/* Every configuration in the schedule so far (n == 0: not measured yet); *count receives their
+ * number. */
+const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count);
+
+/* Executions told so far, warm-up included; 1 when the schedule is over. */
+int ergo__sweep_executions(const ergo__sweep *s);
+int ergo__sweep_done(const ergo__sweep *s);
+
+/* The mean of a point's measurements (zeros when n == 0). */
+ergo__measure ergo__sweep_mean(const ergo__sweep_point *p);
+
+#endif

@@ -1,0 +1,145 @@
+/* sweep.c - the sweep policy (ERGO_POLICY=sweep): calibration inside one run.  Each significant
+ * region's executions walk its own schedule (optimizer/sweep.h), then run at the best config;
+ * at the end every configuration measured goes into the tuning model. */
+#include "optimizer/sweep.h"
+#include "core/internal.h"
+#include "policies/model.h"
+#include "policies/policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SWEEP_DEFAULT_MODEL "ergo-model.json"
+
+typedef struct sweep_region {
+  ergo__sweep *sched;
+  char *path;
+  struct sweep_region *next;
+} sweep_region;
+
+typedef struct sweep_priv {
+  ergo__sweep_spec spec;
+  sweep_region *regions, **tail; /* in the order they were first tuned */
+} sweep_priv;
+
+static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
+  sweep_priv *s = calloc(1, sizeof *s);
+  if (!s) return ERGO_ENOMEM;
+  char warn[512];
+  int rc = ergo__sweep_parse(p->cfg->sweep, &s->spec, why, whylen);
+  if (!rc) rc = ergo__sweep_fit(&s->spec, &p->space, why, whylen, warn, sizeof warn);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  if (warn[0]) ergo__warn("%s", warn);
+  s->tail = &s->regions;
+  p->priv = s;
+  return 0;
+}
+
+/* The region's schedule, made at its first tuned execution; NULL on no memory (the region then
+ * inherits, as under monitor). */
+static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
+  if (r->policy) return r->policy;
+  sweep_priv *s = p->priv;
+  sweep_region *sr = calloc(1, sizeof *sr);
+  if (!sr) return NULL;
+  sr->sched = ergo__sweep_new(&p->space, &p->objective, &s->spec);
+  sr->path = strdup(r->path);
+  if (!sr->sched || !sr->path) {
+    ergo__sweep_free(sr->sched);
+    free(sr->path);
+    free(sr);
+    return NULL;
+  }
+  *s->tail = sr;
+  s->tail = &sr->next;
+  r->policy = sr;
+  return sr;
+}
+
+static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
+  sweep_region *sr = region_of(p, r);
+  if (sr)
+    ergo__sweep_next(sr->sched, out); /* the schedule's next config, or its best once over */
+  else
+    memset(out, 0, sizeof *out);
+}
+
+static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
+                          const ergo__measure *m) {
+  (void)p, (void)applied;
+  /* An execution the schedule did not choose (the first, which decides significance) is not
+   * told: the schedule ignores it. */
+  if (r->policy) ergo__sweep_tell(((sweep_region *)r->policy)->sched, m);
+}
+
+/* One region's model entry: the best config, the baseline, every point measured, the Pareto
+ * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
+static int region_model(ergo__model *m, const sweep_region *sr) {
+  int npts, best = ergo__sweep_best(sr->sched), base = ergo__sweep_baseline(sr->sched);
+  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &npts);
+  if (best < 0) return 1;
+  ergo__model_region *mr = ergo__model_region_add(m, sr->path);
+  if (!mr) return ERGO_ENOMEM;
+  mr->best = pts[best].config;
+  if (base >= 0 && pts[base].n) mr->baseline = ergo__sweep_mean(&pts[base]);
+  for (int i = 0; i < npts; i++) {
+    if (!pts[i].n) continue;
+    ergo__measure mean = ergo__sweep_mean(&pts[i]);
+    if (ergo__model_point_add(mr, &pts[i].config, mean.time_s, mean.energy_j, pts[i].n))
+      return ERGO_ENOMEM;
+  }
+  ergo__model_pareto(mr);
+  return 0;
+}
+
+static int sweep_finish(ergo__policy *p) {
+  sweep_priv *s = p->priv;
+  ergo__model m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.policy, sizeof m.policy, "sweep");
+  ergo__objective_name(&p->objective, m.objective, sizeof m.objective);
+  snprintf(m.platform, sizeof m.platform, "%s", p->cfg->platform ? p->cfg->platform : "real");
+  int rc = 0, unfinished = 0;
+  const sweep_region *first = NULL;
+  for (const sweep_region *sr = s->regions; sr && rc >= 0; sr = sr->next) {
+    rc = region_model(&m, sr);
+    if (!ergo__sweep_done(sr->sched) && !unfinished++) first = sr;
+  }
+  const char *path = p->cfg->model ? p->cfg->model : SWEEP_DEFAULT_MODEL;
+  if (rc < 0)
+    ergo__warn("sweep: out of memory while building the tuning model; '%s' not written", path);
+  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0)
+    ergo__warn("sweep: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
+               "to a writable path)",
+               path, ergo_strerror(rc));
+  /* A schedule cut short still gives a model, from fewer points: say so once. */
+  if (unfinished)
+    ergo__warn("sweep: %d region%s did not finish %s schedule (first: '%s', after %d "
+               "executions); the model rests on what was measured (fix: run more steps, or "
+               "ERGO_SWEEP=budget=N for a shorter schedule)",
+               unfinished, unfinished == 1 ? "" : "s", unfinished == 1 ? "its" : "their",
+               first->path, ergo__sweep_executions(first->sched));
+  ergo__model_free(&m);
+  return rc < 0 ? rc : 0;
+}
+
+static void sweep_stop(ergo__policy *p) {
+  sweep_priv *s = p->priv;
+  if (!s) return;
+  while (s->regions) {
+    sweep_region *next = s->regions->next;
+    ergo__sweep_free(s->regions->sched);
+    free(s->regions->path);
+    free(s->regions);
+    s->regions = next;
+  }
+  free(s);
+  p->priv = NULL;
+}
+
+const ergo__policy_ops ergo__policy_sweep = {"sweep",       sweep_start,  sweep_choose,
+                                             sweep_observe, sweep_finish, sweep_stop};

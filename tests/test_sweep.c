@@ -1,0 +1,510 @@
+/* test_sweep.c - the sweep schedule: its size on the sim node's space, determinism, knob switches,
+ * refinement to a planted best, the oracle on the sim model, noise, ERGO_SWEEP good and bad. */
+#include "test_util.h"
+
+#include "optimizer/sweep.h"
+#include "sim/oracle.h"
+
+#include <math.h>
+
+#define EXPECTED                                                                                   \
+  "expected KNOB=V,V,... with KNOB cpu or uncore (kHz) or threads and V a positive integer or "    \
+  "FROM:TO:STEP, and options repeats=N (1 to 100) and budget=N (10 to 100000), separated by ',' "  \
+  "or ';'"
+
+/* The sim node's space: core 1.0-2.0 GHz and uncore 1.2-2.4 GHz in 100 MHz steps, 1-20 threads;
+ * the baseline is every maximum. */
+static ergo__space sim_space(void) {
+  ergo__space s;
+  memset(&s, 0, sizeof s);
+  s.n[ERGO__KNOB_CORE] = 11;
+  s.n[ERGO__KNOB_UNCORE] = 13;
+  s.n[ERGO__KNOB_THREADS] = 20;
+  for (int i = 0; i < 11; i++) s.values[ERGO__KNOB_CORE][i] = 1000000 + 100000 * i;
+  for (int i = 0; i < 13; i++) s.values[ERGO__KNOB_UNCORE][i] = 1200000 + 100000 * i;
+  for (int i = 0; i < 20; i++) s.values[ERGO__KNOB_THREADS][i] = i + 1;
+  s.baseline[ERGO__KNOB_CORE] = 2000000;
+  s.baseline[ERGO__KNOB_UNCORE] = 2400000;
+  s.baseline[ERGO__KNOB_THREADS] = 20;
+  s.cores = 20;
+  return s;
+}
+
+static ergo__objective objective(const char *text) {
+  ergo__objective o;
+  char why[512];
+  assert_int_equal(ergo__objective_parse(text, &o, why, sizeof why), 0);
+  return o;
+}
+
+/* A bowl over grid indices with its minimum at `best` (core, uncore, threads); time 1 s. */
+typedef struct bowl {
+  int best[ERGO__NKNOBS];
+} bowl;
+
+static int index_of(const ergo__space *s, int slot, int64_t v) {
+  for (int i = 0; i < s->n[slot]; i++)
+    if (s->values[slot][i] == v) return i;
+  fail_msg("value %lld is not on knob %d's grid", (long long)v, slot);
+  return -1;
+}
+
+static ergo__measure bowl_measure(const ergo__space *s, const bowl *b, const ergo__config *c) {
+  double e = 100;
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    double d = index_of(s, i, c->v[i]) - b->best[i];
+    e += d * d;
+  }
+  return (ergo__measure){1.0, e, (double)c->v[ERGO__KNOB_THREADS] / 20};
+}
+
+/* Knobs whose value differs between two configs. */
+static int switches(const ergo__config *a, const ergo__config *b) {
+  int n = 0;
+  for (int i = 0; i < ERGO__NKNOBS; i++) n += a->v[i] != b->v[i];
+  return n;
+}
+
+/* Run a schedule against the bowl; the configs handed out go to trace (up to max). */
+static int run_bowl(ergo__sweep *sw, const ergo__space *s, const bowl *b, ergo__config *trace,
+                    int max, ergo__config *final) {
+  int n = 0;
+  ergo__config c;
+  while (ergo__sweep_next(sw, &c)) {
+    if (n < max) trace[n] = c;
+    n++;
+    ergo__measure m = bowl_measure(s, b, &c);
+    ergo__sweep_tell(sw, &m);
+    assert_true(n <= 100000);
+  }
+  *final = c;
+  return n;
+}
+
+/* The default schedule on the sim node's space: warm-up and baseline first, then the 5x5x5
+ * coarse grid walked one knob switch at a time, at most 300 executions in all, and the same
+ * schedule every time. */
+static void test_schedule_sim_space(void **state) {
+  (void)state;
+  ergo__space s = sim_space();
+  ergo__objective o = objective("energy");
+  bowl b = {{6, 4, 7}};
+  static ergo__config t1[400], t2[400];
+  ergo__config f1, f2;
+  ergo__sweep *a = ergo__sweep_new(&s, &o, NULL), *c = ergo__sweep_new(&s, &o, NULL);
+  assert_non_null(a);
+  int n1 = run_bowl(a, &s, &b, t1, 400, &f1), n2 = run_bowl(c, &s, &b, t2, 400, &f2);
+  assert_true(n1 <= ERGO__SWEEP_BUDGET);
+  assert_int_equal(n1, ergo__sweep_executions(a));
+  assert_true(ergo__sweep_done(a));
+  /* Deterministic. */
+  assert_int_equal(n1, n2);
+  assert_memory_equal(t1, t2, sizeof *t1 * (size_t)n1);
+  /* Warm-up (1) and the baseline (3) at the maximum. */
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(t1[i].v[ERGO__KNOB_CORE], 2000000);
+    assert_int_equal(t1[i].v[ERGO__KNOB_UNCORE], 2400000);
+    assert_int_equal(t1[i].v[ERGO__KNOB_THREADS], 20);
+  }
+  /* The coarse grid: 125 points, the baseline among them, so 124 more executions, each one
+   * knob switch from the one before; ends included, evenly spaced between. */
+  int grid_switches = 0;
+  for (int i = 4; i < 4 + 124; i++) {
+    int sw = switches(&t1[i - 1], &t1[i]);
+    assert_int_equal(sw, 1);
+    grid_switches += sw;
+    int64_t th = t1[i].v[ERGO__KNOB_THREADS], f = t1[i].v[ERGO__KNOB_CORE];
+    assert_true(th == 1 || th == 6 || th == 11 || th == 15 || th == 20);
+    assert_true(f == 1000000 || f == 1300000 || f == 1500000 || f == 1800000 || f == 2000000);
+  }
+  assert_int_equal(grid_switches, 124);
+  /* The whole schedule: refinement boxes are walked the same way and skip what was measured,
+   * so switches stay near one per execution (an arbitrary order makes about two and a half). */
+  int total = 0;
+  for (int i = 1; i < n1; i++) total += switches(&t1[i - 1], &t1[i]);
+  print_message("schedule: %d executions, %d knob switches\n", n1, total);
+  assert_true(total <= n1 + n1 / 4);
+  ergo__sweep_free(a);
+  ergo__sweep_free(c);
+}
+
+/* Refinement finds a planted best that the coarse grid misses (core 1.6 GHz, uncore 1.6 GHz,
+ * 8 threads: none on the coarse grid), and the schedule then stays there. */
+static void test_refinement_planted(void **state) {
+  (void)state;
+  ergo__space s = sim_space();
+  ergo__objective o = objective("energy");
+  static const bowl bowls[] = {{{6, 4, 7}}, {{1, 11, 2}}, {{9, 0, 17}}, {{10, 12, 19}}};
+  for (size_t k = 0; k < sizeof bowls / sizeof *bowls; k++) {
+    ergo__sweep *sw = ergo__sweep_new(&s, &o, NULL);
+    ergo__config trace[1], best;
+    int n = run_bowl(sw, &s, &bowls[k], trace, 0, &best);
+    assert_true(n <= ERGO__SWEEP_BUDGET);
+    for (int i = 0; i < ERGO__NKNOBS; i++)
+      assert_int_equal(index_of(&s, i, best.v[i]), bowls[k].best[i]);
+    /* The winner was re-measured: repeats + ERGO__SWEEP_FINAL measurements. */
+    int np;
+    const ergo__sweep_point *pts = ergo__sweep_points(sw, &np);
+    assert_int_equal(pts[ergo__sweep_best(sw)].n, 1 + ERGO__SWEEP_FINAL);
+    /* Over: the best from now on, nothing more to tell. */
+    ergo__config again;
+    assert_int_equal(ergo__sweep_next(sw, &again), 0);
+    assert_memory_equal(&again, &best, sizeof best);
+    ergo__sweep_free(sw);
+  }
+}
+
+/* Time and energy of a config on the sim model (no noise), as the tuner measures them. */
+static ergo__measure sim_measure(const ergo__sim_params *p, const ergo__sim_work *w,
+                                 const ergo__config *c) {
+  ergo__sim_config sc = {c->v[ERGO__KNOB_CORE] * 1e-6, c->v[ERGO__KNOB_UNCORE] * 1e-6,
+                         (int)c->v[ERGO__KNOB_THREADS]};
+  ergo__sim_result r;
+  ergo__measure m;
+  ergo__sim_eval(p, w, &sc, &r);
+  ergo__sim_measure(p, &sc, &r, &m);
+  return m;
+}
+
+/* Uniform in (0, 1) from a splitmix64 state: the test's noise is a pure function of its seed. */
+static double uniform(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return ((double)((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+}
+static double lognormal(uint64_t *x, double sigma) {
+  double u1 = uniform(x), u2 = uniform(x);
+  return exp(sigma * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+}
+
+/* Sweep one piece of work on the sim model with log-normal noise sigma (time and power, as the
+ * sim node does); the true (noise-free) measure of the config chosen. */
+static ergo__measure sweep_sim(const ergo__sim_params *p, const ergo__sim_work *w,
+                               const ergo__objective *o, double sigma, uint64_t seed, int *execs) {
+  ergo__space s = sim_space();
+  ergo__sweep *sw = ergo__sweep_new(&s, o, NULL);
+  ergo__config c;
+  *execs = 0;
+  while (ergo__sweep_next(sw, &c)) {
+    ergo__measure m = sim_measure(p, w, &c);
+    if (sigma > 0) {
+      double ft = lognormal(&seed, sigma), fp = lognormal(&seed, sigma);
+      m.time_s *= ft;
+      m.energy_j *= ft * fp;
+    }
+    ergo__sweep_tell(sw, &m);
+    ++*execs;
+  }
+  ergo__sweep_free(sw);
+  return sim_measure(p, w, &c);
+}
+
+/* Without noise, the schedule finds every workload class's oracle energy to within 1 % (and
+ * keeps energy@5%'s bound), in at most 300 executions. */
+static void test_sim_oracle(void **state) {
+  (void)state;
+  static const ergo__sim_work classes[] = {{40, 1, 0.01},  {2, 60, 0.01}, {20, 2, 0.5},
+                                           {15, 25, 0.05}, {3, 3, 0.8},   {10, 40, 0.02},
+                                           {8, 10, 0.1},   {30, 50, 0.03}};
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  static const char *const objectives[] = {"energy@5%", "energy"};
+  for (size_t k = 0; k < 2; k++) {
+    ergo__objective o = objective(objectives[k]);
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++) {
+      ergo__sim_choice best, base;
+      assert_int_equal(ergo__sim_oracle(&p, &classes[i], &o, &best, &base), 0);
+      int execs;
+      ergo__measure m = sweep_sim(&p, &classes[i], &o, 0, 0, &execs);
+      double oracle = best.result.e_pkg_j + best.result.e_dram_j;
+      print_message("%s class %zu: energy %.4f of the oracle's, %d executions\n", objectives[k], i,
+                    m.energy_j / oracle, execs);
+      assert_true(m.energy_j <= 1.01 * oracle);
+      assert_true(execs <= ERGO__SWEEP_BUDGET);
+      if (o.kind == ERGO__OBJ_ENERGY_BOUNDED)
+        assert_true(m.time_s <= 1.05 * base.result.time_s * (1 + 1e-12));
+    }
+  }
+}
+
+/* With 5 % noise the finalists are raced: the budget holds, every seed saves energy, and over
+ * nine seeds a region with a large saving (the oracle saves 31 %) keeps most of it in the
+ * median, within the slowdown bound in the median. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void test_sim_noise(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective("energy@5%");
+  const ergo__sim_work serial = {20, 2, 0.5};
+  ergo__sim_choice best, base;
+  assert_int_equal(ergo__sim_oracle(&p, &serial, &o, &best, &base), 0);
+  double oracle = best.result.e_pkg_j + best.result.e_dram_j;
+  double base_e = base.result.e_pkg_j + base.result.e_dram_j;
+  enum { SEEDS = 9 };
+  double e[SEEDS], t[SEEDS];
+  for (int k = 0; k < SEEDS; k++) {
+    int execs;
+    ergo__measure m = sweep_sim(&p, &serial, &o, 0.05, (uint64_t)k + 1, &execs);
+    e[k] = m.energy_j / oracle;
+    t[k] = m.time_s / base.result.time_s;
+    print_message("seed %d: energy %.4f of the oracle's (baseline %.4f), time %.4f of the "
+                  "baseline's, %d executions\n",
+                  k + 1, e[k], base_e / oracle, t[k], execs);
+    assert_true(execs <= ERGO__SWEEP_BUDGET);
+    assert_true(m.energy_j < base_e);
+  }
+  qsort(e, SEEDS, sizeof *e, cmp_double);
+  qsort(t, SEEDS, sizeof *t, cmp_double);
+  assert_true(e[SEEDS / 2] < 1.10);
+  assert_true(t[SEEDS / 2] <= 1.05);
+}
+
+/* repeats=2: every configuration is measured twice in a row; the budget still holds. */
+static void test_repeats(void **state) {
+  (void)state;
+  ergo__space s = sim_space();
+  ergo__objective o = objective("energy");
+  ergo__sweep_spec spec;
+  char why[512];
+  assert_int_equal(ergo__sweep_parse("repeats=2", &spec, why, sizeof why), 0);
+  assert_int_equal(spec.repeats, 2);
+  assert_false(ergo__sweep_explicit(&spec));
+  ergo__sweep *sw = ergo__sweep_new(&s, &o, &spec);
+  static ergo__config trace[400];
+  ergo__config best;
+  bowl b = {{6, 4, 7}};
+  int n = run_bowl(sw, &s, &b, trace, 400, &best);
+  assert_true(n <= ERGO__SWEEP_BUDGET);
+  /* After warm-up (1) and the baseline (2 + ERGO__SWEEP_FINAL), configs come in pairs. */
+  int first = 1 + 2 + ERGO__SWEEP_FINAL;
+  for (int i = first; i + 1 < n && i < first + 64; i += 2)
+    assert_memory_equal(&trace[i], &trace[i + 1], sizeof *trace);
+  int np;
+  const ergo__sweep_point *pts = ergo__sweep_points(sw, &np);
+  for (int i = 0; i < np; i++) assert_true(pts[i].n == 0 || pts[i].n >= 2);
+  for (int i = 0; i < ERGO__NKNOBS; i++) assert_int_equal(index_of(&s, i, best.v[i]), b.best[i]);
+  ergo__sweep_free(sw);
+}
+
+/* ERGO_SWEEP's explicit grid: warm-up, the baseline, the grid (repeats each), nothing more. */
+static void test_explicit_grid(void **state) {
+  (void)state;
+  ergo__space s = sim_space();
+  ergo__objective o = objective("energy");
+  ergo__sweep_spec spec;
+  char why[512], warn[512];
+  assert_int_equal(ergo__sweep_parse("cpu=1000000:2000000:500000,threads=1,20;repeats=2", &spec,
+                                     why, sizeof why),
+                   0);
+  assert_true(ergo__sweep_explicit(&spec));
+  assert_int_equal(ergo__sweep_fit(&spec, &s, why, sizeof why, warn, sizeof warn), 0);
+  assert_string_equal(warn, "");
+  ergo__sweep *sw = ergo__sweep_new(&s, &o, &spec);
+  static ergo__config trace[64];
+  ergo__config best;
+  bowl b = {{6, 12, 19}};
+  int n = run_bowl(sw, &s, &b, trace, 64, &best);
+  /* 1 warm-up + 2 baseline + (3 x 2 configs, less the baseline) x 2 repeats. */
+  assert_int_equal(n, 1 + 2 + 5 * 2);
+  for (int i = 0; i < n; i++) assert_int_equal(trace[i].v[ERGO__KNOB_UNCORE], 2400000);
+  /* The grid's best for a bowl at core index 6: 1.5 GHz (index 5), 20 threads. */
+  assert_int_equal(best.v[ERGO__KNOB_CORE], 1500000);
+  assert_int_equal(best.v[ERGO__KNOB_THREADS], 20);
+  int np;
+  ergo__sweep_points(sw, &np);
+  assert_int_equal(np, 6);
+  ergo__sweep_free(sw);
+}
+
+/* Values the node does not allow round to the nearest, with one warning line. */
+static void test_fit(void **state) {
+  (void)state;
+  ergo__space s = sim_space();
+  ergo__sweep_spec spec;
+  char why[512] = "", warn[512];
+  assert_int_equal(
+      ergo__sweep_parse("cpu=1050000,2000000,2500000;threads=3", &spec, why, sizeof why), 0);
+  assert_int_equal(ergo__sweep_fit(&spec, &s, why, sizeof why, warn, sizeof warn), 0);
+  assert_string_equal(warn, "ERGO_SWEEP: cpu=1050000 is not allowed on this node; using the "
+                            "nearest, 1000000 (and 1 more values rounded)");
+  assert_int_equal(spec.n[ERGO__KNOB_CORE], 2); /* 2500000 became 2000000, a repeat */
+  assert_int_equal(spec.values[ERGO__KNOB_CORE][0], 1000000);
+  assert_int_equal(spec.values[ERGO__KNOB_CORE][1], 2000000);
+
+  ergo__space no_uncore = s;
+  no_uncore.n[ERGO__KNOB_UNCORE] = 0;
+  assert_int_equal(ergo__sweep_parse("uncore=1200000", &spec, why, sizeof why), 0);
+  assert_int_equal(ergo__sweep_fit(&spec, &no_uncore, why, sizeof why, warn, sizeof warn),
+                   ERGO_EINVAL);
+  assert_string_equal(why, "ERGO_SWEEP names uncore, but this node has no uncore knob (`ergo "
+                           "info` says why; fix: leave it out of ERGO_SWEEP)");
+
+  assert_int_equal(ergo__sweep_parse("cpu=1:256:1,uncore=1:256:1", &spec, why, sizeof why), 0);
+  assert_int_equal(ergo__sweep_fit(&spec, &s, why, sizeof why, warn, sizeof warn), 0);
+  assert_int_equal(ergo__sweep_parse("cpu=1000000:2000000:100000,uncore=1200000:2400000:100000,"
+                                     "threads=1:20:1",
+                                     &spec, why, sizeof why),
+                   0);
+  assert_int_equal(ergo__sweep_fit(&spec, &s, why, sizeof why, warn, sizeof warn), 0);
+  ergo__space big = s;
+  big.n[ERGO__KNOB_THREADS] = 100;
+  for (int i = 0; i < 100; i++) big.values[ERGO__KNOB_THREADS][i] = i + 1;
+  assert_int_equal(ergo__sweep_parse("cpu=1000000:2000000:100000,uncore=1200000:2400000:100000,"
+                                     "threads=1:100:1",
+                                     &spec, why, sizeof why),
+                   0);
+  assert_int_equal(ergo__sweep_fit(&spec, &big, why, sizeof why, warn, sizeof warn), ERGO_EINVAL);
+  assert_string_equal(why, "ERGO_SWEEP's grid has 14300 configurations; at most 10000 are "
+                           "accepted per region (fix: name fewer values)");
+}
+
+static void test_parse_good(void **state) {
+  (void)state;
+  ergo__sweep_spec spec;
+  char why[512] = "";
+  assert_int_equal(ergo__sweep_parse(NULL, &spec, why, sizeof why), 0);
+  assert_false(ergo__sweep_explicit(&spec));
+  assert_int_equal(spec.repeats, 1);
+  assert_int_equal(spec.budget, ERGO__SWEEP_BUDGET);
+  assert_int_equal(ergo__sweep_parse("", &spec, why, sizeof why), 0);
+  assert_false(ergo__sweep_explicit(&spec));
+
+  const char *text = "cpu=1000000:2000000:200000,uncore=1200000,2400000,threads=1,2,4,8,16,20;"
+                     "repeats=2";
+  assert_int_equal(ergo__sweep_parse(text, &spec, why, sizeof why), 0);
+  assert_int_equal(spec.n[ERGO__KNOB_CORE], 6);
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(spec.values[ERGO__KNOB_CORE][i], 1000000 + 200000 * i);
+  assert_int_equal(spec.n[ERGO__KNOB_UNCORE], 2);
+  assert_int_equal(spec.values[ERGO__KNOB_UNCORE][0], 1200000);
+  assert_int_equal(spec.values[ERGO__KNOB_UNCORE][1], 2400000);
+  static const int64_t th[] = {1, 2, 4, 8, 16, 20};
+  assert_int_equal(spec.n[ERGO__KNOB_THREADS], 6);
+  assert_memory_equal(spec.values[ERGO__KNOB_THREADS], th, sizeof th);
+  assert_int_equal(spec.repeats, 2);
+  assert_int_equal(spec.budget, ERGO__SWEEP_BUDGET);
+
+  /* Any order, ';' or ',' between items, ranges and values mixed, sorted, repeats dropped; a
+   * range stops at the last step not beyond TO. */
+  assert_int_equal(
+      ergo__sweep_parse("budget=120;threads=8,1:5:2,3;repeats=1", &spec, why, sizeof why), 0);
+  static const int64_t th2[] = {1, 3, 5, 8};
+  assert_int_equal(spec.n[ERGO__KNOB_THREADS], 4);
+  assert_memory_equal(spec.values[ERGO__KNOB_THREADS], th2, sizeof th2);
+  assert_int_equal(spec.n[ERGO__KNOB_CORE], 0);
+  assert_int_equal(spec.budget, 120);
+  assert_int_equal(spec.repeats, 1);
+  assert_int_equal(ergo__sweep_parse("threads=4:4:1", &spec, why, sizeof why), 0);
+  assert_int_equal(spec.n[ERGO__KNOB_THREADS], 1);
+  assert_string_equal(why, "");
+}
+
+static void test_parse_bad(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *reason;
+  } bad[] = {
+      {"gpu=1", "'gpu=1' names no knob or option"},
+      {"cpu=abc", "'abc' is neither a positive integer nor FROM:TO:STEP"},
+      {"cpu=0", "'0' is neither a positive integer nor FROM:TO:STEP"},
+      {"cpu=-5", "'-5' is neither a positive integer nor FROM:TO:STEP"},
+      {"cpu=1000000,", "an empty item"},
+      {"cpu=1000000,,2000000", "an empty item"},
+      {"cpu=", "'' is neither a positive integer nor FROM:TO:STEP"},
+      {"cpu=2000000:1000000:100000",
+       "'2000000:1000000:100000' is not a range FROM:TO:STEP of positive integers with FROM <= TO"},
+      {"cpu=1000000:2000000", "'1000000:2000000' is not a range FROM:TO:STEP of positive "
+                              "integers with FROM <= TO"},
+      {"cpu=1:2:0", "'1:2:0' is not a range FROM:TO:STEP of positive integers with FROM <= TO"},
+      {"threads=1:1000:1", "'1:1000:1' makes more than 256 values for one knob"},
+      {"5", "'5' follows no KNOB="},
+      {"repeats=2,3", "'3' follows no KNOB="},
+      {"cpu=1000000;cpu=2000000", "'cpu' is named twice"},
+      {"repeats=0", "'repeats=0' is not an integer from 1 to 100"},
+      {"repeats=101", "'repeats=101' is not an integer from 1 to 100"},
+      {"budget=9", "'budget=9' is not an integer from 10 to 100000"},
+      {"budget=lots", "'budget=lots' is not an integer from 10 to 100000"},
+      {"threads =4", "'threads =4' names no knob or option"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    ergo__sweep_spec spec;
+    char why[1024], want[1024];
+    assert_int_equal(ergo__sweep_parse(bad[i].in, &spec, why, sizeof why), ERGO_EINVAL);
+    snprintf(want, sizeof want, "ERGO_SWEEP='%s' is not valid: %s; %s", bad[i].in, bad[i].reason,
+             EXPECTED);
+    assert_string_equal(why, want);
+    /* Left at the default schedule. */
+    assert_false(ergo__sweep_explicit(&spec));
+    assert_int_equal(spec.repeats, 1);
+  }
+}
+
+/* Edge cases: nothing to tune; an execution the schedule did not hand out; next() twice. */
+static void test_edges(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__space none;
+  memset(&none, 0, sizeof none);
+  ergo__sweep *sw = ergo__sweep_new(&none, &o, NULL);
+  ergo__config c;
+  assert_int_equal(ergo__sweep_next(sw, &c), 0);
+  assert_true(c.v[0] == 0 && c.v[1] == 0 && c.v[2] == 0);
+  assert_true(ergo__sweep_done(sw));
+  assert_int_equal(ergo__sweep_best(sw), -1);
+  ergo__sweep_free(sw);
+  ergo__sweep_free(NULL);
+
+  /* Threads only, 2 values (this VM): the whole grid fits, no refinement. */
+  ergo__space two;
+  memset(&two, 0, sizeof two);
+  two.n[ERGO__KNOB_THREADS] = 2;
+  two.values[ERGO__KNOB_THREADS][0] = 1;
+  two.values[ERGO__KNOB_THREADS][1] = 2;
+  two.baseline[ERGO__KNOB_THREADS] = 2;
+  sw = ergo__sweep_new(&two, &o, NULL);
+  ergo__measure m = {1, 50, 1};
+  ergo__sweep_tell(sw, &m); /* nothing handed out: ignored */
+  assert_int_equal(ergo__sweep_executions(sw), 0);
+  ergo__config a, b;
+  assert_int_equal(ergo__sweep_next(sw, &a), 1);
+  assert_int_equal(ergo__sweep_next(sw, &b), 1);
+  assert_memory_equal(&a, &b, sizeof a);
+  int n = 0;
+  while (ergo__sweep_next(sw, &c)) {
+    m.energy_j = c.v[ERGO__KNOB_THREADS] == 1 ? 40 : 50;
+    ergo__sweep_tell(sw, &m);
+    n++;
+  }
+  /* warm-up 1, baseline 3, the other value 1, re-measured to 3. */
+  assert_int_equal(n, 1 + 3 + 1 + 2);
+  assert_int_equal(c.v[ERGO__KNOB_THREADS], 1);
+  assert_int_equal(c.v[ERGO__KNOB_CORE], 0);
+  int np;
+  const ergo__sweep_point *pts = ergo__sweep_points(sw, &np);
+  assert_int_equal(np, 2);
+  ergo__measure mean = ergo__sweep_mean(&pts[ergo__sweep_baseline(sw)]);
+  assert_true(mean.energy_j == 50 && mean.time_s == 1);
+  ergo__sweep_free(sw);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_schedule_sim_space),
+      cmocka_unit_test(test_refinement_planted),
+      cmocka_unit_test(test_sim_oracle),
+      cmocka_unit_test(test_sim_noise),
+      cmocka_unit_test(test_repeats),
+      cmocka_unit_test(test_explicit_grid),
+      cmocka_unit_test(test_fit),
+      cmocka_unit_test(test_parse_good),
+      cmocka_unit_test(test_parse_bad),
+      cmocka_unit_test(test_edges),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

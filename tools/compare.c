@@ -1,0 +1,397 @@
+/* compare.c - `ergo compare`: energy-to-solution of several runs from their JSON reports (total
+ * time, energy per domain, the main regions), with savings against the first run. */
+#include "cli.h"
+
+#include <ergo.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The main regions: the children of Global and theirs. */
+#define MAIN_DEPTH 2
+#define MAX_COMPONENTS 16
+
+static void compare_usage(FILE *out) {
+  fprintf(out, "usage: ergo compare [--csv] REPORT.json [REPORT.json ...]\n\n"
+               "Reads ergo JSON reports (ERGO_REPORT_JSON, `ergo run --report-json`) and prints\n"
+               "the energy to solution of each run: total time, total energy and energy per\n"
+               "domain, then time and energy of the main regions (depth 1 and 2), each with its\n"
+               "energy saving and time change against the first run.\n\n"
+               "  --csv   the same figures as CSV, one line per run and region\n\n"
+               "Exit status: 0, 1 when a report cannot be read (one line says which and why),\n"
+               "2 for a usage error.\n");
+}
+
+typedef struct run {
+  const char *file;
+  const char *label; /* the file's base name, or the path when two base names are equal */
+  json_t *doc;
+  const json_t *root;     /* the main thread's Global */
+  const char *platform;   /* "real", "sim" */
+  const char *qlabel;     /* "SIMULATED", "ESTIMATE" or NULL */
+  const json_t *in_total; /* names of the components that add up to the total */
+} run;
+
+/* A node's energy object, or NULL when the run measured none for it. */
+static const json_t *energy_of(const json_t *node) {
+  const json_t *e = json_object_get(node, "energy");
+  return json_is_object(e) && json_is_number(json_object_get(e, "total")) ? e : NULL;
+}
+
+/* One line naming the file and what is wrong with it. */
+__attribute__((format(printf, 2, 3))) static int bad(const char *file, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "ergo compare: '%s': ", file);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  return -1;
+}
+
+static int load(run *r) {
+  json_error_t err;
+  r->doc = json_load_file(r->file, 0, &err);
+  if (!r->doc) {
+    if (err.line < 1) return bad(r->file, "cannot be read: %s", err.text);
+    return bad(r->file, "is not valid JSON: %s (line %d, column %d)", err.text, err.line,
+               err.column);
+  }
+  const char *fmt = json_string_value(json_object_get(r->doc, "format"));
+  if (!fmt || strcmp(fmt, "ergo-report") != 0)
+    return bad(r->file,
+               "is not an ergo JSON report: its format is '%s', expected 'ergo-report' "
+               "(write one with ERGO_REPORT_JSON or ergo run --report-json)",
+               fmt ? fmt : "(none)");
+  const json_t *ver = json_object_get(r->doc, "version");
+  if (!json_is_integer(ver) || json_integer_value(ver) != 1)
+    return bad(r->file, "%s: this ergo reads version 1 (write the report again with it)",
+               json_is_integer(ver) ? "is a report of another version" : "has no version");
+  r->root = json_object_get(json_array_get(json_object_get(r->doc, "threads"), 0), "tree");
+  if (!json_is_object(r->root) || !json_is_number(json_object_get(r->root, "time_s")))
+    return bad(r->file, "%s", "has no main thread tree (threads[0].tree with time_s): truncated?");
+  r->platform = json_string_value(json_object_get(r->doc, "platform"));
+  size_t i;
+  const json_t *q;
+  json_array_foreach(json_object_get(r->doc, "quantities"), i, q) {
+    const char *name = json_string_value(json_object_get(q, "name"));
+    if (name && strcmp(name, "energy") == 0) {
+      r->qlabel = json_string_value(json_object_get(q, "label"));
+      r->in_total = json_object_get(q, "total_of");
+    }
+  }
+  return 0;
+}
+
+/* The node at `path` among root and its descendants down to MAIN_DEPTH, or NULL. */
+static const json_t *find(const json_t *node, const char *path) {
+  const char *p = json_string_value(json_object_get(node, "path"));
+  if (p && strcmp(p, path) == 0) return node;
+  if (json_integer_value(json_object_get(node, "depth")) >= MAIN_DEPTH) return NULL;
+  size_t i;
+  const json_t *c;
+  json_array_foreach(json_object_get(node, "children"), i, c) {
+    const json_t *hit = find(c, path);
+    if (hit) return hit;
+  }
+  return NULL;
+}
+
+/* The main regions of every run, in tree order of the first run where each appears. */
+typedef struct paths {
+  const char **v;
+  size_t n, cap;
+} paths;
+
+static void add_paths(paths *ps, const json_t *node) {
+  json_int_t depth = json_integer_value(json_object_get(node, "depth"));
+  const char *p = json_string_value(json_object_get(node, "path"));
+  if (depth >= 1 && p) {
+    size_t k = 0;
+    while (k < ps->n && strcmp(ps->v[k], p)) k++;
+    if (k == ps->n) {
+      if (ps->n == ps->cap) {
+        size_t cap = ps->cap ? 2 * ps->cap : 32;
+        const char **v = realloc(ps->v, cap * sizeof *v);
+        if (!v) return;
+        ps->v = v;
+        ps->cap = cap;
+      }
+      ps->v[ps->n++] = p;
+    }
+  }
+  if (depth >= MAIN_DEPTH) return;
+  size_t i;
+  const json_t *c;
+  json_array_foreach(json_object_get(node, "children"), i, c) add_paths(ps, c);
+}
+
+/* A region as the tables name it: its path below Global. */
+static const char *short_path(const char *path) {
+  return strncmp(path, "Global/", 7) == 0 ? path + 7 : path;
+}
+
+/* Energy components of the first run that has any, in its order. */
+static size_t components(const run *runs, int n, const char **names) {
+  size_t k = 0;
+  for (int r = 0; r < n && !k; r++) {
+    const json_t *e = energy_of(runs[r].root);
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)json_object_get(e, "components"), name, v) {
+      if (k < MAX_COMPONENTS) names[k++] = name;
+    }
+  }
+  return k;
+}
+
+static int in_total(const run *r, const char *name) {
+  size_t i;
+  const json_t *v;
+  json_array_foreach(r->in_total, i, v) {
+    if (json_string_value(v) && strcmp(json_string_value(v), name) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Figures of a node against the reference node (the first run's). */
+typedef struct figures {
+  int present, has_energy, has_ref_energy, has_ref;
+  double time, energy, saving, dtime;
+} figures;
+
+static figures figures_of(const json_t *node, const json_t *ref) {
+  figures f = {0};
+  if (!node) return f;
+  f.present = 1;
+  f.time = json_number_value(json_object_get(node, "time_s"));
+  const json_t *e = energy_of(node), *re = ref ? energy_of(ref) : NULL;
+  if (e) {
+    f.has_energy = 1;
+    f.energy = json_number_value(json_object_get(e, "total"));
+  }
+  if (ref) {
+    double t0 = json_number_value(json_object_get(ref, "time_s"));
+    f.has_ref = t0 > 0;
+    if (f.has_ref) f.dtime = 100.0 * (f.time - t0) / t0;
+    double e0 = re ? json_number_value(json_object_get(re, "total")) : 0;
+    f.has_ref_energy = e && e0 > 0;
+    if (f.has_ref_energy) f.saving = 100.0 * (e0 - f.energy) / e0;
+  }
+  return f;
+}
+
+static double component(const json_t *node, const char *name, int *ok) {
+  const json_t *v = json_object_get(json_object_get(energy_of(node), "components"), name);
+  *ok = json_is_number(v);
+  return *ok ? json_number_value(v) : 0;
+}
+
+/* ---- text ---- */
+
+static void num(double v, int ok, const char *fmt, int width) {
+  char buf[64];
+  if (ok)
+    snprintf(buf, sizeof buf, fmt, v);
+  else
+    snprintf(buf, sizeof buf, "-");
+  printf(" %*s", width, buf);
+}
+
+static void print_text(const run *runs, int n, const paths *ps) {
+  const char *comp[MAX_COMPONENTS];
+  size_t nc = components(runs, n, comp);
+  int lw = 3;
+  for (int r = 0; r < n; r++)
+    if ((int)strlen(runs[r].label) > lw) lw = (int)strlen(runs[r].label);
+  const char *ql = NULL;
+  for (int r = 0; r < n && !ql; r++) ql = runs[r].qlabel;
+  printf("Energy to solution%s%s%s of %d run%s (saving: energy saved, time: time change, against "
+         "%s)\n",
+         ql ? " [" : "", ql ? ql : "", ql ? "]" : "", n, n == 1 ? "" : "s", runs[0].label);
+  for (int r = 1; r < n; r++)
+    if (runs[r].platform && runs[0].platform && strcmp(runs[r].platform, runs[0].platform)) {
+      printf("note: %s ran on platform %s, %s on %s: their energies are not comparable\n",
+             runs[r].label, runs[r].platform, runs[0].label, runs[0].platform);
+      break;
+    }
+  printf("\n%-*s %10s %12s %8s %9s", lw, "run", "time s", "energy J", "saving", "time");
+  for (size_t c = 0; c < nc; c++) printf(" %*s J", 10, comp[c]);
+  printf("\n");
+  for (int r = 0; r < n; r++) {
+    figures f = figures_of(runs[r].root, r ? runs[0].root : NULL);
+    printf("%-*s", lw, runs[r].label);
+    num(f.time, 1, "%.3f", 10);
+    num(f.energy, f.has_energy, "%.2f", 12);
+    if (r == 0) {
+      printf(" %8s %9s", "ref", "ref");
+    } else {
+      num(f.saving, f.has_ref_energy, "%.2f%%", 8);
+      num(f.dtime, f.has_ref, "%+.2f%%", 9);
+    }
+    for (size_t c = 0; c < nc; c++) {
+      int ok;
+      double v = component(runs[r].root, comp[c], &ok);
+      num(v, ok, "%.2f", 12);
+    }
+    printf("\n");
+  }
+  /* core-N is part of package-N: shown, but not added into the total. */
+  for (size_t c = 0; c < nc; c++)
+    if (runs[0].in_total && !in_total(&runs[0], comp[c]))
+      printf("(%s is part of its package, not added to the total)\n", comp[c]);
+
+  int pw = 6;
+  for (size_t k = 0; k < ps->n; k++)
+    if ((int)strlen(short_path(ps->v[k])) > pw) pw = (int)strlen(short_path(ps->v[k]));
+  printf("\n%-*s %-*s %10s %12s %8s %9s\n", pw, "region", lw, "run", "time s", "energy J", "saving",
+         "time");
+  for (size_t k = 0; k < ps->n; k++) {
+    const json_t *ref = find(runs[0].root, ps->v[k]);
+    for (int r = 0; r < n; r++) {
+      figures f = figures_of(find(runs[r].root, ps->v[k]), r ? ref : NULL);
+      printf("%-*s %-*s", pw, r == 0 ? short_path(ps->v[k]) : "", lw, runs[r].label);
+      num(f.time, f.present, "%.3f", 10);
+      num(f.energy, f.has_energy, "%.2f", 12);
+      if (r == 0) {
+        printf(" %8s %9s\n", f.present ? "ref" : "-", f.present ? "ref" : "-");
+        continue;
+      }
+      num(f.saving, f.has_ref_energy, "%.2f%%", 8);
+      num(f.dtime, f.has_ref && f.present, "%+.2f%%", 9);
+      printf("\n");
+    }
+  }
+}
+
+/* ---- CSV ---- */
+
+static void csv_num(double v, int ok) {
+  if (ok)
+    printf(",%.9g", v);
+  else
+    printf(",");
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_str(const char *s) {
+  if (!strpbrk(s, ",\"\n")) {
+    printf("%s", s);
+    return;
+  }
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"') putchar('"');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+static void csv_row(const run *r, const json_t *node, const json_t *ref, const char *region,
+                    int depth, const char **comp, size_t nc) {
+  figures f = figures_of(node, ref);
+  csv_str(r->label);
+  putchar(',');
+  csv_str(r->file);
+  putchar(',');
+  csv_str(region);
+  printf(",%d", depth);
+  csv_num(f.time, f.present);
+  csv_num(f.energy, f.has_energy);
+  csv_num(ref ? f.saving : 0, ref ? f.has_ref_energy : f.has_energy);
+  csv_num(ref ? f.dtime : 0, ref ? f.has_ref && f.present : f.present);
+  for (size_t c = 0; c < nc; c++) {
+    int ok = 0;
+    double v = node ? component(node, comp[c], &ok) : 0;
+    csv_num(v, ok);
+  }
+  printf("\n");
+}
+
+static void print_csv(const run *runs, int n, const paths *ps) {
+  const char *comp[MAX_COMPONENTS];
+  size_t nc = components(runs, n, comp);
+  printf("run,file,region,depth,time_s,energy_j,energy_saving_pct,time_change_pct");
+  for (size_t c = 0; c < nc; c++) {
+    printf(",");
+    csv_str(comp[c]);
+    printf("_j");
+  }
+  printf("\n");
+  for (int r = 0; r < n; r++)
+    csv_row(&runs[r], runs[r].root, r ? runs[0].root : NULL, "Global", 0, comp, nc);
+  for (size_t k = 0; k < ps->n; k++) {
+    const json_t *ref = find(runs[0].root, ps->v[k]);
+    for (int r = 0; r < n; r++) {
+      const json_t *node = find(runs[r].root, ps->v[k]);
+      int depth = (int)json_integer_value(json_object_get(node ? node : ref, "depth"));
+      csv_row(&runs[r], node, r ? ref : NULL, short_path(ps->v[k]), depth, comp, nc);
+    }
+  }
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+static int compare_run(int argc, char **argv) {
+  int csv = 0, n = 0;
+  run *runs = calloc((size_t)argc, sizeof *runs);
+  if (!runs) return ERGO_CLI_FAIL;
+  int rc = ERGO_CLI_OK, literal = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!literal && strcmp(a, "--") == 0) {
+      literal = 1;
+    } else if (!literal && strcmp(a, "--csv") == 0) {
+      csv = 1;
+    } else if (!literal && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+      compare_usage(stdout);
+      free(runs);
+      return ERGO_CLI_OK;
+    } else if (!literal && a[0] == '-' && a[1]) {
+      fprintf(stderr, "ergo compare: unknown option '%s': expected --csv, --help or report files\n",
+              a);
+      free(runs);
+      return ERGO_CLI_USAGE;
+    } else {
+      runs[n++].file = a;
+    }
+  }
+  if (n == 0) {
+    fprintf(stderr, "ergo compare: no report given: expected one or more JSON reports "
+                    "(ERGO_REPORT_JSON, ergo run --report-json)\n");
+    free(runs);
+    return ERGO_CLI_USAGE;
+  }
+  for (int r = 0; r < n && rc == ERGO_CLI_OK; r++) {
+    if (load(&runs[r])) rc = ERGO_CLI_FAIL;
+    runs[r].label = base_name(runs[r].file);
+  }
+  /* Two reports of one name from different directories: tell them apart by path. */
+  for (int r = 0; r < n; r++)
+    for (int q = 0; q < n; q++)
+      if (q != r && strcmp(base_name(runs[r].file), base_name(runs[q].file)) == 0)
+        runs[r].label = runs[r].file;
+  if (rc == ERGO_CLI_OK) {
+    paths ps = {0};
+    for (int r = 0; r < n; r++) add_paths(&ps, runs[r].root);
+    if (csv)
+      print_csv(runs, n, &ps);
+    else
+      print_text(runs, n, &ps);
+    free(ps.v);
+  }
+  for (int r = 0; r < n; r++) json_decref(runs[r].doc);
+  free(runs);
+  return rc;
+}
+
+const ergo_cli_command ergo_cli_compare = {
+    .name = "compare",
+    .summary = "energy to solution of runs from their JSON reports, with savings",
+    .run = compare_run,
+};
