@@ -41,6 +41,7 @@ static const ergo__policy_ops *const policies[] = {
     &ergo__policy_fixed,
     &ergo__policy_static,
     &ergo__policy_sweep,
+    &ergo__policy_online,
 };
 
 int64_t ergo__space_round(const ergo__space *s, int i, int64_t v) {

@@ -1,0 +1,209 @@
+/* online.c - the online policy (ERGO_POLICY=online): per significant region an ask/tell
+ * Nelder-Mead (optimizer/nm.h) over the node's knob grid; the region's executions measure the
+ * configs it asks for, then run at its choice; at the end the choices go into the tuning model. */
+#include "core/internal.h"
+#include "optimizer/nm.h"
+#include "policies/model.h"
+#include "policies/policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ONLINE_DEFAULT_MODEL "ergo-model.json"
+/* Executions per region the search may use (the convergence bound). */
+#define ONLINE_BUDGET 40
+/* With noise: measurements of the baseline and of each deciding config. */
+#define ONLINE_REPEATS 3
+/* The noise of one measurement assumed on real hardware until the repeats
+ * show it (RAPL on regions of 100 ms and more is usually quieter). */
+#define ONLINE_NOISE 0.02
+/* Executions in a row that ran under another config than asked (the knobs
+ * refused it, or a parent's config was in force) before a region gives up. */
+#define ONLINE_MISMATCHES 3
+
+typedef struct online_region {
+  ergo__nm *nm; /* NULL: gave up, the region inherits */
+  char *path;
+  int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
+  int asked, chosen, mismatches;
+  struct online_region *next;
+} online_region;
+
+typedef struct online_priv {
+  ergo__nm_grid grid;
+  ergo__nm_options opt;
+  online_region *regions, **tail; /* in the order they were first tuned */
+} online_priv;
+
+/* The grid of the space: one dimension per knob slot (an absent knob is a
+ * single point, not searched), the baseline as start, threads on a log scale. */
+static int grid_of(const ergo__space *s, ergo__nm_grid *g) {
+  int open = 0;
+  memset(g, 0, sizeof *g);
+  g->dims = ERGO__NKNOBS;
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    g->n[i] = s->n[i] ? s->n[i] : 1;
+    for (int k = 0; k < s->n[i]; k++)
+      if (s->values[i][k] == ergo__space_round(s, i, s->baseline[i])) g->start[i] = k;
+    open += s->n[i] > 1;
+  }
+  g->log[ERGO__KNOB_THREADS] = 1;
+  return open;
+}
+
+static void config_of(const ergo__space *s, const int *point, ergo__config *c) {
+  for (int i = 0; i < ERGO__NKNOBS; i++) c->v[i] = s->n[i] ? s->values[i][point[i]] : 0;
+}
+
+static int online_start(ergo__policy *p, char *why, size_t whylen) {
+  online_priv *o = calloc(1, sizeof *o);
+  if (!o) return ERGO_ENOMEM;
+  if (!grid_of(&p->space, &o->grid)) {
+    free(o);
+    snprintf(why, whylen,
+             "no knob on this node has more than one value, so there is nothing "
+             "to tune (`ergo info` says which knobs are missing and why)");
+    return ERGO_EINVAL;
+  }
+  ergo__nm_options_default(&o->opt);
+  o->opt.max_evals = ONLINE_BUDGET;
+  /* The sim node says how noisy it is; real hardware gets repeats and a
+   * modest guess, which the optimiser corrects from what the repeats show. */
+  int sim = p->cfg->platform && strcmp(p->cfg->platform, "sim") == 0;
+  o->opt.noise_rel = sim ? p->cfg->sim_noise : ONLINE_NOISE;
+  o->opt.repeats = sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
+  o->tail = &o->regions;
+  p->priv = o;
+  return 0;
+}
+
+/* The region's optimiser, made at its first significant execution; NULL on
+ * no memory (the region then inherits, as under monitor). */
+static online_region *region_of(ergo__policy *p, ergo__region_state *r) {
+  if (r->policy) return r->policy;
+  online_priv *o = p->priv;
+  online_region * or = calloc(1, sizeof * or);
+  if (! or) return NULL;
+  or->nm = ergo__nm_new(&o->grid, &p->objective, &o->opt);
+  or->path = strdup(r->path);
+  if (! or->nm || ! or->path) {
+    ergo__nm_free(or->nm);
+    free(or->path);
+    free(or);
+    return NULL;
+  }
+  *o->tail = or ;
+  o->tail = & or->next;
+  r->policy = or ;
+  return or ;
+}
+
+/* The next point to measure, or the final choice once the search is over. */
+static void next_point(online_region * or) {
+  if (! or->asked) or->asked = ergo__nm_ask(or->nm, or->point);
+}
+
+static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
+  online_region * or = region_of(p, r);
+  memset(out, 0, sizeof *out);
+  if (! or || ! or->nm) return;
+  next_point(or);
+  config_of(&p->space, or->point, out);
+  or->chosen = 1;
+}
+
+/* The execution's measurement answers the ask if it ran under the config
+ * asked for; the first execution (before any choice) counts when the
+ * baseline was in force. */
+static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
+                           const ergo__measure *m) {
+  online_region * or = region_of(p, r);
+  if (! or || ! or->nm || ergo__nm_done(or->nm)) return;
+  int chosen = or->chosen;
+  or->chosen = 0;
+  next_point(or);
+  if (! or->asked) return;
+  ergo__config want;
+  config_of(&p->space, or->point, &want);
+  int same = 1;
+  for (int i = 0; i < ERGO__NKNOBS; i++) same &= !p->space.n[i] || applied->v[i] == want.v[i];
+  if (same) {
+    if (ergo__nm_tell(or->nm, or->point, m) == 0) or->asked = 0;
+    or->mismatches = 0;
+  } else if (chosen && ++ or->mismatches >= ONLINE_MISMATCHES) {
+    ergo__warn("online: region '%s' ran %d times in a row under another config than the one "
+               "chosen (a knob refused it, or an enclosing region's config); it is no longer "
+               "tuned and inherits",
+               or->path, ONLINE_MISMATCHES);
+    ergo__nm_free(or->nm);
+    or->nm = NULL;
+  }
+}
+
+/* One region's model entry: its choice, the baseline, every config measured
+ * (the Pareto set first).  0, 1 when nothing was measured, or ERGO_ENOMEM. */
+static int region_model(const ergo__policy *p, ergo__model *m, const online_region * or) {
+  ergo__measure mean;
+  int point[ERGO__NM_MAX_DIMS], n;
+  if (! or->nm || ergo__nm_evals(or->nm) == 0) return 1;
+  ergo__model_region *mr = ergo__model_region_add(m, or->path);
+  if (!mr) return ERGO_ENOMEM;
+  ergo__nm_best(or->nm, point, NULL, NULL);
+  config_of(&p->space, point, &mr->best);
+  ergo__nm_baseline(or->nm, &mr->baseline);
+  for (int i = 0; ergo__nm_point(or->nm, i, point, &mean, &n); i++) {
+    ergo__config c;
+    config_of(&p->space, point, &c);
+    if (n && ergo__model_point_add(mr, &c, mean.time_s, mean.energy_j, n)) return ERGO_ENOMEM;
+  }
+  ergo__model_pareto(mr);
+  return 0;
+}
+
+static int online_finish(ergo__policy *p) {
+  online_priv *o = p->priv;
+  ergo__model m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.policy, sizeof m.policy, "online");
+  ergo__objective_name(&p->objective, m.objective, sizeof m.objective);
+  snprintf(m.platform, sizeof m.platform, "%s", p->cfg->platform ? p->cfg->platform : "real");
+  int rc = 0, unfinished = 0;
+  const online_region *first = NULL;
+  for (const online_region * or = o->regions; or &&rc >= 0; or = or->next) {
+    rc = region_model(p, &m, or);
+    if (or->nm && !ergo__nm_done(or->nm) && !unfinished++) first = or ;
+  }
+  const char *path = p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL;
+  if (rc < 0)
+    ergo__warn("online: out of memory while building the tuning model; '%s' not written", path);
+  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0)
+    ergo__warn("online: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
+               "to a writable path)",
+               path, ergo_strerror(rc));
+  /* A search cut short still has a choice (the best that beat the baseline
+   * clearly so far, else the baseline): say so once. */
+  if (unfinished)
+    ergo__warn("online: %d region%s did not converge (first: '%s', after %d executions); the "
+               "model keeps the best config found so far (fix: run more steps)",
+               unfinished, unfinished == 1 ? "" : "s", first->path, ergo__nm_evals(first->nm));
+  ergo__model_free(&m);
+  return rc < 0 ? rc : 0;
+}
+
+static void online_stop(ergo__policy *p) {
+  online_priv *o = p->priv;
+  if (!o) return;
+  while (o->regions) {
+    online_region *next = o->regions->next;
+    ergo__nm_free(o->regions->nm);
+    free(o->regions->path);
+    free(o->regions);
+    o->regions = next;
+  }
+  free(o);
+  p->priv = NULL;
+}
+
+const ergo__policy_ops ergo__policy_online = {"online",       online_start,  online_choose,
+                                              online_observe, online_finish, online_stop};
