@@ -128,16 +128,7 @@ int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *
   char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   if (!text) return ERGO_ENOMEM;
-  size_t len = strlen(text);
-  char *nl = realloc(text, len + 2);
-  if (!nl) {
-    free(text);
-    return ERGO_ENOMEM;
-  }
-  nl[len] = '\n';
-  int rc = ergo__atomic_write(path, nl, len + 1);
-  free(nl);
-  return rc;
+  return ergo__write_json_text(path, text); /* newline, then atomically */
 }
 
 /* ---- loading: check everything, then fill *m ---- */
