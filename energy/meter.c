@@ -7,11 +7,8 @@
 #include <string.h>
 
 static const ergo__meter_ops *const registry[] = {
-    &ergo__meter_powercap,
-    &ergo__meter_perf,
-    &ergo__meter_papi,
-    &ergo__meter_estimate,
-    &ergo__meter_sim,
+    &ergo__meter_powercap, &ergo__meter_perf, &ergo__meter_papi,
+    &ergo__meter_estimate, &ergo__meter_sim,
 };
 #define NREG (sizeof registry / sizeof *registry)
 

@@ -37,11 +37,8 @@ static struct {
 } T;
 
 static const ergo__policy_ops *const policies[] = {
-    &ergo__policy_monitor,
-    &ergo__policy_fixed,
-    &ergo__policy_static,
-    &ergo__policy_sweep,
-    &ergo__policy_online,
+    &ergo__policy_monitor, &ergo__policy_fixed,  &ergo__policy_static,
+    &ergo__policy_sweep,   &ergo__policy_online,
 };
 
 int64_t ergo__space_round(const ergo__space *s, int i, int64_t v) {

@@ -29,18 +29,17 @@ static void test_paper_format(void **state) {
   region_ms(1, "DRIFT", 40);
   ERGO_POP(0, "Timestep");
   advance_ms(18); /* outside any region */
-  const char *want =
-      "Total wall clock time for Global = 0.62 sec\n"
-      "* Timestep                       : 0.6020 sec,  97.10%\n"
-      "- * FIND_HSML                    : 0.4000 sec,  66.45%\n"
-      "- - * Secondary                  : 0.2200 sec,  55.00%\n"
-      "- - * Primary                    : 0.1500 sec,  37.50%\n"
-      "- - * Unaccounted                : 0.0300 sec,   7.50%\n"
-      "- * check_stop_condition         : 0.1620 sec,  26.91%\n"
-      "- - * IO                         : 0.0270 sec,  16.67%\n"
-      "- - - * RESTART_WRITE            : 0.0270 sec, 100.00%\n"
-      "- - * Unaccounted                : 0.1350 sec,  83.33%\n"
-      "- * DRIFT                        : 0.0400 sec,   6.64%\n";
+  const char *want = "Total wall clock time for Global = 0.62 sec\n"
+                     "* Timestep                       : 0.6020 sec,  97.10%\n"
+                     "- * FIND_HSML                    : 0.4000 sec,  66.45%\n"
+                     "- - * Secondary                  : 0.2200 sec,  55.00%\n"
+                     "- - * Primary                    : 0.1500 sec,  37.50%\n"
+                     "- - * Unaccounted                : 0.0300 sec,   7.50%\n"
+                     "- * check_stop_condition         : 0.1620 sec,  26.91%\n"
+                     "- - * IO                         : 0.0270 sec,  16.67%\n"
+                     "- - - * RESTART_WRITE            : 0.0270 sec, 100.00%\n"
+                     "- - * Unaccounted                : 0.1350 sec,  83.33%\n"
+                     "- * DRIFT                        : 0.0400 sec,   6.64%\n";
   teardown_check(ergo_report_string(), want);
   ergo_finalize();
 }
@@ -96,13 +95,12 @@ static void test_level0_and_unaccounted_boundary(void **state) {
   region_ms(1, "child", 9995);
   advance_ms(5);
   ERGO_POP(0, "B");
-  teardown_check(ergo_report_string(),
-                 "Total wall clock time for Global = 11 sec\n"
-                 "* B                              : 10.0000 sec,  90.91%\n"
-                 "- * child                        : 9.9950 sec,  99.95%\n"
-                 "* A                              : 1.0000 sec,   9.09%\n"
-                 "- * child                        : 0.9990 sec,  99.90%\n"
-                 "- * Unaccounted                  : 0.0010 sec,   0.10%\n");
+  teardown_check(ergo_report_string(), "Total wall clock time for Global = 11 sec\n"
+                                       "* B                              : 10.0000 sec,  90.91%\n"
+                                       "- * child                        : 9.9950 sec,  99.95%\n"
+                                       "* A                              : 1.0000 sec,   9.09%\n"
+                                       "- * child                        : 0.9990 sec,  99.90%\n"
+                                       "- * Unaccounted                  : 0.0010 sec,   0.10%\n");
   ergo_finalize();
 }
 

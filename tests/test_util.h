@@ -4,10 +4,12 @@
 
 #include <ergo.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* after the three above, which it needs */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
