@@ -98,7 +98,6 @@ typedef struct ergo__tree {
   ergo__frame *stack;
   int depth, cap;                  /* frames in use; stack[0] is unused so depth 0 = root */
   uint64_t t0;                     /* ticks when this tree started */
-  uint64_t t_last;                 /* ticks of the last event (other threads' Global) */
   uint64_t step_t;                 /* ticks at the last ergo_step */
   uint64_t hook_ticks, hook_calls; /* ergo's own cost in attached hooks (ergo__cost_now) */
   double step_loaded_s;

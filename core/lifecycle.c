@@ -23,7 +23,7 @@ static ergo__tree *tree_new(void) {
   t->root.min = UINT64_MAX;
   t->root.loaded_min_s = t->root.loaded_max_s = -1;
   t->stack[0].node = &t->root;
-  t->t0 = t->t_last = t->step_t = ergo__ticks();
+  t->t0 = t->step_t = ergo__ticks();
   return t;
 }
 

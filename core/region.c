@@ -136,7 +136,6 @@ static inline void close_top(ergo__tree *t, uint64_t now) {
   if (dt > n->max) n->max = dt;
   t->depth--;
   t->stack[t->depth].prev = n;
-  t->t_last = now;
   if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
     uint64_t h0 = ergo__clk.kind == ERGO__CLOCK_USER ? ergo__cost_now() : now;
     ergo__hooks_exit(n, f->level, dt);

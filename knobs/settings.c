@@ -13,7 +13,6 @@
 #define ERGO__SETTINGS_DEPTH 256
 static int64_t stack[ERGO__SETTINGS_DEPTH][ERGO__NKNOBS];
 static int depth;
-static int64_t original[ERGO__NKNOBS];
 
 static int allowed(const ergo__knob *k, int64_t v) {
   for (int i = 0; i < k->nvalues; i++)
@@ -27,7 +26,7 @@ int ergo__knob_settable(const ergo__knob *k, int64_t v) {
 
 /* Before the first change of a knob: its files' original contents go to the
  * state file, and its value in force is remembered for the way back. */
-static int save_first(ergo__knob *k, int slot) {
+static int save_first(ergo__knob *k) {
   if (k->saved) return 0;
   int64_t now = 0;
   int rc = k->ops->get(k, &now);
@@ -44,7 +43,6 @@ static int save_first(ergo__knob *k, int slot) {
                 k->ops->name, ergo__state_dir(), ergo_strerror(rc));
     return rc;
   }
-  original[slot] = now;
   k->original = now;
   k->current = now;
   k->current_valid = 1;
@@ -53,9 +51,9 @@ static int save_first(ergo__knob *k, int slot) {
 }
 
 /* Put `v` in force unless it already is: no system call when nothing changes. */
-static int apply(ergo__knob *k, int slot, int64_t v) {
+static int apply(ergo__knob *k, int64_t v) {
   if (k->current_valid && k->current == v) return 0;
-  int rc = save_first(k, slot);
+  int rc = save_first(k);
   if (rc) return rc;
   if (k->current_valid && k->current == v) return 0;
   rc = k->ops->set(k, v);
@@ -77,9 +75,9 @@ static int apply_level(int d) {
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     ergo__knob *k = ergo__knob_get(i);
     if (!k) continue;
-    int64_t v = stack[d][i] ? stack[d][i] : (k->saved ? original[i] : 0);
+    int64_t v = stack[d][i] ? stack[d][i] : (k->saved ? k->original : 0);
     if (!v) continue; /* never changed: leave it */
-    int r = apply(k, i, v);
+    int r = apply(k, v);
     if (r && !rc) rc = r;
   }
   return rc;
@@ -133,7 +131,6 @@ int ergo__settings_pop(void) {
 void ergo__settings_reset(void) {
   depth = 0;
   apply_level(0);
-  memset(original, 0, sizeof original);
 }
 
 int ergo_setting_push(const ergo_setting *s) {
