@@ -26,6 +26,8 @@ void ergo_config_default(ergo_config *cfg) {
   cfg->policy = "monitor";
   cfg->objective = "energy@5%";
   cfg->min_region_ms = 100;
+  cfg->report_ranks = 0;
+  cfg->node_split = 1;
 }
 
 /* A level: a non-negative integer, or "all" (-1) where allowed. */
@@ -229,6 +231,24 @@ int ergo_config_from_env(ergo_config *cfg) {
       cfg->sim_seed = u;
     }
   }
+  if ((v = getenv("ERGO_REPORT_RANKS"))) {
+    x = cfg->report_ranks ? 1 : 0;
+    ERGO__RC(parse_choice("ERGO_REPORT_RANKS", v, bools, 2, &x));
+    cfg->report_ranks = x;
+  }
+  if ((v = getenv("ERGO_NODE_SPLIT"))) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 1 || n > 4096) {
+      ergo__warn("ERGO_NODE_SPLIT='%s' is not valid: expected pretend nodes per node from 1 to "
+                 "4096; keeping %d",
+                 v, cfg->node_split);
+      ERGO__RC(ERGO_EINVAL);
+    } else {
+      cfg->node_split = (int)n;
+    }
+  }
 #undef ERGO__RC
   return rc;
 }
@@ -269,6 +289,11 @@ int ergo__config_check(const ergo_config *cfg) {
   if (cfg->platform && strcmp(cfg->platform, "real") && strcmp(cfg->platform, "sim") &&
       strcmp(cfg->platform, "auto")) {
     ergo__warn("ergo_config.platform='%s' is not valid: expected real, sim or auto", cfg->platform);
+    return ERGO_EINVAL;
+  }
+  if (cfg->node_split < 0 || cfg->node_split > 4096) {
+    ergo__warn("ergo_config.node_split=%d is not valid: expected 0 to 4096 (0 or 1: real nodes)",
+               cfg->node_split);
     return ERGO_EINVAL;
   }
   if (cfg->clock_kind < 0 || cfg->clock_kind > 2) {

@@ -132,6 +132,19 @@ ERGO__HIDDEN void ergo__tls_set_main(ergo__tree *t, unsigned epoch);
 ERGO__HIDDEN void ergo__reset_uninit_warning(void);
 extern ERGO__HIDDEN unsigned ergo__epoch;
 
+/* ---- ranks: the job as the core sees it --------------------------------------- */
+/* Set by the runtime after ergo__core_init (the MPI layer's job); the default is one rank.
+ * With size > 1 the final reports are merged over the ranks on rank 0 (merge.c). */
+typedef struct ergo__ranks {
+  int rank, size, nnodes;
+  /* 1 while the collectives may be called (MPI not finalised). */
+  int (*usable)(void);
+  /* Every rank's len bytes to rank 0 (see mpi/job.h ergo__job_gather). Collective. */
+  int (*gather)(const void *buf, size_t len, char **all, size_t **lens);
+} ergo__ranks;
+extern ERGO__HIDDEN ergo__ranks ergo__rk;
+ERGO__HIDDEN void ergo__ranks_set(const ergo__ranks *r);
+
 /* ---- errors --------------------------------------------------------------- */
 /* Print one "ergo: ..." line to stderr, count it, abort if configured. */
 ERGO__HIDDEN void ergo__error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

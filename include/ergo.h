@@ -99,6 +99,9 @@ typedef struct ergo_config {
   const char *fixed;     /* ERGO_FIXED="cpu=1800000,uncore=2000000,threads=8" (fixed) */
   const char *sweep;     /* ERGO_SWEEP: explicit sweep grid (see README) */
   double min_region_ms;  /* ERGO_MIN_REGION_MS: shorter regions inherit their parent's (100) */
+  /* MPI (when ergo is built with it and MPI is initialised before ergo_init): */
+  int report_ranks; /* ERGO_REPORT_RANKS=0|1: also write every rank's own files (0) */
+  int node_split;   /* ERGO_NODE_SPLIT: pretend nodes per real node, for tests (1; 0 = 1) */
 } ergo_config;
 
 /* Fill *cfg with the defaults above. */

@@ -3,6 +3,7 @@
 #include "core/internal.h"
 #include "energy/energy.h"
 #include "knobs/knobs.h"
+#include "mpi/job.h"
 #include "policies/tuner.h"
 #include "sim/node.h"
 
@@ -36,6 +37,21 @@ int ergo_init(const ergo_config *user) {
       abort();
     }
   }
+  /* The job first: under MPI every later layer knows its rank and node. */
+  char jwhy[256];
+  if (ergo__job_start(cfg.node_split, jwhy, sizeof jwhy) < 0)
+    ergo__warn("MPI is initialised but ergo cannot use it (%s); every rank reports on its own",
+               jwhy);
+  else if (ergo__job_launched_without_mpi())
+    ergo__warn("this process is one of several MPI ranks but MPI is not initialised at "
+               "ergo_init%s; every rank reports on its own (fix: call ergo_init after MPI_Init, "
+               "or link ergo-mpi-auto)",
+#if defined(ERGO_WITH_MPI)
+               ""
+#else
+               " (and this ergo is built without MPI: configure with -DERGO_WITH_MPI=ON)"
+#endif
+    );
   int sim = want_sim(&cfg);
   if (sim) {
     char why[512];
@@ -57,8 +73,12 @@ int ergo_init(const ergo_config *user) {
   int rc = ergo__core_init(&cfg);
   if (rc) {
     if (sim) ergo__sim_stop();
+    ergo__job_stop();
     return rc;
   }
+  const ergo__job *job = ergo__job_get();
+  ergo__ranks rk = {job->rank, job->size, job->nnodes, ergo__job_usable, ergo__job_gather};
+  ergo__ranks_set(&rk);
   /* Knobs that do not open are absent; only named ones warn. */
   ergo__knobs_start(ergo__g.cfg.knobs, sim);
   /* The tuner's hooks go first so that they wrap the energy readings: knobs
@@ -76,5 +96,7 @@ int ergo_finalize(void) {
   ergo__tuner_stop();
   ergo__knobs_stop(); /* every knob back as found, the state file removed */
   ergo__sim_stop();
+  ergo__ranks_set(NULL);
+  ergo__job_stop();
   return rc;
 }

@@ -1,0 +1,184 @@
+/* job_mpi.c - the job over MPI: ergo's own communicators (a duplicate of MPI_COMM_WORLD, so its
+ * messages never meet the application's), the node by shared memory, pretend nodes, collectives. */
+#include "mpi/job.h"
+
+#include "ergo.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ergo__job J = {0, 0, 1, 0, 1, 0, 1, 1};
+static MPI_Comm world = MPI_COMM_NULL, node = MPI_COMM_NULL;
+
+const ergo__job *ergo__job_get(void) { return &J; }
+
+int ergo__job_usable(void) {
+  if (!J.mpi) return 0;
+  int fin = 0;
+  MPI_Finalized(&fin);
+  return !fin;
+}
+
+int ergo__job_launched_without_mpi(void) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin) return !J.mpi;
+  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!v) v = getenv("PMI_SIZE");
+  if (!v) v = getenv("PMIX_SIZE");
+  return !J.mpi && v && atoi(v) > 1;
+}
+
+static void serial(void) {
+  J = (ergo__job){0, 0, 1, 0, 1, 0, 1, 1};
+  world = node = MPI_COMM_NULL;
+}
+
+int ergo__job_start(int split, char *why, size_t whylen) {
+  if (why && whylen) why[0] = '\0';
+  serial();
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin) return 0;
+  MPI_Comm shm = MPI_COMM_NULL;
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS ||
+      MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+    snprintf(why, whylen, "MPI_Comm_dup(MPI_COMM_WORLD) failed");
+    serial();
+    return ERGO_EIO;
+  }
+  MPI_Comm_rank(world, &J.rank);
+  MPI_Comm_size(world, &J.size);
+  J.split = split > 0 ? split : 1;
+  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, J.rank, MPI_INFO_NULL, &shm) !=
+      MPI_SUCCESS) {
+    snprintf(why, whylen, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+    MPI_Comm_free(&world);
+    serial();
+    return ERGO_EIO;
+  }
+  int srank, ssize;
+  MPI_Comm_rank(shm, &srank);
+  MPI_Comm_size(shm, &ssize);
+  /* Pretend nodes: contiguous blocks of the real node's ranks. */
+  int parts = J.split < ssize ? J.split : ssize;
+  int color = (int)((long)srank * parts / ssize);
+  MPI_Comm_split(shm, color, srank, &node);
+  MPI_Comm_free(&shm);
+  MPI_Comm_rank(node, &J.node_rank);
+  MPI_Comm_size(node, &J.node_size);
+  /* Nodes are numbered in the order of their leaders' world ranks. */
+  MPI_Comm leaders = MPI_COMM_NULL;
+  MPI_Comm_split(world, J.node_rank == 0 ? 0 : MPI_UNDEFINED, J.rank, &leaders);
+  int idx[2] = {0, 0};
+  if (leaders != MPI_COMM_NULL) {
+    MPI_Comm_rank(leaders, &idx[0]);
+    MPI_Comm_size(leaders, &idx[1]);
+    MPI_Comm_free(&leaders);
+  }
+  MPI_Bcast(idx, 2, MPI_INT, 0, node);
+  J.node = idx[0];
+  J.nnodes = idx[1];
+  J.mpi = 1;
+  return 0;
+}
+
+void ergo__job_stop(void) {
+  if (ergo__job_usable()) {
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+    if (world != MPI_COMM_NULL) MPI_Comm_free(&world);
+  }
+  serial();
+}
+
+/* Gather variable-length buffers to rank 0 of comm. */
+static int gatherv(MPI_Comm comm, const void *buf, size_t len, char **all, size_t **lensp) {
+  int rank, size;
+  *all = NULL;
+  *lensp = NULL;
+  if (len > INT_MAX) return ERGO_EINVAL;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mylen = (int)len, *lens = NULL, *displs = NULL;
+  if (rank == 0) {
+    lens = calloc((size_t)size, sizeof *lens);
+    displs = calloc((size_t)size, sizeof *displs);
+    *lensp = calloc((size_t)size, sizeof **lensp);
+  }
+  /* Every rank takes part even when rank 0 ran out of memory; it then reports. */
+  int fail = rank == 0 && (!lens || !displs || !*lensp);
+  int rc = MPI_Gather(&mylen, 1, MPI_INT, fail ? NULL : lens, 1, MPI_INT, 0, comm);
+  long total = 0;
+  if (rank == 0 && !fail) {
+    for (int r = 0; r < size; r++) {
+      displs[r] = (int)total;
+      total += lens[r];
+      (*lensp)[r] = (size_t)lens[r];
+    }
+    if (total > INT_MAX || !(*all = malloc(total ? (size_t)total : 1))) fail = 1;
+  }
+  int fails[1] = {fail};
+  MPI_Bcast(fails, 1, MPI_INT, 0, comm);
+  if (!fails[0] && rc == MPI_SUCCESS)
+    rc = MPI_Gatherv(buf, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, 0, comm);
+  free(lens);
+  free(displs);
+  if (fails[0] || rc != MPI_SUCCESS) {
+    free(*all);
+    free(*lensp);
+    *all = NULL;
+    *lensp = NULL;
+    return fails[0] ? ERGO_ENOMEM : ERGO_EIO;
+  }
+  return 0;
+}
+
+int ergo__job_gather(const void *buf, size_t len, char **all, size_t **lens) {
+  if (!ergo__job_usable()) return ERGO_ESTATE;
+  return gatherv(world, buf, len, all, lens);
+}
+
+int ergo__job_node_gather(const void *buf, size_t len, char **all, size_t **lens) {
+  if (!ergo__job_usable()) return ERGO_ESTATE;
+  return gatherv(node, buf, len, all, lens);
+}
+
+int ergo__job_node_bcast(char **buf, size_t *len) {
+  if (!ergo__job_usable()) return ERGO_ESTATE;
+  long n = J.node_rank == 0 ? (long)*len : 0;
+  if (n > INT_MAX) n = -1; /* too large: every rank hears so and gives up */
+  MPI_Bcast(&n, 1, MPI_LONG, 0, node);
+  if (n < 0) return ERGO_EINVAL;
+  if (J.node_rank != 0) {
+    *buf = malloc(n ? (size_t)n : 1);
+    *len = (size_t)n;
+  }
+  /* Every rank says whether it has room before the bytes move, so nobody waits alone. */
+  int ok = *buf != NULL;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+  if (!ok) return ERGO_ENOMEM;
+  return MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, node) == MPI_SUCCESS ? 0 : ERGO_EIO;
+}
+
+int ergo__job_node_allgather_u64(uint64_t v, uint64_t *all) {
+  if (!ergo__job_usable()) {
+    all[0] = v;
+    return 0;
+  }
+  unsigned long long x = v, *out = (unsigned long long *)all;
+  return MPI_Allgather(&x, 1, MPI_UNSIGNED_LONG_LONG, out, 1, MPI_UNSIGNED_LONG_LONG, node) ==
+                 MPI_SUCCESS
+             ? 0
+             : ERGO_EIO;
+}
+
+int ergo__job_allreduce_sum(double *v, int n) {
+  if (!ergo__job_usable()) return 0;
+  return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, world) == MPI_SUCCESS ? 0
+                                                                                      : ERGO_EIO;
+}
