@@ -42,7 +42,23 @@ static json_t *save_node(const ergo__snap *s) {
                    "open", s->open, "children", kids);
 }
 
-int ergo_checkpoint_save(const char *path) {
+static int save_at(const char *path);
+static int load_at(const char *path);
+
+/* In an MPI job every rank has its own tree, so its own file: <name>.rankN. */
+static int per_rank(int (*fn)(const char *), const char *path) {
+  if (ergo__rk.size <= 1 || !path || !*path) return fn(path);
+  char *p = ergo__rank_path(path, ergo__rk.rank);
+  if (!p) return ERGO_ENOMEM;
+  int rc = fn(p);
+  free(p);
+  return rc;
+}
+
+int ergo_checkpoint_save(const char *path) { return per_rank(save_at, path); }
+int ergo_checkpoint_load(const char *path) { return per_rank(load_at, path); }
+
+static int save_at(const char *path) {
   if (!path || !*path) {
     ergo__warn("ergo_checkpoint_save: the path is %s; nothing written (fix: pass a file path)",
                path ? "empty" : "NULL");
@@ -388,7 +404,7 @@ static int merge(ck_ctx *c, ck_node *root) {
   return rc;
 }
 
-int ergo_checkpoint_load(const char *path) {
+static int load_at(const char *path) {
   if (!path || !*path) {
     ergo__warn("ergo_checkpoint_load: the path is %s; nothing was loaded (fix: pass the path "
                "of a file written by ergo_checkpoint_save)",

@@ -48,6 +48,11 @@ void ergo__hooks_finalize(void) {
     if (used[i] && table[i].finalize) table[i].finalize(table[i].ctx);
 }
 
+void ergo__hooks_step(long step) {
+  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
+    if (used[i] && table[i].step) table[i].step(table[i].ctx, step);
+}
+
 void ergo__hooks_reset(void) {
   memset(table, 0, sizeof table);
   memset(used, 0, sizeof used);

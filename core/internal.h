@@ -144,6 +144,13 @@ typedef struct ergo__ranks {
 } ergo__ranks;
 extern ERGO__HIDDEN ergo__ranks ergo__rk;
 ERGO__HIDDEN void ergo__ranks_set(const ergo__ranks *r);
+/* Collective over the ranks: gather every rank's main tree; rank 0 merges them (merge.c). */
+ERGO__HIDDEN int ergo__merge_take(void);
+/* The merged snapshot every writer reports while it exists (rank 0, in ergo_finalize). */
+ERGO__HIDDEN const struct ergo__snap *ergo__merged(void);
+ERGO__HIDDEN void ergo__merged_free(void);
+/* "dir/r.json" -> "dir/r.rank3.json" (malloc'd, NULL on no memory). */
+ERGO__HIDDEN char *ergo__rank_path(const char *path, int rank);
 
 /* ---- errors --------------------------------------------------------------- */
 /* Print one "ergo: ..." line to stderr, count it, abort if configured. */
@@ -157,6 +164,7 @@ extern ERGO__HIDDEN int ergo__nhooks; /* attached hooks; 0 = hot path skips them
 ERGO__HIDDEN void ergo__hooks_enter(ergo__node *n, int level);
 ERGO__HIDDEN void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks);
 ERGO__HIDDEN void ergo__hooks_finalize(void);
+ERGO__HIDDEN void ergo__hooks_step(long step);
 ERGO__HIDDEN void ergo__hooks_reset(void);
 
 /* ---- quantities --------------------------------------------------------------- */
@@ -185,6 +193,12 @@ typedef struct ergo__snap {
   double q[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]; /* inclusive amounts */
   struct ergo__snap *children;                        /* sorted by time, descending; ties by name */
   size_t nchildren;
+  /* Merged over the ranks of a job (merge.c), else nranks == 0.  time_s is then the mean over
+   * all ranks (a rank without the region counts 0 s), calls and quantities are sums, min_s and
+   * max_s the extremes per call over the ranks. */
+  int nranks, ranks_ran;            /* ranks in the job, ranks where the region exists */
+  int nnodes;                       /* root only: nodes in the job */
+  double r_min_s, r_max_s, r_std_s; /* of the ranks' times (std: over all nranks) */
 } ergo__snap;
 
 /* Snapshot of a tree.  since_step: figures since the last ergo_step. */
@@ -218,6 +232,7 @@ typedef struct ergo__snapset {
   ergo__snap *snaps;
   int *threads; /* tree index of each snapshot (0 = main thread) */
   size_t n;
+  int borrowed; /* snaps[0] is the merged report's (not freed with the set) */
 } ergo__snapset;
 ERGO__HIDDEN int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path);
 ERGO__HIDDEN void ergo__snapset_free(ergo__snapset *set);

@@ -167,9 +167,36 @@ static int write_report_file(const char *dest) {
   return rc;
 }
 
-/* Say once where the files went, so nobody has to guess. */
-static void note_files(void) {
+/* A configured path as this rank writes it: as given, or <name>.rankN for a rank's own file.
+ * A rank's own text report never goes to stdout or stderr: it gets ergo-report.rankN.txt. */
+static char *dest_of(const char *path, const char *per_rank) {
+  if (!path || strcmp(path, "none") == 0) return NULL;
+  if (!per_rank) return strdup(path);
+  if (strcmp(path, "stdout") == 0 || strcmp(path, "stderr") == 0) path = "ergo-report.txt";
+  return ergo__rank_path(path, ergo__rk.rank);
+}
+
+/* Every configured report; per_rank: this rank's own files (see dest_of). */
+static int write_reports(const char *per_rank) {
   const ergo_config *c = &ergo__g.cfg;
+  char *d[4] = {dest_of(c->report, per_rank), dest_of(c->report_json, per_rank),
+                dest_of(c->report_hatchet, per_rank), dest_of(c->report_csv, per_rank)};
+  int rc = 0, r;
+  if (d[0] && (r = write_report_file(d[0])) && !rc) rc = r;
+  if (d[1] && (r = ergo_report_json(d[1])) && !rc) rc = r;
+  if (d[2] && (r = ergo_report_hatchet(d[2])) && !rc) rc = r;
+  if (d[3] && (r = ergo_report_csv(d[3])) && !rc) rc = r;
+  for (int i = 0; i < 4; i++) free(d[i]);
+  return rc;
+}
+
+/* Say once where the files went, so nobody has to guess. */
+static void note_files(const char *per_rank) {
+  const ergo_config *c = &ergo__g.cfg;
+  if (per_rank) {
+    fprintf(stderr, "ergo: every rank's own reports in <name>.rankN files (ERGO_REPORT_RANKS)\n");
+    return;
+  }
   int steps = ergo__g.steps_written;
   if (steps && c->step_report && strcmp(c->step_report, "none") != 0)
     fprintf(stderr, "ergo: %d step report(s) in %s\n", steps, c->step_report);
@@ -197,12 +224,28 @@ int ergo__core_finalize(void) {
   ergo__hooks_finalize();
 
   int rc = 0, r;
-  if ((r = write_report_file(ergo__g.cfg.report)) && !rc) rc = r;
-  if (ergo__g.cfg.report_json && (r = ergo_report_json(ergo__g.cfg.report_json)) && !rc) rc = r;
-  if (ergo__g.cfg.report_hatchet && (r = ergo_report_hatchet(ergo__g.cfg.report_hatchet)) && !rc)
-    rc = r;
-  if (ergo__g.cfg.report_csv && (r = ergo_report_csv(ergo__g.cfg.report_csv)) && !rc) rc = r;
-  note_files();
+  int multi = ergo__rk.size > 1;
+  int merged = 0;
+  if (multi) {
+    if (ergo__rk.usable && ergo__rk.usable())
+      merged = ergo__merge_take() == 0; /* collective: every rank takes part */
+    else if (ergo__rk.rank == 0)
+      ergo__warn("ergo_finalize: MPI is already finalised, so the %d ranks' regions cannot be "
+                 "merged; every rank writes its own files (<name>.rankN) (fix: call "
+                 "ergo_finalize before MPI_Finalize)",
+                 ergo__rk.size);
+  }
+  /* Rank 0 writes the job's files; with ERGO_REPORT_RANKS=1 (or no merge) every rank also
+   * writes its own, named <name>.rankN, and no rank but 0 prints to stdout. */
+  if (!multi || (merged && ergo__rk.rank == 0)) {
+    if ((r = write_reports(NULL)) && !rc) rc = r;
+    note_files(NULL);
+  }
+  ergo__merged_free();
+  if (multi && (ergo__g.cfg.report_ranks || !merged)) {
+    if ((r = write_reports("rank")) && !rc) rc = r;
+    if (ergo__rk.rank == 0) note_files("rank");
+  }
 
   pthread_mutex_lock(&ergo__g.lock);
   ergo__tree *t = ergo__g.trees;

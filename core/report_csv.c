@@ -50,6 +50,9 @@ static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *pare
             ergo__snap_q_share(s, parent, qi));
     for (int c = 0; c < q->q.ncomponents; c++) fprintf(f, ",%.9g", s->q[qi][c]);
   }
+  if (s->nranks)
+    fprintf(f, ",%d,%d,%.9g,%.9g,%.9g,%.9g", s->nranks, s->ranks_ran, s->r_min_s, s->r_max_s,
+            s->r_std_s, s->time_s > 0 ? s->r_max_s / s->time_s - 1 : 0.0);
   fputc('\n', f);
   int rc = 0;
   for (size_t i = 0; i < s->nchildren && !rc; i++) rc = rows(f, thread, &s->children[i], s, path);
@@ -82,6 +85,9 @@ int ergo_report_csv(const char *path) {
           put_field(f, col);
         }
       }
+      /* A merged job report: the ranks' figures behind time_s (their mean). */
+      if (set.n && set.snaps[0].nranks)
+        fputs(",ranks,ranks_ran,ranks_min_s,ranks_max_s,ranks_std_s,imbalance", f);
       fputc('\n', f);
     }
     for (size_t i = 0; i < set.n && !rc; i++)

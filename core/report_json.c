@@ -9,7 +9,12 @@
  *   {"format":"ergo-report","version":1,"platform":"real|sim","clock":"tsc|monotonic|user",
  *    "quantities":[{"name":"energy","unit":"J","rate_unit":"W","label":null,
  *                   "components":["package-0","dram-0"],"total_of":[...]}],
- *    "threads":[{"thread":0,"tree":NODE}, ...]}
+ *    "threads":[{"thread":0,"tree":NODE}, ...],
+ *    "mpi":{"ranks":4,"nodes":2,"merged":true,"rank":-1}}  (rank: whose tree; -1 = merged)
+ *   A merged report (an MPI job, rank 0) has one tree, thread 0, for the whole job: time_s is
+ *   the mean over the ranks and every NODE has "ranks":{"n","ran","min_s","max_s","mean_s",
+ *   "std_s","imbalance"} (a rank without the region counts 0 s; imbalance = max/mean - 1);
+ *   calls and quantities are sums over the ranks (energy: over the nodes' readers).
  *   NODE = {"name","path","level","depth","time_s","self_s","calls","mean_s","min_s","max_s",
  *           "share_of_parent","open","children":[NODE...],
  *           "energy":{"unit","total","self","share_of_parent","components":{...}} or null}
@@ -33,6 +38,17 @@ int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
                "ergo_init and ergo_finalize)",
                what, path);
     return ERGO_ESTATE;
+  }
+  const ergo__snap *merged = ergo__merged();
+  if (merged) { /* rank 0 at finalize: the job's one tree stands for every thread and rank */
+    set->snaps = (ergo__snap *)merged;
+    set->threads = calloc(1, sizeof *set->threads);
+    set->n = 1;
+    set->borrowed = 1;
+    if (set->threads) return 0;
+    ergo__warn("%s('%s'): out of memory; nothing written", what, path);
+    memset(set, 0, sizeof *set);
+    return ERGO_ENOMEM;
   }
   int rc = 0;
   /* The lock keeps threads from registering trees while the list is walked. */
@@ -61,8 +77,10 @@ int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
 
 void ergo__snapset_free(ergo__snapset *set) {
   if (!set) return;
-  for (size_t i = 0; i < set->n; i++) ergo__snap_free(&set->snaps[i]);
-  free(set->snaps);
+  if (!set->borrowed) {
+    for (size_t i = 0; i < set->n; i++) ergo__snap_free(&set->snaps[i]);
+    free(set->snaps);
+  }
   free(set->threads);
   memset(set, 0, sizeof *set);
 }
@@ -128,6 +146,13 @@ static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const ch
                 ergo__snap_mean_s(s), "min_s", s->min_s, "max_s", s->max_s, "share_of_parent",
                 ergo__snap_share(s, parent), "open", s->open, "children", kids);
   free(path);
+  /* Merged over ranks: the ranks' figures behind time_s (their mean). */
+  if (o && s->nranks)
+    json_object_set_new(o, "ranks",
+                        json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f}", "n", s->nranks, "ran",
+                                  s->ranks_ran, "min_s", s->r_min_s, "max_s", s->r_max_s, "mean_s",
+                                  s->time_s, "std_s", s->r_std_s, "imbalance",
+                                  s->time_s > 0 ? s->r_max_s / s->time_s - 1 : 0.0));
   /* Each attached quantity (energy) as {"unit","total","self","share_of_parent",
    * "components":{...}}, or null where it did not measure the region. */
   for (int qi = 0; o && qi < ERGO_MAX_QUANTITIES; qi++) {
@@ -185,6 +210,13 @@ static int report_text(const char *path, char **out) {
                       ERGO__JSON_REPORT_VERSION, "platform",
                       ergo__g.cfg.platform ? ergo__g.cfg.platform : "real", "clock",
                       ergo_clock_name(), "quantities", quantities_json(), "threads", threads);
+  /* The job: how many ranks and nodes the tree stands for (1 and 1 for a serial run). */
+  const ergo__snap *merged = ergo__merged();
+  if (doc)
+    json_object_set_new(doc, "mpi",
+                        json_pack("{s:i, s:i, s:b, s:i}", "ranks", ergo__rk.size, "nodes",
+                                  ergo__rk.nnodes, "merged", merged != NULL, "rank",
+                                  merged ? -1 : ergo__rk.rank));
   if (bad) json_decref(threads);
   /* 15 significant digits: below a clock tick for any run time, and free of the binary
    * noise (0.10000000000000001) that 17 digits would show. */

@@ -53,6 +53,11 @@ static void line(FILE *f, int indent, const char *name, double t, double share, 
     fprintf(f, " | calls %10llu | mean %.6f | min %.6f | max %.6f sec%s",
             (unsigned long long)s->calls, mean, s->min_s, s->max_s, s->open ? " | open" : "");
   }
+  if (s && s->nranks) { /* merged over ranks: TIMER_DETAILS' figures, t being their mean */
+    fprintf(f, " | ranks min %.4f max %.4f std %.4f sec, imbalance %6.2f%%", s->r_min_s, s->r_max_s,
+            s->r_std_s, s->time_s > 0 ? 100.0 * (s->r_max_s / s->time_s - 1) : 0.0);
+    if (s->ranks_ran < s->nranks) fprintf(f, " | on %d/%d ranks", s->ranks_ran, s->nranks);
+  }
   if (q) qcols(f, q, parent_q, t);
   fputc('\n', f);
 }
@@ -109,6 +114,11 @@ static void quantity_totals(FILE *f, const ergo__snap *root) {
 }
 
 int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide) {
+  if (root->nranks)
+    fprintf(f,
+            "MPI-Tasks: %d, nodes: %d; sec is the mean over ranks, then min/max/std over ranks "
+            "and imbalance = max/mean - 1\n",
+            root->nranks, root->nnodes);
   fprintf(f, "Total wall clock time for %s = %g sec\n", root->name, root->time_s);
   int with_q = root->q_ok != 0 || ergo__quant_any();
   if (with_q) quantity_totals(f, root);
@@ -122,22 +132,31 @@ int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide)
 static void footer(FILE *f, const ergo__tree *t, double global_s) {
   if (t->hook_calls) {
     if (ergo__clk.kind == ERGO__CLOCK_USER) /* real seconds beside virtual ones: no share */
-      fprintf(f, "ergo overhead: %.6f sec of real time in %llu hook calls\n",
-              (double)t->hook_ticks * 1e-9, (unsigned long long)t->hook_calls);
+      fprintf(f, "ergo overhead%s: %.6f sec of real time in %llu hook calls\n",
+              ergo__merged() ? " on rank 0" : "", (double)t->hook_ticks * 1e-9,
+              (unsigned long long)t->hook_calls);
     else
-      fprintf(f, "ergo overhead: %.6f sec in %llu hook calls (%.3f%% of Global)\n",
-              ergo__ticks_to_s(t->hook_ticks), (unsigned long long)t->hook_calls,
-              pct(ergo__ticks_to_s(t->hook_ticks), global_s));
+      fprintf(f, "ergo overhead%s: %.6f sec in %llu hook calls (%.3f%% of Global)\n",
+              ergo__merged() ? " on rank 0" : "", ergo__ticks_to_s(t->hook_ticks),
+              (unsigned long long)t->hook_calls, pct(ergo__ticks_to_s(t->hook_ticks), global_s));
   }
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
     if (ergo__quants[i].used && ergo__quants[i].q.footer)
       ergo__quants[i].q.footer(ergo__quants[i].q.ctx, f);
 }
 
-/* Main tree, then (ERGO_REPORT_THREADS=1) every other thread's tree. */
+/* Main tree, then (ERGO_REPORT_THREADS=1) every other thread's tree; at the end of an MPI job,
+ * on rank 0, the job's merged tree instead. */
 static int report_all(FILE *f) {
   if (!ergo__g.initialized) return ERGO_ESTATE;
   int rc = 0;
+  const ergo__snap *merged = ergo__merged();
+  if (merged) {
+    rc = ergo__report_text(f, merged, ergo__g.cfg.report_level,
+                           ergo__g.cfg.format == ERGO_FORMAT_WIDE);
+    if (!rc) footer(f, ergo__g.main_tree, merged->time_s);
+    return rc;
+  }
   pthread_mutex_lock(&ergo__g.lock);
   for (ergo__tree *t = ergo__g.trees; t && !rc; t = t->next) {
     if (t != ergo__g.main_tree && !ergo__g.cfg.report_threads) continue;

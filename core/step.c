@@ -56,12 +56,29 @@ int ergo_step_info(long step, const char *info) {
   }
   int r;
   const char *steps = ergo__g.cfg.step_report, *bal = ergo__g.cfg.balance;
+  /* In an MPI job rank 0 writes the step files (its own figures, as SPACE-Timers does); with
+   * ERGO_REPORT_RANKS=1 every other rank writes its own <name>.rankN. */
+  char *own_steps = NULL, *own_bal = NULL;
+  if (ergo__rk.size > 1 && ergo__rk.rank != 0) {
+    if (ergo__g.cfg.report_ranks) {
+      steps = own_steps =
+          steps && strcmp(steps, "none") ? ergo__rank_path(steps, ergo__rk.rank) : NULL;
+      bal = own_bal = bal && strcmp(bal, "none") ? ergo__rank_path(bal, ergo__rk.rank) : NULL;
+    } else {
+      steps = bal = NULL;
+    }
+  }
   if (steps && strcmp(steps, "none") != 0) {
     FILE *f = open_step_file(steps);
     if (!f)
       rc = ERGO_EIO;
     else {
-      fprintf(f, "Step %ld%s%s\n", step, info && *info ? " " : "", info ? info : "");
+      fprintf(f, "Step %ld%s%s", step, info && *info ? " " : "", info ? info : "");
+      /* The paper's header: "Step 100 Time: a=0.07125, MPI-Tasks: 6 Task:0". */
+      if (ergo__rk.size > 1)
+        fprintf(f, "%sMPI-Tasks: %d Task:%d", info && *info ? ", " : " ", ergo__rk.size,
+                ergo__rk.rank);
+      fputc('\n', f);
       ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
       if ((r = close_step_file(f, steps)) && !rc) rc = r;
     }
@@ -80,5 +97,9 @@ int ergo_step_info(long step, const char *info) {
   t->step_t = now;
   ergo__g.steps_written++;
   pthread_mutex_unlock(&ergo__g.lock);
+  free(own_steps);
+  free(own_bal);
+  /* Tools that act per step (the tuner's node sync) run after the step's files. */
+  ergo__hooks_step(step);
   return rc;
 }

@@ -12,6 +12,13 @@
  * when energy is measured, else a negative ERGO_E* (never fatal). */
 int ergo__energy_start(const ergo_config *cfg);
 
+/* Before ergo__energy_start: the domains this process reads.  An MPI node elects one reader per
+ * package (bit p of packages: the domains of package p); `unbound`: also domains of no package
+ * (psys).  A rank that reads nothing keeps the "energy" quantity, so every rank's reports have
+ * the same columns, but measures no region.  `reader_of` names who reads what, for the footer.
+ * Default: everything. */
+void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of);
+
 /* Free what ergo__energy_start made; after the core's finalize. */
 void ergo__energy_stop(void);
 

@@ -27,7 +27,22 @@ static struct {
   int sample_ms;
   uint64_t samples;
   double sampler_cost_s;
+  int mine[ERGO__METER_MAX_DOMAINS]; /* this process reads domain d (energy_share) */
+  int reads_any;
 } E;
+
+/* What ergo__energy_share said, kept across ergo__energy_start's reset. */
+static struct {
+  uint64_t packages;
+  int unbound;
+  char reader_of[160];
+} share = {~0ull, 1, ""};
+
+void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of) {
+  share.packages = packages;
+  share.unbound = unbound;
+  snprintf(share.reader_of, sizeof share.reader_of, "%s", reader_of ? reader_of : "");
+}
 
 /* A failed read keeps the last good figures: energy is never made up or negative. */
 static void read_or_keep(double *j) {
@@ -73,7 +88,7 @@ static void region_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_n
   rec->last_total = 0;
   for (int d = 0; d < E.meter.ndomains; d++) {
     double delta = E.now[d] - rec->start[d];
-    if (delta < 0) delta = 0;
+    if (delta < 0 || !E.mine[d]) delta = 0; /* another rank reads domain d */
     rec->acc[d] += delta;
     if (E.meter.dom[d].in_total) rec->last_total += delta;
   }
@@ -97,14 +112,16 @@ static void q_begin(void *ctx) {
 
 static int q_value(void *ctx, const ergo_region *r, double *out) {
   (void)ctx;
+  if (!E.reads_any) return -1;  /* the node's energy is another rank's to read */
   if (!ergo_region_parent(r)) { /* Global: everything since ergo_init */
-    for (int d = 0; d < E.meter.ndomains; d++) out[d] = E.now[d] - E.at_init[d];
+    for (int d = 0; d < E.meter.ndomains; d++) out[d] = E.mine[d] ? E.now[d] - E.at_init[d] : 0;
     return 0;
   }
   record *rec = *(record **)ergo_region_slot((ergo_region *)r, E.hook_slot);
   if (!rec) return -1;
   for (int d = 0; d < E.meter.ndomains; d++)
-    out[d] = rec->acc[d] + (rec->open && E.now[d] > rec->start[d] ? E.now[d] - rec->start[d] : 0);
+    out[d] = rec->acc[d] +
+             (E.mine[d] && rec->open && E.now[d] > rec->start[d] ? E.now[d] - rec->start[d] : 0);
   return 0;
 }
 
@@ -120,6 +137,7 @@ static void q_footer(void *ctx, void *stdio_file) {
     fprintf(f, ", %llu counter wraps corrected", (unsigned long long)E.meter.wraps);
   if (E.failed_reads)
     fprintf(f, ", %llu failed reads kept the last value", (unsigned long long)E.failed_reads);
+  if (share.reader_of[0]) fprintf(f, "; %s", share.reader_of);
   if (E.meter.label) fprintf(f, " [%s]", E.meter.label);
   fputc('\n', f);
 }
@@ -155,19 +173,26 @@ int ergo__energy_start(const ergo_config *cfg) {
   q.begin = q_begin;
   q.value = q_value;
   q.footer = q_footer;
+  for (int d = 0; d < E.meter.ndomains; d++) {
+    int p = E.meter.dom[d].package;
+    E.mine[d] = p < 0 || p >= 64 ? share.unbound : (int)((share.packages >> p) & 1);
+    E.reads_any |= E.mine[d];
+  }
   read_or_keep(E.at_init);
   memcpy(E.now, E.at_init, sizeof E.now);
-  ergo_hooks h = {region_enter, region_exit, energy_finalize, NULL};
-  if ((rc = ergo_hooks_attach(&h, &E.hook_slot)) != 0) {
+  /* A rank that reads nothing takes no readings at all: its regions cost what timing costs. */
+  ergo_hooks h = {region_enter, region_exit, energy_finalize, NULL, NULL};
+  E.hook_slot = -1;
+  if (E.reads_any && (rc = ergo_hooks_attach(&h, &E.hook_slot)) != 0) {
     ergo__meter_close(&E.meter);
     return rc;
   }
   if ((rc = ergo_quantity_attach(&q, &E.quantity_id)) != 0) {
-    ergo_hooks_detach(E.hook_slot);
+    if (E.hook_slot >= 0) ergo_hooks_detach(E.hook_slot);
     ergo__meter_close(&E.meter);
     return rc;
   }
-  E.sample_ms = cfg->sample_ms;
+  E.sample_ms = E.reads_any ? cfg->sample_ms : 0;
   if (E.sample_ms > 0 &&
       ergo__sampler_start(&E.sampler, &E.meter, E.sample_ms, cfg->power_csv, cfg->trace) != 0)
     E.sample_ms = 0; /* the sampler said why; regions are still measured */
@@ -178,7 +203,7 @@ int ergo__energy_start(const ergo_config *cfg) {
 ergo__meter *ergo__energy_meter(void) { return E.active ? &E.meter : NULL; }
 
 double ergo__energy_last(ergo_region *r) {
-  if (!E.active) return -1;
+  if (!E.active || !E.reads_any) return -1;
   record *rec = *(record **)ergo_region_slot(r, E.hook_slot);
   return rec && !rec->open ? rec->last_total : -1;
 }

@@ -236,7 +236,10 @@ ERGO_EXPORT int ergo_step_info(long step, const char *info);
 /* Checkpoint                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Save the main tree with its figures (versioned JSON, written atomically). */
+/* Save the main tree with its figures (versioned JSON, written atomically).
+ * In an MPI job (ergo built with MPI, several ranks) every rank saves its own
+ * tree to <name>.rankN ("ck.json" -> "ck.rank3.json"), and load reads the
+ * same name, so a restart with the same ranks continues every rank's tree. */
 ERGO_EXPORT int ergo_checkpoint_save(const char *path);
 /* Add a saved tree's figures to the live tree so a restarted run continues
  * accumulating.  A malformed, truncated or mismatched file returns an error
@@ -260,6 +263,8 @@ typedef struct ergo_hooks {
   /* Called once by ergo_finalize() before reports are written. */
   void (*finalize)(void *ctx);
   void *ctx;
+  /* Called by ergo_step() after the step's files, on the calling thread (may be NULL). */
+  void (*step)(void *ctx, long step);
 } ergo_hooks;
 
 /* Attach a hook table (copied); *slot receives its index for ergo_region_slot().

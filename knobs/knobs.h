@@ -5,6 +5,8 @@
 #include "ergo.h"
 #include "knobs/knob.h"
 
+#include <stdint.h>
+
 /* Knob slots, in the order of ergo_setting's fields. */
 enum { ERGO__KNOB_CORE = 0, ERGO__KNOB_UNCORE = 1, ERGO__KNOB_THREADS = 2, ERGO__NKNOBS = 3 };
 
@@ -13,6 +15,11 @@ enum { ERGO__KNOB_CORE = 0, ERGO__KNOB_UNCORE = 1, ERGO__KNOB_THREADS = 2, ERGO_
  * "auto" an unavailable knob is simply absent (`ergo info` says why).  With
  * sim, the sim node's knobs stand in for the machine's. */
 int ergo__knobs_start(const char *which, int sim);
+
+/* Before ergo__knobs_start: the packages (bit p) whose uncore this process writes.  An MPI
+ * node elects one rank per package; the others keep the knob (so every rank of the node makes
+ * the same decisions) but their writes skip those dies.  Default: every package. */
+void ergo__uncore_share(uint64_t packages);
 
 /* Unwind every setting, put every knob back as found, remove the state
  * file, close.  Safe to call twice. */

@@ -252,11 +252,21 @@ static int write_khz(const char *path, int64_t v) {
   return ERGO_EIO;
 }
 
+/* Packages whose uncore this process sets: in an MPI job one rank per package does (knobs.h). */
+static uint64_t owned = ~0ull;
+
+void ergo__uncore_share(uint64_t packages) { owned = packages; }
+
+static int mine(const unc_die *u) {
+  return u->package < 64 ? (int)((owned >> u->package) & 1) : owned == ~0ull;
+}
+
 static int uncore_set(ergo__knob *k, int64_t value) {
   unc_priv *p = k->priv;
   if (!ergo__knob_settable(k, value)) return ERGO_EINVAL;
   for (int i = 0; i < p->ndies; i++) {
     unc_die *u = &p->die[i];
+    if (!mine(u)) continue; /* another rank of the node sets it, to the same value */
     char why[ERGO__KNOB_WHY_LEN];
     int64_t max;
     int rc = read_khz(u->max, &max, why, sizeof why);
@@ -281,6 +291,7 @@ static int uncore_set(ergo__knob *k, int64_t value) {
 static int uncore_save(ergo__knob *k) {
   unc_priv *p = k->priv;
   for (int i = 0; i < p->ndies; i++) {
+    if (!mine(&p->die[i])) continue;
     int rc = ergo__state_track(p->die[i].min);
     if (rc == 0) rc = ergo__state_track(p->die[i].max);
     if (rc != 0) return rc;

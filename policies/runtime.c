@@ -2,6 +2,7 @@
  * then the layers that attach to it (energy, knobs). */
 #include "core/internal.h"
 #include "energy/energy.h"
+#include "knobs/cpuset.h"
 #include "knobs/knobs.h"
 #include "mpi/job.h"
 #include "policies/tuner.h"
@@ -20,6 +21,45 @@ static int want_sim(const ergo_config *cfg) {
   if (ergo__meter_open(&m, "auto", why, sizeof why) != 0) return 1;
   ergo__meter_close(&m);
   return 0;
+}
+
+/* The packages (bit p) this process runs on, from its CPU binding; 0 when hwloc cannot say. */
+static uint64_t my_packages(void) {
+  ergo__cpuset *cs = malloc(sizeof *cs);
+  char why[256];
+  uint64_t mask = 0;
+  if (cs && ergo__cpuset_get(cs, why, sizeof why) == 0)
+    for (int i = 0; i < cs->npackages; i++)
+      if (cs->packages[i] >= 0 && cs->packages[i] < 64) mask |= 1ull << cs->packages[i];
+  free(cs);
+  return mask;
+}
+
+/* The node's ranks elect one reader per package for energy, and the same rank sets that
+ * package's uncore; node rank 0 also takes domains of no package (psys).  Collective within the
+ * node when it has several ranks; a serial run reads and sets everything. */
+static void share_node(const ergo__job *job) {
+  uint64_t pkgs = ~0ull;
+  int unbound = 1;
+  char who[160] = "";
+  if (job->mpi && job->node_size > 1) {
+    uint64_t *masks = calloc((size_t)job->node_size, sizeof *masks);
+    if (masks && ergo__job_node_allgather_u64(my_packages(), masks) == 0) {
+      pkgs = ergo__job_elect(masks, job->node_size, job->node_rank, &unbound);
+    } else { /* cannot elect: node rank 0 reads and sets everything */
+      pkgs = job->node_rank == 0 ? ~0ull : 0;
+      unbound = job->node_rank == 0;
+    }
+    free(masks);
+    if (pkgs || unbound)
+      snprintf(who, sizeof who, "rank %d reads node %d's energy (%d ranks there)", job->rank,
+               job->node, job->node_size);
+    else
+      snprintf(who, sizeof who, "node %d's energy is read by another of its %d ranks", job->node,
+               job->node_size);
+  }
+  ergo__energy_share(pkgs, unbound, who);
+  ergo__uncore_share(pkgs);
 }
 
 int ergo_init(const ergo_config *user) {
@@ -79,6 +119,7 @@ int ergo_init(const ergo_config *user) {
   const ergo__job *job = ergo__job_get();
   ergo__ranks rk = {job->rank, job->size, job->nnodes, ergo__job_usable, ergo__job_gather};
   ergo__ranks_set(&rk);
+  share_node(job);
   /* Knobs that do not open are absent; only named ones warn. */
   ergo__knobs_start(ergo__g.cfg.knobs, sim);
   /* The tuner's hooks go first so that they wrap the energy readings: knobs

@@ -196,7 +196,7 @@ int ergo__tuner_start(const ergo_config *cfg) {
   }
   /* monitor needs no hooks: it changes nothing and the reports already measure. */
   if (T.pol.ops == &ergo__policy_monitor) return rc;
-  ergo_hooks h = {tuner_enter, tuner_exit, tuner_finalize, NULL};
+  ergo_hooks h = {tuner_enter, tuner_exit, tuner_finalize, NULL, NULL};
   if ((rc = ergo_hooks_attach(&h, &T.slot)) != 0) return rc;
   T.active = 1;
   return 0;

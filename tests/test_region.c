@@ -214,7 +214,7 @@ static void test_hooks(void **state) {
   (void)state;
   test_init_default();
   hook_log log = {0};
-  ergo_hooks h = {h_enter, h_exit, h_final, &log};
+  ergo_hooks h = {h_enter, h_exit, h_final, &log, NULL};
   int slot = -1;
   assert_int_equal(ergo_hooks_attach(&h, &slot), 0);
   assert_int_equal(slot, 0);

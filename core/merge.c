@@ -1,0 +1,398 @@
+/* merge.c - one report for a job of many ranks: every rank packs its main tree, rank 0 gathers the
+ * packs and merges them over the union of regions, with min, max, mean and standard deviation of
+ * each region's time over the ranks (SPACE-Timers' TIMER_DETAILS) and the imbalance max/mean - 1.
+ *
+ * A pack is this build's own bytes (every rank runs the same program): "ERGM", version, the
+ * attached quantities (name and component names, so a rank measuring other domains is noticed),
+ * then the tree in pre-order.  Strings are a u32 length, the bytes and a NUL, so a name can be
+ * pointed at inside the gathered buffer. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PACK_MAGIC "ERGM"
+#define PACK_VERSION 1u
+
+/* ---- packing ------------------------------------------------------------- */
+typedef struct buf {
+  char *p;
+  size_t n, cap;
+  int fail;
+} buf;
+
+static void put(buf *b, const void *v, size_t len) {
+  if (b->fail) return;
+  if (b->n + len > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + len) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+      b->fail = 1;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, v, len);
+  b->n += len;
+}
+static void put_u32(buf *b, uint32_t v) { put(b, &v, sizeof v); }
+static void put_f64(buf *b, double v) { put(b, &v, sizeof v); }
+static void put_u64(buf *b, uint64_t v) { put(b, &v, sizeof v); }
+static void put_str(buf *b, const char *s) {
+  uint32_t len = (uint32_t)strlen(s);
+  put_u32(b, len);
+  put(b, s, (size_t)len + 1);
+}
+
+static void pack_node(buf *b, const ergo__snap *s, int nq) {
+  put_str(b, s->name);
+  put_u32(b, (uint32_t)s->level);
+  put_u32(b, (uint32_t)s->depth);
+  put_u32(b, (uint32_t)s->open);
+  put_f64(b, s->time_s);
+  put_u64(b, s->calls);
+  put_f64(b, s->min_s);
+  put_f64(b, s->max_s);
+  put_u32(b, s->q_ok);
+  for (int qi = 0; qi < nq; qi++)
+    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, s->q[qi][c]);
+  put_u32(b, (uint32_t)s->nchildren);
+  for (size_t i = 0; i < s->nchildren; i++) pack_node(b, &s->children[i], nq);
+}
+
+/* The quantity table (every slot, used or not, so slot i means the same on every rank that
+ * agrees), then the tree. */
+static int pack(const ergo__snap *root, buf *b) {
+  put(b, PACK_MAGIC, 4);
+  put_u32(b, PACK_VERSION);
+  put_u32(b, ERGO_MAX_QUANTITIES);
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+    const ergo__qslot *q = &ergo__quants[qi];
+    put_u32(b, (uint32_t)q->used);
+    put_str(b, q->used ? q->q.name : "");
+    put_u32(b, q->used ? (uint32_t)q->q.ncomponents : 0);
+    for (int c = 0; q->used && c < q->q.ncomponents; c++) put_str(b, q->q.components[c]);
+  }
+  pack_node(b, root, ERGO_MAX_QUANTITIES);
+  return b->fail ? ERGO_ENOMEM : 0;
+}
+
+/* ---- unpacking (bounds-checked: a short or foreign pack is refused) ------- */
+typedef struct rd {
+  const char *p, *end;
+  int bad;
+} rd;
+
+static int get(rd *r, void *v, size_t len) {
+  if (r->bad || (size_t)(r->end - r->p) < len) {
+    r->bad = 1;
+    memset(v, 0, len);
+    return -1;
+  }
+  memcpy(v, r->p, len);
+  r->p += len;
+  return 0;
+}
+static uint32_t get_u32(rd *r) {
+  uint32_t v;
+  get(r, &v, sizeof v);
+  return v;
+}
+static double get_f64(rd *r) {
+  double v;
+  get(r, &v, sizeof v);
+  return v;
+}
+static uint64_t get_u64(rd *r) {
+  uint64_t v;
+  get(r, &v, sizeof v);
+  return v;
+}
+static const char *get_str(rd *r) {
+  uint32_t len = get_u32(r);
+  if (r->bad || (size_t)(r->end - r->p) <= len || r->p[len] != '\0') {
+    r->bad = 1;
+    return "";
+  }
+  const char *s = r->p;
+  r->p += (size_t)len + 1;
+  return s;
+}
+
+/* One rank's quantity table as packed. */
+typedef struct rank_q {
+  int used;
+  const char *name;
+  int ncomp;
+  const char *comp[ERGO_MAX_COMPONENTS];
+} rank_q;
+
+static int unpack_node(rd *r, ergo__snap *s, int depth) {
+  memset(s, 0, sizeof *s);
+  if (depth > 4096) { /* deeper than any stack ergo keeps: not a pack of ours */
+    r->bad = 1;
+    return -1;
+  }
+  s->name = get_str(r);
+  s->level = (int)get_u32(r);
+  s->depth = (int)get_u32(r);
+  s->open = (int)get_u32(r);
+  s->time_s = get_f64(r);
+  s->calls = get_u64(r);
+  s->min_s = get_f64(r);
+  s->max_s = get_f64(r);
+  s->q_ok = get_u32(r);
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) s->q[qi][c] = get_f64(r);
+  uint32_t n = get_u32(r);
+  /* Each child takes far more than one byte: a count beyond the bytes left is corrupt. */
+  if (r->bad || n > (size_t)(r->end - r->p)) {
+    r->bad = 1;
+    return -1;
+  }
+  if (!n) return 0;
+  s->children = calloc(n, sizeof *s->children);
+  if (!s->children) {
+    r->bad = 1;
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    s->nchildren = i + 1;
+    if (unpack_node(r, &s->children[i], depth + 1)) return -1;
+  }
+  return 0;
+}
+
+static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], ergo__snap *root) {
+  rd r = {p, p + len, 0};
+  char magic[4];
+  get(&r, magic, 4);
+  if (r.bad || memcmp(magic, PACK_MAGIC, 4) != 0 || get_u32(&r) != PACK_VERSION ||
+      get_u32(&r) != ERGO_MAX_QUANTITIES)
+    return -1;
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+    q[qi].used = (int)get_u32(&r);
+    q[qi].name = get_str(&r);
+    q[qi].ncomp = (int)get_u32(&r);
+    if (q[qi].ncomp > ERGO_MAX_COMPONENTS) return -1;
+    for (int c = 0; c < q[qi].ncomp; c++) q[qi].comp[c] = get_str(&r);
+  }
+  if (r.bad) return -1;
+  if (unpack_node(&r, root, 0) || r.p != r.end) {
+    ergo__snap_free(root);
+    return -1;
+  }
+  return 0;
+}
+
+/* 1 when the rank's quantity slot qi is this process's (rank 0's) own: same name, same
+ * components in the same order, so its values add up component by component. */
+static int same_quantity(const rank_q *rq, int qi) {
+  const ergo__qslot *q = &ergo__quants[qi];
+  if (!q->used || !rq->used || strcmp(rq->name, q->q.name) != 0 || rq->ncomp != q->q.ncomponents)
+    return 0;
+  for (int c = 0; c < rq->ncomp; c++)
+    if (strcmp(rq->comp[c], q->q.components[c]) != 0) return 0;
+  return 1;
+}
+
+/* ---- merging -------------------------------------------------------------- */
+typedef struct merge_ctx {
+  int n;             /* ranks */
+  unsigned *q_agree; /* per rank: bit qi when its quantity qi adds to rank 0's */
+} merge_ctx;
+
+static int cmp_merged(const void *a, const void *b) {
+  const ergo__snap *x = a, *y = b;
+  if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
+  return strcmp(x->name, y->name);
+}
+
+static const ergo__snap *child_named(const ergo__snap *s, const char *name) {
+  for (size_t i = 0; s && i < s->nchildren; i++)
+    if (strcmp(s->children[i].name, name) == 0) return &s->children[i];
+  return NULL;
+}
+
+/* per[r]: rank r's node for this region, or NULL where it never ran. */
+static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *out) {
+  memset(out, 0, sizeof *out);
+  double sum = 0, sq = 0, lo = INFINITY, hi = 0;
+  int have_min = 0;
+  for (int r = 0; r < m->n; r++) {
+    const ergo__snap *s = per[r];
+    double t = s ? s->time_s : 0.0; /* a rank without the region spent no time in it */
+    sum += t;
+    lo = t < lo ? t : lo;
+    hi = t > hi ? t : hi;
+    if (!s) continue;
+    if (!out->name) {
+      out->name = s->name;
+      out->level = s->level;
+      out->depth = s->depth;
+    }
+    out->ranks_ran++;
+    out->open |= s->open;
+    out->calls += s->calls;
+    if (s->calls) {
+      if (!have_min || s->min_s < out->min_s) out->min_s = s->min_s;
+      if (s->max_s > out->max_s) out->max_s = s->max_s;
+      have_min = 1;
+    }
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+      if (!(s->q_ok & (1u << qi)) || !(m->q_agree[r] & (1u << qi))) continue;
+      out->q_ok |= 1u << qi;
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) out->q[qi][c] += s->q[qi][c];
+    }
+  }
+  double mean = sum / m->n;
+  for (int r = 0; r < m->n; r++) {
+    double d = (per[r] ? per[r]->time_s : 0.0) - mean;
+    sq += d * d;
+  }
+  out->time_s = mean;
+  out->nranks = m->n;
+  out->r_min_s = lo;
+  out->r_max_s = hi;
+  out->r_std_s = sqrt(sq / m->n); /* over all ranks: the population's deviation */
+
+  /* Children: the union over ranks, in first-seen order, then sorted as every report is. */
+  size_t cap = 0;
+  for (int r = 0; r < m->n; r++) cap += per[r] ? per[r]->nchildren : 0;
+  if (!cap) return 0;
+  out->children = calloc(cap, sizeof *out->children);
+  const ergo__snap **sub = calloc((size_t)m->n, sizeof *sub);
+  if (!out->children || !sub) {
+    free(sub);
+    return ERGO_ENOMEM;
+  }
+  int rc = 0;
+  for (int r = 0; r < m->n && !rc; r++) {
+    for (size_t i = 0; per[r] && i < per[r]->nchildren && !rc; i++) {
+      const char *name = per[r]->children[i].name;
+      int seen = 0;
+      for (size_t k = 0; k < out->nchildren && !seen; k++)
+        seen = strcmp(out->children[k].name, name) == 0;
+      if (seen) continue;
+      for (int x = 0; x < m->n; x++) sub[x] = x < r ? NULL : child_named(per[x], name);
+      out->nchildren++;
+      rc = merge_node(m, sub, &out->children[out->nchildren - 1]);
+    }
+  }
+  free(sub);
+  if (!rc) qsort(out->children, out->nchildren, sizeof *out->children, cmp_merged);
+  return rc;
+}
+
+/* ---- the merged report's life: built at finalize, read by every writer ---- */
+static struct {
+  char *all;         /* the gathered packs: merged names point into them */
+  ergo__snap merged; /* valid when have */
+  int have;
+} M;
+
+const ergo__snap *ergo__merged(void) { return M.have ? &M.merged : NULL; }
+
+void ergo__merged_free(void) {
+  if (M.have) ergo__snap_free(&M.merged);
+  free(M.all);
+  memset(&M, 0, sizeof M);
+}
+
+int ergo__merge_take(void) {
+  ergo__merged_free();
+  ergo__snap mine;
+  pthread_mutex_lock(&ergo__g.lock);
+  int rc = ergo__snap_take(ergo__g.main_tree, 0, &mine);
+  pthread_mutex_unlock(&ergo__g.lock);
+  buf b = {0};
+  /* A rank that could not take or pack its tree still joins the gather, with nothing. */
+  if (!rc) {
+    rc = pack(&mine, &b);
+    ergo__snap_free(&mine);
+  }
+  if (rc) b.n = 0;
+  size_t *lens = NULL;
+  int grc = ergo__rk.gather(b.p ? b.p : "", b.n, &M.all, &lens);
+  free(b.p);
+  if (rc)
+    ergo__warn("ergo_finalize: rank %d could not pack its regions (%s); the merged report leaves "
+               "it out",
+               ergo__rk.rank, ergo_strerror(rc));
+  if (grc) {
+    ergo__warn("ergo_finalize: gathering the ranks' regions failed (%s); each rank writes its own "
+               "report instead",
+               ergo_strerror(grc));
+    ergo__merged_free();
+    return grc;
+  }
+  if (ergo__rk.rank != 0) { /* only rank 0 merges and writes */
+    free(lens);
+    ergo__merged_free();
+    return 0;
+  }
+  int n = ergo__rk.size;
+  ergo__snap *roots = calloc((size_t)n, sizeof *roots);
+  const ergo__snap **per = calloc((size_t)n, sizeof *per);
+  unsigned *agree = calloc((size_t)n, sizeof *agree);
+  rc = roots && per && agree ? 0 : ERGO_ENOMEM;
+  size_t off = 0;
+  for (int r = 0; r < n && !rc; off += lens[r], r++) {
+    rank_q q[ERGO_MAX_QUANTITIES];
+    if (!lens[r]) continue; /* said so on that rank */
+    if (unpack(M.all + off, lens[r], q, &roots[r])) {
+      ergo__warn("ergo_finalize: rank %d sent regions rank 0 cannot read (%zu bytes); the merged "
+                 "report leaves it out (fix: run the same ergo build on every rank)",
+                 r, lens[r]);
+      continue;
+    }
+    per[r] = &roots[r];
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+      if (same_quantity(&q[qi], qi)) {
+        agree[r] |= 1u << qi;
+      } else if (q[qi].used && roots[r].q_ok & (1u << qi)) {
+        ergo__warn("ergo_finalize: rank %d measures %s over other components than rank 0; its %s "
+                   "is left out of the merged report (fix: ERGO_REPORT_RANKS=1 writes it in that "
+                   "rank's own files)",
+                   r, q[qi].name, q[qi].name);
+      }
+    }
+  }
+  merge_ctx m = {n, agree};
+  if (!rc) rc = merge_node(&m, per, &M.merged);
+  if (!rc) {
+    M.merged.name = "Global";
+    M.merged.calls = 1;
+    M.merged.open = 1;
+    M.merged.nnodes = ergo__rk.nnodes;
+    M.have = 1;
+  } else {
+    ergo__snap_free(&M.merged);
+    ergo__warn("ergo_finalize: out of memory while merging %d ranks; each rank writes its own "
+               "report instead",
+               n);
+  }
+  for (int r = 0; roots && r < n; r++) ergo__snap_free(&roots[r]);
+  free(roots);
+  free(per);
+  free(agree);
+  free(lens);
+  if (rc) ergo__merged_free();
+  return rc;
+}
+
+char *ergo__rank_path(const char *path, int rank) {
+  /* "dir/report.json" -> "dir/report.rank3.json"; no extension: "report.rank3". */
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  const char *dot = strrchr(base, '.');
+  if (!dot || dot == base) dot = base + strlen(base);
+  size_t head = (size_t)(dot - path), len = strlen(path) + 32;
+  char *out = malloc(len);
+  if (out) snprintf(out, len, "%.*s.rank%d%s", (int)head, path, rank, dot);
+  return out;
+}

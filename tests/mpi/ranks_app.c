@@ -1,0 +1,64 @@
+/* ranks_app.c - an MPI program for the merged-report tests: every rank runs WORK for a time that
+ * grows with its rank, rank 3 alone runs ONLY_RANK3, and EXCHANGE holds a real MPI_Allreduce.
+ * With --steps N it calls ergo_step every step (the node's tuning sync point). */
+#include "ergo.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void spin_ms(double ms) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) * 1e-6 < ms);
+}
+
+int main(int argc, char **argv) {
+  int steps = 3, sim = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
+      steps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--sim") == 0)
+      sim = 1;
+    else {
+      fprintf(stderr, "ranks_app: unknown argument '%s': expected --steps N or --sim\n", argv[i]);
+      return 2;
+    }
+  }
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (ergo_init(NULL) != 0) return 1;
+  for (int s = 0; s < steps; s++) {
+    ERGO_PUSH(0, "Timestep");
+    ERGO_PUSH(1, "WORK");
+    if (sim)
+      ergo_sim_work(&(ergo_sim_work_desc){40.0 * (1 + 0.1 * rank), 2.0, 0.02});
+    else
+      spin_ms(20.0 * (1 + rank));
+    ERGO_POP(1, "WORK");
+    if (rank == 3) {
+      ERGO_PUSH(1, "ONLY_RANK3");
+      if (sim)
+        ergo_sim_work(&(ergo_sim_work_desc){1.0, 20.0, 0.05});
+      else
+        spin_ms(5);
+      ERGO_POP(1, "ONLY_RANK3");
+    }
+    ERGO_PUSH(1, "EXCHANGE");
+    double v = rank, sum = 0;
+    MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (sim) ergo_sim_work(&(ergo_sim_work_desc){0.5, 0.5, 0.9});
+    ERGO_POP(1, "EXCHANGE");
+    ERGO_POP(0, "Timestep");
+    ergo_step(s);
+  }
+  int rc = ergo_finalize();
+  if (rank == 0) printf("ranks_app: %d ranks, %d steps, finalize %d\n", size, steps, rc);
+  MPI_Finalize();
+  return rc ? 1 : 0;
+}
