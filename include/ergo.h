@@ -348,6 +348,8 @@ typedef struct ergo_setting {
 ERGO_EXPORT int ergo_setting_push(const ergo_setting *s);
 /* Go back to the setting in force before the matching push. */
 ERGO_EXPORT int ergo_setting_pop(void);
+/* The values in force now (0 for a knob this machine does not have). */
+ERGO_EXPORT int ergo_setting_current(ergo_setting *out);
 
 /* Every knob ergo knows, as a JSON document (malloc'd, caller frees):
  * {"knobs":[{"name":"cpufreq","available":true,"unit":"kHz","values":[...],

@@ -147,3 +147,20 @@ int ergo_setting_push(const ergo_setting *s) {
 }
 
 int ergo_setting_pop(void) { return ergo__settings_pop(); }
+
+int ergo_setting_current(ergo_setting *out) {
+  if (!out) return ERGO_EINVAL;
+  int64_t v[ERGO__NKNOBS] = {0, 0, 0};
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    ergo__knob *k = ergo__knob_get(i);
+    if (!k) continue;
+    if (k->current_valid)
+      v[i] = k->current;
+    else if (k->ops->get(k, &v[i]) != 0)
+      v[i] = 0;
+  }
+  out->core_khz = (long)v[ERGO__KNOB_CORE];
+  out->uncore_khz = (long)v[ERGO__KNOB_UNCORE];
+  out->threads = (int)v[ERGO__KNOB_THREADS];
+  return 0;
+}

@@ -4,6 +4,7 @@
 
 #include "core/internal.h"
 #include "energy/energy.h"
+#include "mpi/job.h"
 #include "policies/policy.h"
 
 #include <stdio.h>
@@ -12,10 +13,25 @@
 
 #define ERGO__TUNER_DEPTH 256
 
+/* Executions since the last node sync (node mode): summed, told to the policy combined. */
+typedef struct pending {
+  uint64_t n, e_n;      /* executions; those with energy measured */
+  double t, e, r;       /* sums of exclusive time, energy, resource */
+  ergo__config applied; /* the config of the first of them */
+  int mixed;            /* a later one ran under another config */
+} pending;
+
 typedef struct rstate {
   ergo__region_state pub;
-  struct rstate *next; /* every state, for freeing */
+  struct rstate *next;  /* every state, for freeing */
+  struct rstate *hnext; /* the path table's chain */
+  /* Node mode: what this step's syncs decided for the whole node. */
+  int decided;           /* significance is known (from the node's figures) */
+  ergo__config node_cfg; /* the config every rank of the node runs it under */
+  pending p;
 } rstate;
+
+#define ERGO__TUNER_BUCKETS 1024
 
 typedef struct frame {
   rstate *rs;
@@ -33,7 +49,13 @@ static struct {
   frame stack[ERGO__TUNER_DEPTH];
   int depth;
   rstate *states;
+  rstate *table[ERGO__TUNER_BUCKETS]; /* by path: a rank may hear of a region it never ran */
   int fixed_pushed;
+  /* Node mode: several ranks share this node's knobs, so node rank 0's policy decides for all of
+   * them at every ergo_step, from every rank's measurements (tuner_step). */
+  int node;
+  int leader;
+  long syncs;
 } T;
 
 static const ergo__policy_ops *const policies[] = {
@@ -72,6 +94,35 @@ static char *path_of(ergo_region *r) {
   return s;
 }
 
+static unsigned path_hash(const char *s) {
+  unsigned h = 2166136261u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h % ERGO__TUNER_BUCKETS;
+}
+
+/* The state of the region at `path`, made when first asked for (owning `path` then; else the
+ * caller's copy is freed).  NULL on no memory. */
+static rstate *state_of(char *path) {
+  if (!path) return NULL;
+  unsigned h = path_hash(path);
+  for (rstate *s = T.table[h]; s; s = s->hnext)
+    if (strcmp(s->pub.path, path) == 0) {
+      free(path);
+      return s;
+    }
+  rstate *s = calloc(1, sizeof *s);
+  if (!s) {
+    free(path);
+    return NULL;
+  }
+  s->pub.path = path;
+  s->next = T.states;
+  T.states = s;
+  s->hnext = T.table[h];
+  T.table[h] = s;
+  return s;
+}
+
 static void effective(ergo__config *c) {
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     ergo__knob *k = ergo__knob_get(i);
@@ -87,23 +138,19 @@ static void tuner_enter(void *ctx, ergo_region *r, int level) {
     return;
   }
   rstate **slot = (rstate **)ergo_region_slot(r, T.slot);
-  if (!*slot) {
-    rstate *s = calloc(1, sizeof *s);
-    if (!s || !(s->pub.path = path_of(r))) {
-      free(s);
-      T.depth++;
-      return;
-    }
-    s->next = T.states;
-    T.states = s;
-    *slot = s;
+  if (!*slot && !(*slot = state_of(path_of(r)))) {
+    T.depth++;
+    return;
   }
   frame *f = &T.stack[T.depth++];
   memset(f, 0, sizeof *f);
   f->rs = *slot;
   if (f->rs->pub.significant) {
     ergo__config want = {{0}};
-    T.pol.ops->choose(&T.pol, &f->rs->pub, &want);
+    if (T.node) /* the node's decision at the last ergo_step */
+      want = f->rs->node_cfg;
+    else
+      T.pol.ops->choose(&T.pol, &f->rs->pub, &want);
     if (want.v[0] || want.v[1] || want.v[2]) f->pushed = ergo__settings_push(want.v) == 0;
   }
   effective(&f->applied);
@@ -126,6 +173,28 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
   /* A region's config governs its own code and every child too short to carry
    * one of its own, so that is what it is measured on: only significant
    * children (tuned on their own) are taken out of the parent's figures. */
+  if (T.node) {
+    /* The node decides at the next ergo_step, from every rank's executions. */
+    pending *p = &f->rs->p;
+    if (!p->n++)
+      p->applied = f->applied;
+    else if (memcmp(&p->applied, &f->applied, sizeof p->applied) != 0)
+      p->mixed = 1;
+    p->t += xt > 0 ? xt : 0;
+    if (e >= 0) {
+      p->e += xe > 0 ? xe : 0;
+      p->e_n++;
+    }
+    p->r += T.pol.space.cores && f->applied.v[ERGO__KNOB_THREADS]
+                ? (double)f->applied.v[ERGO__KNOB_THREADS] / T.pol.space.cores
+                : 1.0;
+    if (T.depth > 0 && rs->significant) {
+      T.stack[T.depth - 1].child_t += t;
+      T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
+    }
+    if (f->pushed) ergo__settings_pop();
+    return;
+  }
   if (rs->executions == 1) rs->significant = rs->excl_time_s >= T.min_s;
   if (T.depth > 0 && rs->significant) {
     T.stack[T.depth - 1].child_t += t;
@@ -141,9 +210,212 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
   if (f->pushed) ergo__settings_pop();
 }
 
+/* ---- node mode: one decision per region for every rank of the node, at each ergo_step ------ */
+
+/* A record of the sync: a region's path, then its figures. */
+typedef struct wire {
+  uint64_t n, e_n;
+  double t, e, r;
+  int64_t applied[ERGO__NKNOBS];
+  int32_t mixed, significant, decided, pad;
+} wire;
+
+static void put(char **buf, size_t *len, size_t *cap, const void *v, size_t n, int *fail) {
+  if (*fail) return;
+  if (*len + n > *cap) {
+    size_t c = *cap ? *cap * 2 : 4096;
+    while (c < *len + n) c *= 2;
+    char *p = realloc(*buf, c);
+    if (!p) {
+      *fail = 1;
+      return;
+    }
+    *buf = p;
+    *cap = c;
+  }
+  memcpy(*buf + *len, v, n);
+  *len += n;
+}
+
+static void put_record(char **buf, size_t *len, size_t *cap, const char *path, const wire *w,
+                       int *fail) {
+  uint32_t pl = (uint32_t)strlen(path) + 1;
+  put(buf, len, cap, &pl, sizeof pl, fail);
+  put(buf, len, cap, path, pl, fail);
+  put(buf, len, cap, w, sizeof *w, fail);
+}
+
+/* Next record of buf[*off..end): its path (inside buf) and figures; NULL at the end or on a
+ * malformed record. */
+static const char *get_record(const char *buf, size_t end, size_t *off, wire *w) {
+  uint32_t pl;
+  if (end - *off < sizeof pl) return NULL;
+  memcpy(&pl, buf + *off, sizeof pl);
+  if (pl == 0 || end - *off - sizeof pl < (size_t)pl + sizeof *w) return NULL;
+  const char *path = buf + *off + sizeof pl;
+  if (path[pl - 1] != '\0') return NULL;
+  memcpy(w, path + pl, sizeof *w);
+  *off += sizeof pl + pl + sizeof *w;
+  return path;
+}
+
+/* Combined figures of one region over the node's ranks. */
+typedef struct combined {
+  rstate *rs;
+  double t;  /* the slowest rank's mean exclusive time per execution */
+  double e;  /* the node's energy per execution, from its readers */
+  double r;  /* mean resource */
+  int e_ok;  /* some rank read the region's energy in every execution */
+  int mixed; /* the executions did not all run under one config */
+  ergo__config applied;
+  int ranks;
+} combined;
+
+static int cmp_combined(const void *a, const void *b) {
+  return strcmp(((const combined *)a)->rs->pub.path, ((const combined *)b)->rs->pub.path);
+}
+
+/* Node rank 0: fold every rank's records into the policy, and choose the next configs.  Returns
+ * the decision table (malloc'd) for every region the node knows. */
+static char *lead(const char *all, const size_t *lens, int nranks, size_t *out_len) {
+  size_t nrec = 0, off = 0;
+  for (int r = 0; r < nranks; r++) {
+    size_t o = off;
+    wire w;
+    while (get_record(all, off + lens[r], &o, &w)) nrec++;
+    off += lens[r];
+  }
+  combined *c = calloc(nrec ? nrec : 1, sizeof *c);
+  size_t nc = 0;
+  off = 0;
+  for (int r = 0; c && r < nranks; r++) {
+    size_t o = off;
+    wire w;
+    const char *path;
+    while ((path = get_record(all, off + lens[r], &o, &w))) {
+      rstate *rs = state_of(strdup(path));
+      if (!rs || !w.n) continue;
+      combined *x = NULL;
+      for (size_t i = 0; i < nc && !x; i++)
+        if (c[i].rs == rs) x = &c[i];
+      if (!x) {
+        x = &c[nc++];
+        x->rs = rs;
+        memcpy(x->applied.v, w.applied, sizeof x->applied.v);
+      } else if (memcmp(x->applied.v, w.applied, sizeof w.applied) != 0) {
+        x->mixed = 1;
+      }
+      double t = w.t / (double)w.n;
+      x->t = t > x->t ? t : x->t;
+      if (w.e_n == w.n) { /* a reader: its share of the node's energy */
+        x->e += w.e / (double)w.n;
+        x->e_ok = 1;
+      }
+      x->r += w.r / (double)w.n;
+      x->mixed |= w.mixed;
+      x->ranks++;
+    }
+    off += lens[r];
+  }
+  if (c) qsort(c, nc, sizeof *c, cmp_combined); /* one order, whatever the ranks sent */
+  for (size_t i = 0; c && i < nc; i++) {
+    ergo__region_state *pub = &c[i].rs->pub;
+    if (!c[i].rs->decided) {
+      /* Significant on the node's slowest rank, and measured by the node's reader. */
+      c[i].rs->decided = 1;
+      pub->significant = c[i].t >= T.min_s && c[i].e_ok;
+      continue;
+    }
+    if (!pub->significant || !c[i].e_ok || c[i].mixed) continue;
+    ergo__measure m = {c[i].t, c[i].e, c[i].r / c[i].ranks};
+    T.pol.ops->observe(&T.pol, pub, &c[i].applied, &m);
+  }
+  free(c);
+  /* The table: every decided region with its config for the next step. */
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  int fail = 0;
+  for (rstate *s = T.states; s; s = s->next) {
+    if (!s->decided) continue;
+    wire w;
+    memset(&w, 0, sizeof w);
+    w.decided = 1;
+    w.significant = s->pub.significant;
+    if (s->pub.significant) {
+      ergo__config want = {{0}};
+      T.pol.ops->choose(&T.pol, &s->pub, &want);
+      memcpy(w.applied, want.v, sizeof w.applied);
+    }
+    put_record(&buf, &len, &cap, s->pub.path, &w, &fail);
+  }
+  if (fail) {
+    free(buf);
+    return NULL;
+  }
+  *out_len = len;
+  return buf ? buf : calloc(1, 1);
+}
+
+/* ergo_step in node mode (collective within the node): every rank's executions since the last
+ * step go to node rank 0, whose policy decides; its table comes back to every rank. */
+static void tuner_step(void *ctx, long step) {
+  (void)ctx, (void)step;
+  if (!T.node || !ergo__job_usable()) return;
+  char *mine = NULL;
+  size_t len = 0, cap = 0;
+  int fail = 0;
+  for (rstate *s = T.states; s; s = s->next) {
+    if (!s->p.n) continue;
+    wire w;
+    memset(&w, 0, sizeof w);
+    w.n = s->p.n;
+    w.e_n = s->p.e_n;
+    w.t = s->p.t;
+    w.e = s->p.e;
+    w.r = s->p.r;
+    memcpy(w.applied, s->p.applied.v, sizeof w.applied);
+    w.mixed = s->p.mixed;
+    put_record(&mine, &len, &cap, s->pub.path, &w, &fail);
+    memset(&s->p, 0, sizeof s->p);
+  }
+  if (fail) len = 0; /* out of memory: this step's figures are dropped, the ranks stay in step */
+  char *all = NULL, *table = NULL;
+  size_t *lens = NULL, tlen = 0;
+  int rc = ergo__job_node_gather(mine ? mine : "", len, &all, &lens);
+  free(mine);
+  if (rc == 0 && T.leader) table = lead(all, lens, ergo__job_get()->node_size, &tlen);
+  free(all);
+  free(lens);
+  /* Every rank joins the broadcast even when the gather failed, so none waits alone. */
+  if (T.leader && !table) table = calloc(1, 1), tlen = 0;
+  if (ergo__job_node_bcast(&table, &tlen) == 0) {
+    size_t off = 0;
+    wire w;
+    const char *path;
+    while ((path = get_record(table, tlen, &off, &w))) {
+      rstate *s = state_of(strdup(path));
+      if (!s) continue;
+      s->decided = w.decided;
+      s->pub.significant = w.significant;
+      memcpy(s->node_cfg.v, w.applied, sizeof s->node_cfg.v);
+    }
+  }
+  free(table);
+  T.syncs++;
+}
+
 static void tuner_finalize(void *ctx) {
   (void)ctx;
-  if (T.active && T.pol.ops->finish) T.pol.ops->finish(&T.pol);
+  if (!T.active || !T.pol.ops->finish) return;
+  const ergo__job *job = ergo__job_get();
+  if (T.node && !T.syncs && T.leader)
+    ergo__warn("ERGO_POLICY=%s: under MPI with %d ranks on node %d, regions are tuned at "
+               "ergo_step, which this run never called; nothing was tuned (fix: call "
+               "ergo_step(n) once per time step on every rank)",
+               T.pol.ops->name, job->node_size, job->node);
+  /* One tuning model per job: rank 0's (its node's decisions). */
+  if (job->mpi && job->rank != 0) return;
+  T.pol.ops->finish(&T.pol);
 }
 
 static void build_space(ergo__space *s) {
@@ -196,7 +468,10 @@ int ergo__tuner_start(const ergo_config *cfg) {
   }
   /* monitor needs no hooks: it changes nothing and the reports already measure. */
   if (T.pol.ops == &ergo__policy_monitor) return rc;
-  ergo_hooks h = {tuner_enter, tuner_exit, tuner_finalize, NULL, NULL};
+  const ergo__job *job = ergo__job_get();
+  T.node = job->mpi && job->node_size > 1;
+  T.leader = job->node_rank == 0;
+  ergo_hooks h = {tuner_enter, tuner_exit, tuner_finalize, NULL, tuner_step};
   if ((rc = ergo_hooks_attach(&h, &T.slot)) != 0) return rc;
   T.active = 1;
   return 0;

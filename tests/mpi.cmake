@@ -1,13 +1,91 @@
 # mpi.cmake - ctests of ergo over MPI, each run under mpiexec with 4 ranks on this one machine:
-# one merged report, a region that only rank 3 runs, pretend nodes (ERGO_NODE_SPLIT) with their
-# energy readers and node-consistent tuning.
+# one merged report with a region that only rank 3 runs, pretend nodes (ERGO_NODE_SPLIT=2) with
+# their energy readers, and node-consistent tuning under sweep and online.
 if(ERGO_WITH_MPI)
   add_executable(ergo-test-ranks mpi/ranks_app.c)
   target_link_libraries(ergo-test-ranks PRIVATE ergo MPI::MPI_C)
+  add_executable(ergo-test-check-job mpi/check_job.c)
+  target_link_libraries(ergo-test-check-job PRIVATE PkgConfig::JANSSON m)
   set(mpi_dir ${CMAKE_CURRENT_BINARY_DIR}/mpi_runs)
   file(MAKE_DIRECTORY ${mpi_dir})
   # Root in CI and containers; 4 ranks on 2 cores.
   set(mpi_run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4 --allow-run-as-root --oversubscribe
     ${MPIEXEC_PREFLAGS})
-  set(mpi_env "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_KNOBS=none")
+  set(ranks_app $<TARGET_FILE:ergo-test-ranks>)
+  set(check_job $<TARGET_FILE:ergo-test-check-job>)
+  set(mpi_env "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_KNOBS=none;ERGO_REPORT=stdout")
+
+  # One merged report: exactly one Global line in the whole output, the job header, rank
+  # figures on every region, ONLY_RANK3 (never run on rank 0) on 1 of 4 ranks; the JSON agrees.
+  add_test(NAME mpi_merged_report COMMAND sh -c [=[
+check="$1"; shift
+rm -f merged.json
+out=$("$@" 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+n=$(printf '%s\n' "$out" | grep -c '^Total wall clock time for Global = ')
+[ "$n" -eq 1 ] || { echo "FAIL: $n reports printed, expected one merged report"; exit 1; }
+for re in '^MPI-Tasks: 4, nodes: 1; sec is the mean over ranks' \
+  '^\* Timestep +: [0-9.]+ sec, +[0-9.]+% \| ranks min [0-9.]+ max [0-9.]+ std [0-9.]+ sec, imbalance +[0-9.]+%$' \
+  '^- \* WORK +: [0-9.]+ sec, +[0-9.]+% \| ranks min ' \
+  '^- \* ONLY_RANK3 +: [0-9.]+ sec, +[0-9.]+% \| ranks min 0\.0000 max [0-9.]+ std [0-9.]+ sec, imbalance 300\.00% \| on 1/4 ranks$'; do
+  printf '%s\n' "$out" | grep -Eq -- "$re" || { echo "FAIL: no line matches $re"; exit 1; }
+done
+"$check" merged merged.json 4 || exit 1
+ls merged.rank*.json 2>/dev/null && { echo "FAIL: per-rank files without ERGO_REPORT_RANKS"; exit 1; }
+echo "one merged report"
+]=] mpi ${check_job} ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS})
+  file(MAKE_DIRECTORY ${mpi_dir}/merged)
+  set_tests_properties(mpi_merged_report PROPERTIES WORKING_DIRECTORY ${mpi_dir}/merged
+    ENVIRONMENT "${mpi_env};ERGO_ENERGY=none;ERGO_REPORT_JSON=merged.json"
+    PASS_REGULAR_EXPRESSION "one merged report\n" FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # The same program without mpiexec: a singleton MPI job is one rank, so a plain report.
+  add_test(NAME mpi_singleton COMMAND ${ranks_app} --steps 1)
+  set_tests_properties(mpi_singleton PROPERTIES WORKING_DIRECTORY ${mpi_dir}
+    ENVIRONMENT "${mpi_env};ERGO_ENERGY=none"
+    PASS_REGULAR_EXPRESSION "^Total wall clock time for Global = [0-9.]+ sec\n\\* Timestep +: [0-9.]+ sec, +[0-9.]+%\n"
+    FAIL_REGULAR_EXPRESSION "MPI-Tasks|ranks min")
+
+  # Two pretend nodes of two ranks on the sim node: ranks 0 and 2 read their node's energy, 1 and
+  # 3 read none, and the job's energy is the sum of the two readers'.
+  add_test(NAME mpi_node_energy COMMAND sh -c [=[
+check="$1"; shift
+rm -f job*.json
+"$@" || { echo "FAIL: exit code $?"; exit 1; }
+"$check" energy job.json job.rank0.json job.rank1.json job.rank2.json job.rank3.json || exit 1
+"$check" merged job.json 4 || exit 1
+]=] mpi ${check_job} ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim)
+  file(MAKE_DIRECTORY ${mpi_dir}/energy)
+  set_tests_properties(mpi_node_energy PROPERTIES WORKING_DIRECTORY ${mpi_dir}/energy
+    ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_REPORT_RANKS=1;ERGO_REPORT_JSON=job.json"
+    PASS_REGULAR_EXPRESSION "node readers: 0 2 \\(2\\); job energy [0-9.]+ J, sum of readers [0-9.]+ J\nreaders=2\nok\n.*ok\n"
+    FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # Node-consistent tuning: every rank logs the settings its WORK and EXCHANGE ran under at every
+  # step; the two ranks of each pretend node must agree at every step (their work differs, so
+  # their own measurements would not), and the tuner must really have moved the settings.
+  foreach(policy sweep online)
+    add_test(NAME mpi_node_${policy} COMMAND sh -c [=[
+out=$("$@" 2>&1); rc=$?
+[ "$rc" -eq 0 ] || { printf '%s\n' "$out"; echo "FAIL: exit code $rc"; exit 1; }
+printf '%s\n' "$out" | grep '^config ' | awk '
+  { split($2, s, "="); split($3, r, "="); c[s[2], r[2]] = $4 " " $5; steps = s[2] + 1 }
+  END {
+    bad = 0
+    for (i = 0; i < steps; i++) {
+      if (c[i, 0] != c[i, 1]) { print "FAIL: step " i ": rank 0 " c[i, 0] ", rank 1 " c[i, 1]; bad = 1 }
+      if (c[i, 2] != c[i, 3]) { print "FAIL: step " i ": rank 2 " c[i, 2] ", rank 3 " c[i, 3]; bad = 1 }
+      if (!((c[i, 0]) in seen)) { seen[c[i, 0]] = 1; n++ }
+    }
+    if (n < 3) { print "FAIL: node 0 ran only " n " distinct settings: nothing was tuned"; bad = 1 }
+    if (!bad) print "identical settings on each pretend node over " steps " steps (" n " distinct on node 0)"
+  }'
+]=] mpi ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --steps 14 --log-configs)
+    file(MAKE_DIRECTORY ${mpi_dir}/${policy})
+    set_tests_properties(mpi_node_${policy} PROPERTIES WORKING_DIRECTORY ${mpi_dir}/${policy}
+      ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_POLICY=${policy};ERGO_MODEL=model.json"
+      PASS_REGULAR_EXPRESSION "identical settings on each pretend node over 14 steps"
+      FAIL_REGULAR_EXPRESSION "FAIL:")
+  endforeach()
 endif()

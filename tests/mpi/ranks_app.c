@@ -17,14 +17,18 @@ static void spin_ms(double ms) {
 }
 
 int main(int argc, char **argv) {
-  int steps = 3, sim = 0;
+  int steps = 3, sim = 0, log = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
       steps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--sim") == 0)
       sim = 1;
+    else if (strcmp(argv[i], "--log-configs") == 0)
+      log = 1;
     else {
-      fprintf(stderr, "ranks_app: unknown argument '%s': expected --steps N or --sim\n", argv[i]);
+      fprintf(stderr,
+              "ranks_app: unknown argument '%s': expected --steps N, --sim or --log-configs\n",
+              argv[i]);
       return 2;
     }
   }
@@ -33,9 +37,15 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (ergo_init(NULL) != 0) return 1;
+  /* The settings each step's WORK and EXCHANGE ran under, to compare across ranks. */
+  long *cfg = calloc((size_t)steps * 6, sizeof *cfg);
+  if (!cfg) return 1;
   for (int s = 0; s < steps; s++) {
     ERGO_PUSH(0, "Timestep");
     ERGO_PUSH(1, "WORK");
+    ergo_setting st;
+    ergo_setting_current(&st);
+    cfg[s * 6 + 0] = st.core_khz, cfg[s * 6 + 1] = st.uncore_khz, cfg[s * 6 + 2] = st.threads;
     if (sim)
       ergo_sim_work(&(ergo_sim_work_desc){40.0 * (1 + 0.1 * rank), 2.0, 0.02});
     else
@@ -50,6 +60,8 @@ int main(int argc, char **argv) {
       ERGO_POP(1, "ONLY_RANK3");
     }
     ERGO_PUSH(1, "EXCHANGE");
+    ergo_setting_current(&st);
+    cfg[s * 6 + 3] = st.core_khz, cfg[s * 6 + 4] = st.uncore_khz, cfg[s * 6 + 5] = st.threads;
     double v = rank, sum = 0;
     MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (sim) ergo_sim_work(&(ergo_sim_work_desc){0.5, 0.5, 0.9});
@@ -58,6 +70,18 @@ int main(int argc, char **argv) {
     ergo_step(s);
   }
   int rc = ergo_finalize();
+  if (log) {
+    long *all = rank == 0 ? calloc((size_t)size * steps * 6, sizeof *all) : NULL;
+    MPI_Gather(cfg, steps * 6, MPI_LONG, all, steps * 6, MPI_LONG, 0, MPI_COMM_WORLD);
+    for (int r = 0; all && r < size; r++)
+      for (int s = 0; s < steps; s++) {
+        const long *c = all + ((size_t)r * steps + s) * 6;
+        printf("config step=%d rank=%d WORK=%ld/%ld/%ld EXCHANGE=%ld/%ld/%ld\n", s, r, c[0], c[1],
+               c[2], c[3], c[4], c[5]);
+      }
+    free(all);
+  }
+  free(cfg);
   if (rank == 0) printf("ranks_app: %d ranks, %d steps, finalize %d\n", size, steps, rc);
   MPI_Finalize();
   return rc ? 1 : 0;
