@@ -52,7 +52,7 @@ has() {
   set(pmpi_merged [=[
 has 1 '^Total wall clock time for Global = [0-9.]+ sec'
 has 1 '^MPI-Tasks: 4, nodes: [0-9]+;'
-has 1 '^(- )*\* WORK +: .* \| ranks min [0-9.]+ max [0-9.]+ std [0-9.]+ sec, imbalance [0-9.]+%'
+has 1 '^(- )*\* WORK +: .* \| ranks min [0-9.]+ max [0-9.]+ std [0-9.]+ sec, imbalance +[0-9.]+%'
 has 1 '^(- )*\* ONLY_RANK3 +: .* \| on 1/4 ranks'
 echo "pmpi: one merged report"
 ]=])
