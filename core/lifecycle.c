@@ -230,9 +230,9 @@ int ergo__core_finalize(void) {
     if (ergo__rk.usable && ergo__rk.usable())
       merged = ergo__merge_take() == 0; /* collective: every rank takes part */
     else if (ergo__rk.rank == 0)
-      ergo__warn("ergo_finalize: MPI is already finalised, so the %d ranks' regions cannot be "
-                 "merged; every rank writes its own files (<name>.rankN) (fix: call "
-                 "ergo_finalize before MPI_Finalize)",
+      ergo__warn("ergo_finalize: the %d ranks' regions cannot be merged (MPI is finalised, or a "
+                 "rank failed ergo_init); every rank writes its own files (<name>.rankN) (fix: "
+                 "call ergo_finalize before MPI_Finalize on every rank)",
                  ergo__rk.size);
   }
   /* Rank 0 writes the job's files; with ERGO_REPORT_RANKS=1 (or no merge) every rank also

@@ -20,6 +20,9 @@ typedef struct ergo__job {
  * one rank.  Never fails: a problem is one line in why and the job is serial (returns < 0). */
 int ergo__job_start(int split, char *why, size_t whylen);
 void ergo__job_stop(void);
+/* Collective over the job: 1 when every rank passes ok = 1.  When some rank did not, the others
+ * stop using MPI (ergo__job_usable() becomes 0: they report on their own) and 0 is returned. */
+int ergo__job_agree(int ok);
 const ergo__job *ergo__job_get(void);
 /* 1 while ergo may still call MPI (started over MPI, MPI not yet finalised). */
 int ergo__job_usable(void);

@@ -12,11 +12,12 @@
 
 static ergo__job J = {0, 0, 1, 0, 1, 0, 1, 1};
 static MPI_Comm world = MPI_COMM_NULL, node = MPI_COMM_NULL;
+static int alone; /* another rank failed to start: no more collectives */
 
 const ergo__job *ergo__job_get(void) { return &J; }
 
 int ergo__job_usable(void) {
-  if (!J.mpi) return 0;
+  if (!J.mpi || alone) return 0;
   int fin = 0;
   MPI_Finalized(&fin);
   return !fin;
@@ -35,6 +36,7 @@ int ergo__job_launched_without_mpi(void) {
 
 static void serial(void) {
   J = (ergo__job){0, 0, 1, 0, 1, 0, 1, 1};
+  alone = 0;
   world = node = MPI_COMM_NULL;
 }
 
@@ -88,8 +90,18 @@ int ergo__job_start(int split, char *why, size_t whylen) {
   return 0;
 }
 
+int ergo__job_agree(int ok) {
+  if (!ergo__job_usable()) return ok;
+  int all = ok;
+  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, world) != MPI_SUCCESS) all = 0;
+  if (!all) alone = 1;
+  return all;
+}
+
 void ergo__job_stop(void) {
-  if (ergo__job_usable()) {
+  int fin = 1;
+  if (J.mpi) MPI_Finalized(&fin);
+  if (!fin) {
     if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     if (world != MPI_COMM_NULL) MPI_Comm_free(&world);
   }

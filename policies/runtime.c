@@ -62,11 +62,20 @@ static void share_node(const ergo__job *job) {
   ergo__uncore_share(pkgs);
 }
 
+/* This rank failed to start: tell the others (they go on alone), then undo the job. */
+static int agree_or_stop(int rc, int sim) {
+  ergo__job_agree(0);
+  if (sim) ergo__sim_stop();
+  ergo__job_stop();
+  return rc;
+}
+
 int ergo_init(const ergo_config *user) {
   if (ergo__g.initialized) return ergo__core_init(user); /* says why, returns ERGO_ESTATE */
   ergo_config cfg;
+  int bad_user = 0;
   if (user) {
-    if (ergo__config_check(user)) return ERGO_EINVAL;
+    bad_user = ergo__config_check(user) != 0;
     cfg = *user;
   } else {
     ergo_config_default(&cfg);
@@ -79,6 +88,7 @@ int ergo_init(const ergo_config *user) {
   }
   /* The job first: under MPI every later layer knows its rank and node. */
   char jwhy[256];
+  if (bad_user) cfg.node_split = 1;
   if (ergo__job_start(cfg.node_split, jwhy, sizeof jwhy) < 0)
     ergo__warn("MPI is initialised but ergo cannot use it (%s); every rank reports on its own",
                jwhy);
@@ -92,13 +102,16 @@ int ergo_init(const ergo_config *user) {
                " (and this ergo is built without MPI: configure with -DERGO_WITH_MPI=ON)"
 #endif
     );
+  /* Every rank must start, or none may wait for the others later (the merged report and the
+   * node's tuning are collective): the ranks agree on the outcome before going on. */
+  if (bad_user) return agree_or_stop(ERGO_EINVAL, 0);
   int sim = want_sim(&cfg);
   if (sim) {
     char why[512];
     int rc = ergo__sim_start(cfg.sim_node, cfg.sim_noise, cfg.sim_seed, why, sizeof why);
     if (rc) {
       ergo__warn("the sim node cannot start: %s", why);
-      return rc;
+      return agree_or_stop(rc, 0);
     }
     /* The sim node's clock, meter and knobs stand in for the machine's; its
      * time is virtual, so a wall-clock sampler would see nothing move. */
@@ -111,11 +124,10 @@ int ergo_init(const ergo_config *user) {
     cfg.platform = "real";
   }
   int rc = ergo__core_init(&cfg);
-  if (rc) {
-    if (sim) ergo__sim_stop();
-    ergo__job_stop();
-    return rc;
-  }
+  if (rc) return agree_or_stop(rc, sim);
+  if (!ergo__job_agree(1))
+    ergo__warn("ergo_init failed on another rank (it said why); this rank reports on its own, "
+               "as <name>.rankN files, and does not tune with its node");
   const ergo__job *job = ergo__job_get();
   ergo__ranks rk = {job->rank, job->size, job->nnodes, ergo__job_usable, ergo__job_gather};
   ergo__ranks_set(&rk);
