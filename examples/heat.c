@@ -84,6 +84,14 @@ static int job_rank0_int(int v) {
   return v;
 }
 
+#ifdef ERGO_EXAMPLE_MPI
+#define HELP_MPI                                                                                   \
+  "Under mpirun every rank owns a slab of grid rows and trades halo rows after each\n"             \
+  "sweep; the result line stays the same for any number of ranks, and rank 0 prints.\n"
+#else
+#define HELP_MPI ""
+#endif
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: ergo-example-heat [--size N] [--steps S] [--sweeps K]\n"
@@ -97,9 +105,8 @@ static void usage(FILE *f) {
           "  --threads-per-phase L  run phase stencil or compute on T threads through\n"
           "                         ergo's threads knob; T from 1 to the cores (%d CPUs here)\n"
           "  --output PATH          write the per-step summaries to PATH (default: memory only)\n"
-          "The result line is the same for any thread count and, under mpirun, any number\n"
-          "of ranks (each owns a slab of grid rows).  ergo's timing report follows\n"
-          "(ERGO_REPORT=none hides it; ERGO_ENERGY=estimate adds energy without RAPL).\n",
+          "The result line is the same for any thread count.  ergo's timing report follows\n"
+          "(ERGO_REPORT=none hides it; ERGO_ENERGY=estimate adds energy without RAPL).\n" HELP_MPI,
           MIN_SIZE, MAX_SIZE, DEF_SIZE, MAX_STEPS, DEF_STEPS, MAX_SWEEPS, DEF_SWEEPS,
           omp_get_num_procs());
 }
@@ -146,12 +153,11 @@ static int parse_threads(const char *val, int threads[NPHASES]) {
   }
   /* strtok_r skips empty items: ",," or a trailing comma is a typo, not nothing. */
   if (ok && (val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,"))) ok = 0;
-  if (!ok)
-    if (loud)
-      fprintf(stderr,
-              "heat: --threads-per-phase '%s' is not accepted: expected PHASE=T[,PHASE=T] with "
-              "PHASE stencil or compute and T from 1 to %d\n",
-              val, procs);
+  if (!ok && loud)
+    fprintf(stderr,
+            "heat: --threads-per-phase '%s' is not accepted: expected PHASE=T[,PHASE=T] with "
+            "PHASE stencil or compute and T from 1 to %d\n",
+            val, procs);
   return ok ? 0 : -1;
 }
 
@@ -200,7 +206,7 @@ static int parse_args(int argc, char **argv, options *o) {
 
 /* This rank's share: grid rows [r0, r1) (the boundary rows 0 and n-1 included), stored with one
  * halo row above and one below (local row 0 is global row r0-1); the product's window rows
- * [a0, a1) packed from those grid rows; the product rows [c0, c1) computed here.  One rank owns
+ * [a0, a1) packed from those grid rows; the product rows [c0, c1) computed here.  A lone rank owns
  * everything.  Every rank knows every rank's share: it is arithmetic on (n, rank, ranks). */
 typedef struct slab {
   int n, m, r0, r1, a0, a1, c0, c1;

@@ -142,18 +142,26 @@ static int print_oracle(const char *objective, const mini_profile *prof) {
   return 0;
 }
 
+#ifdef ERGO_EXAMPLE_MPI
+#define HELP_MPI                                                                                   \
+  "Under mpirun rank r does 1 + 0.08 (r mod 8) times the work, the comm-like regions\n"            \
+  "wait for the slowest rank, and rank 0 prints ergo's one report over all ranks.\n"
+#define HELP_ORACLE "\n                   (rank 0's work; under mpirun rank 0 alone computes it)"
+#else
+#define HELP_MPI ""
+#define HELP_ORACLE ""
+#endif
+
 static void usage(FILE *out, const char *argv0) {
   fprintf(out,
           "usage: %s [--steps N] [--profile NAME] [--oracle [--objective OBJ]]\n\n"
           "A timestep loop shaped like OpenGadget3's, annotated with ergo regions. Without an\n"
           "energy meter it runs on ergo's sim node (every figure SIMULATED); with one, it does\n"
-          "real OpenMP work. ERGO_PLATFORM=sim|real forces either. Under mpirun (an MPI\n"
-          "build) rank r does 1 + 0.08 (r mod 8) times the work, the comm-like regions wait\n"
-          "for the slowest rank, and rank 0 prints ergo's one report over all ranks.\n\n"
+          "real OpenMP work. ERGO_PLATFORM=sim|real forces either.\n" HELP_MPI "\n"
           "  --steps N        timesteps (default 5)\n"
           "  --profile NAME   workload profile (default: default); --profile list shows them\n"
-          "  --oracle         print the best configuration of every region and exit (rank 0's\n"
-          "                   work; under mpirun only rank 0 computes it)\n"
+          "  --oracle         print the best configuration of every region and exit" HELP_ORACLE
+          "\n"
           "  --objective OBJ  for --oracle: energy, time, edp, ed2p, weighted, energy@N%% "
           "(default energy@5%%)\n",
           argv0);
