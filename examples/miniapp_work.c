@@ -94,10 +94,14 @@ ergo_sim_work_desc mini_desc(int i) {
 }
 
 static void (*do_work)(const ergo_sim_work_desc *);
+static void (*do_comm)(int i);
+
+void mini_set_comm(void (*comm)(int i)) { do_comm = comm; }
 
 static void work(int i) {
   ergo_sim_work_desc d = mini_desc(i);
   do_work(&d);
+  if (do_comm && mini_regions[i].cls == MINI_COMM) do_comm(i);
 }
 
 static void region(int level, const char *name, int i) {

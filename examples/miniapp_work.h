@@ -44,6 +44,10 @@ void mini_set_profile(const mini_profile *p);
 /* The work of mini_regions[i] under the profile in force. */
 ergo_sim_work_desc mini_desc(int i);
 
+/* Called after the work of every comm-like region (class MINI_COMM) with the region's index, e.g.
+ * to really communicate there; NULL (the default) calls nothing. */
+void mini_set_comm(void (*comm)(int i));
+
 /* One annotated timestep; every piece of work goes to `work`. */
 void mini_step(void (*work)(const ergo_sim_work_desc *));
 
