@@ -34,7 +34,7 @@ regions() {
 }
 ]=])
   # A region line of the merged report: its own columns, then the spread over the ranks.
-  set(mpi_ranks " \\| ranks min [0-9.]+ max [0-9.]+ std [0-9.]+ sec, imbalance [0-9.]+%")
+  set(mpi_ranks " \\| ranks min [0-9.]+ max [0-9.]+ std [0-9.]+ sec, imbalance +[0-9.]+%")
 
   # The program's own lines: once each, from rank 0 alone; the result is the serial one.
   add_test(NAME example_heat_mpi COMMAND sh -c "${mpi_sh}
@@ -108,7 +108,7 @@ once '^Total wall clock time for Global = ' 'Total wall clock time for Global'
 once '^MPI-Tasks: 4, nodes: [0-9]+; ' 'the MPI-Tasks header'
 regions '^\\* Timestep +: .*${mpi_ranks}' '^- \\* FIND_HSML +: .*${mpi_ranks}' \
   '^- - \\* Exchange +: .*${mpi_ranks}' '^- - \\* HYDRO_COMM +: .*${mpi_ranks}' \
-  '^- - \\* HYDRO_COMPUTE +: .* \\| ranks min .*, imbalance ([1-9][0-9]*)(\\.[0-9]+)?%'
+  '^- - \\* HYDRO_COMPUTE +: .* \\| ranks min .*, imbalance +([1-9][0-9]*)(\\.[0-9]+)?%'
 " miniapp-mpi-report ${mpi_run} ${mpi_mini} ${MPIEXEC_POSTFLAGS} --steps 2)
   set_tests_properties(example_miniapp_mpi_report PROPERTIES WORKING_DIRECTORY ${mpi_dir}
     ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim" FAIL_REGULAR_EXPRESSION "FAIL:"
