@@ -13,7 +13,8 @@ if(ERGO_WITH_MPI)
     ${MPIEXEC_PREFLAGS})
   set(ranks_app $<TARGET_FILE:ergo-test-ranks>)
   set(check_job $<TARGET_FILE:ergo-test-check-job>)
-  set(mpi_env "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_KNOBS=none;ERGO_REPORT=stdout")
+  set(mpi_env "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_KNOBS=none;ERGO_REPORT=stdout"
+    ${ERGO_MPI_TEST_ENV})
 
   # One merged report: exactly one Global line in the whole output, the job header, rank
   # figures on every region, ONLY_RANK3 (never run on rank 0) on 1 of 4 ranks; the JSON agrees.
@@ -84,7 +85,7 @@ printf '%s\n' "$out" | grep '^config ' | awk '
 ]=] mpi ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --steps 14 --log-configs)
     file(MAKE_DIRECTORY ${mpi_dir}/${policy})
     set_tests_properties(mpi_node_${policy} PROPERTIES WORKING_DIRECTORY ${mpi_dir}/${policy}
-      ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_POLICY=${policy};ERGO_MODEL=model.json"
+      ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_POLICY=${policy};ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
       PASS_REGULAR_EXPRESSION "identical settings on each pretend node over 14 steps"
       FAIL_REGULAR_EXPRESSION "FAIL:")
   endforeach()

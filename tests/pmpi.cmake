@@ -20,18 +20,7 @@ if(ERGO_WITH_MPI AND TARGET ergo_mpi_auto)
   file(MAKE_DIRECTORY ${pmpi_dir})
   set(pmpi_env "ERGO_STATE_DIR=${pmpi_dir}/state;ERGO_REPORT=stdout;ERGO_ENERGY=none"
     "ERGO_KNOBS=none;OMP_NUM_THREADS=1")
-  if(ERGO_SANITIZE MATCHES "address")
-    # Open MPI leaks from MCA components it dlcloses at MPI_Finalize, so no suppression can name
-    # them; and the preloaded library comes before the ASan runtime, which ASan refuses unless
-    # told.  ergo's own leaks are the unit tests' business.
-    list(APPEND pmpi_env "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")
-  endif()
-  if(ERGO_SANITIZE MATCHES "thread")
-    # Open MPI 4.1's TCP transport takes two of its locks in both orders under MPI_Init_thread.
-    file(WRITE ${pmpi_dir}/tsan.supp
-      "deadlock:mca_btl_tcp_add_procs\ndeadlock:mca_btl_tcp_proc_remove\n")
-    list(APPEND pmpi_env "TSAN_OPTIONS=suppressions=${pmpi_dir}/tsan.supp")
-  endif()
+  list(APPEND pmpi_env ${ERGO_MPI_TEST_ENV})
   set(pmpi_mpiexec ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4 --allow-run-as-root
     --oversubscribe ${MPIEXEC_PREFLAGS})
   set(pmpi_preload env LD_PRELOAD=$<TARGET_FILE:ergo_mpi_auto>)
