@@ -16,8 +16,8 @@ int ergo__energy_start(const ergo_config *cfg);
  * package (bit p of packages: the domains of package p); `unbound`: also domains of no package
  * (psys).  A rank that reads nothing keeps the "energy" quantity, so every rank's reports have
  * the same columns, but measures no region.  `reader_of` names who reads what, for the footer.
- * Default: everything. */
-void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of);
+ * quiet: leave notes to rank 0 (warnings are every rank's).  Default: everything, not quiet. */
+void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of, int quiet);
 
 /* Free what ergo__energy_start made; after the core's finalize. */
 void ergo__energy_stop(void);

@@ -36,11 +36,13 @@ static struct {
   uint64_t packages;
   int unbound;
   char reader_of[160];
-} share = {~0ull, 1, ""};
+  int quiet;
+} share = {~0ull, 1, "", 0};
 
-void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of) {
+void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of, int quiet) {
   share.packages = packages;
   share.unbound = unbound;
+  share.quiet = quiet;
   snprintf(share.reader_of, sizeof share.reader_of, "%s", reader_of ? reader_of : "");
 }
 
@@ -150,9 +152,10 @@ int ergo__energy_start(const ergo_config *cfg) {
   int rc = ergo__meter_open(&E.meter, which, why, sizeof why);
   if (rc) {
     if (strcmp(which, "auto") == 0) {
-      fprintf(stderr, "ergo: note: no energy meter is usable here, so ergo measures time only "
-                      "(`ergo info` says why for each; ERGO_ENERGY=estimate estimates from CPU "
-                      "time; ERGO_ENERGY=none silences this)\n");
+      if (!share.quiet)
+        fprintf(stderr, "ergo: note: no energy meter is usable here, so ergo measures time only "
+                        "(`ergo info` says why for each; ERGO_ENERGY=estimate estimates from CPU "
+                        "time; ERGO_ENERGY=none silences this)\n");
     } else {
       for (char *line = strtok(why, "\n"); line; line = strtok(NULL, "\n"))
         fprintf(stderr, "ergo: warning: ERGO_ENERGY=%s: %s; measuring time only\n", which, line);

@@ -58,7 +58,7 @@ static void share_node(const ergo__job *job) {
       snprintf(who, sizeof who, "node %d's energy is read by another of its %d ranks", job->node,
                job->node_size);
   }
-  ergo__energy_share(pkgs, unbound, who);
+  ergo__energy_share(pkgs, unbound, who, job->rank != 0);
   ergo__uncore_share(pkgs);
 }
 
