@@ -1,0 +1,78 @@
+/* mpi.c - what ergo's MPI work costs, under mpirun: the merged report at ergo_finalize (every
+ * rank's tree gathered to rank 0 and merged) for trees of a few thousand regions, and the node's
+ * tuning sync at ergo_step.  Prints figures; judges nothing.
+ *   mpirun -np 4 build/bench/ergo-bench-mpi [regions_per_level]  (default 12: 12+144+1728) */
+#include "ergo.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int tree(int b) {
+  char n1[32], n2[32], n3[32];
+  int count = 0;
+  for (int i = 0; i < b; i++) {
+    snprintf(n1, sizeof n1, "L1_%d", i);
+    ergo_push(1, n1);
+    for (int j = 0; j < b; j++) {
+      snprintf(n2, sizeof n2, "L2_%d", j);
+      ergo_push(2, n2);
+      for (int k = 0; k < b; k++) {
+        snprintf(n3, sizeof n3, "L3_%d", k);
+        ergo_push(3, n3);
+        ergo_pop(3, n3);
+        count++;
+      }
+      ergo_pop(2, n2);
+      count++;
+    }
+    ergo_pop(1, n1);
+    count++;
+  }
+  return count;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size, b = argc > 1 ? atoi(argv[1]) : 12;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (b < 1 || b > 40) {
+    if (rank == 0)
+      fprintf(stderr, "ergo-bench-mpi: regions_per_level '%s': expected 1 to 40\n", argv[1]);
+    MPI_Finalize();
+    return 2;
+  }
+  ergo_config cfg;
+  ergo_config_default(&cfg);
+  ergo_config_from_env(&cfg);
+  cfg.report = "none";
+  cfg.step_report = cfg.balance = "none";
+  /* Sync cost: the sim node, online tuning, one significant region per level-1 region. */
+  cfg.platform = "sim";
+  cfg.policy = "online";
+  cfg.model = "/dev/null";
+  cfg.min_region_ms = 0;
+  if (ergo_init(&cfg) != 0) return 1;
+  int regions = 0;
+  double sync = 0;
+  const int steps = 20;
+  for (int s = 0; s < steps; s++) {
+    regions = tree(b);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    ergo_step(s);
+    sync += MPI_Wtime() - t0;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  ergo_finalize();
+  double fin = MPI_Wtime() - t0;
+  double worst[2] = {sync / steps, fin}, out[2];
+  MPI_Reduce(worst, out, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("ranks=%d regions_per_rank=%d step_sync_ms=%.3f finalize_merge_ms=%.3f\n", size,
+           regions + 1, out[0] * 1e3, out[1] * 1e3);
+  MPI_Finalize();
+  return 0;
+}
