@@ -28,6 +28,7 @@ static struct {
   uint64_t samples;
   double sampler_cost_s;
   int mine[ERGO__METER_MAX_DOMAINS]; /* this process reads domain d (energy_share) */
+  int frozen; /* finalizing: every report shows the reading taken at the finalize instant */
   int reads_any;
 } E;
 
@@ -101,6 +102,10 @@ static void region_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_n
 /* Stop the sampler before reports, so its files are complete when named. */
 static void energy_finalize(void *ctx) {
   (void)ctx;
+  /* One reading for all of finalize's reports (text, JSON, CSV, the merged job's and every
+   * rank's own), as their time is all taken at the finalize instant. */
+  read_or_keep(E.now);
+  E.frozen = 1;
   if (E.sampler) {
     E.samples = ergo__sampler_stop(E.sampler, &E.sampler_cost_s);
     E.sampler = NULL;
@@ -109,7 +114,7 @@ static void energy_finalize(void *ctx) {
 
 static void q_begin(void *ctx) {
   (void)ctx;
-  read_or_keep(E.now);
+  if (!E.frozen) read_or_keep(E.now);
 }
 
 static int q_value(void *ctx, const ergo_region *r, double *out) {

@@ -63,6 +63,25 @@ rm -f job*.json
     PASS_REGULAR_EXPRESSION "node readers: 0 2 \\(2\\); job energy [0-9.]+ J, sum of readers [0-9.]+ J\nreaders=2\nok\n.*ok\n"
     FAIL_REGULAR_EXPRESSION "FAIL:")
 
+  # The same on the real powercap path: the fake RAPL machine (a private mount namespace; root
+  # only, else SKIPPED) under mpiexec.  Both pretend nodes read the one fake package, and the
+  # merged Global energy is the sum of what the two readers' own reports say.
+  if(TARGET ergo-fakesys-run)
+    add_test(NAME mpi_node_energy_powercap COMMAND sh -c [=[
+fake="$1"; check="$2"; shift 2
+rm -f job*.json
+"$fake" --watts=100 -- "$@"; rc=$?
+[ "$rc" -eq 77 ] && exit 77
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+"$check" energy job.json job.rank0.json job.rank1.json job.rank2.json job.rank3.json || exit 1
+]=] mpi $<TARGET_FILE:ergo-fakesys-run> ${check_job} ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS})
+    file(MAKE_DIRECTORY ${mpi_dir}/powercap)
+    set_tests_properties(mpi_node_energy_powercap PROPERTIES WORKING_DIRECTORY ${mpi_dir}/powercap
+      ENVIRONMENT "${mpi_env};ERGO_ENERGY=powercap;ERGO_NODE_SPLIT=2;ERGO_REPORT_RANKS=1;ERGO_REPORT_JSON=job.json;ERGO_REPORT=none"
+      PASS_REGULAR_EXPRESSION "node readers: 0 2 \\(2\\); job energy [0-9.]+ J, sum of readers [0-9.]+ J\nreaders=2\nok\n"
+      FAIL_REGULAR_EXPRESSION "FAIL:" SKIP_RETURN_CODE 77)
+  endif()
+
   # Node-consistent tuning: every rank logs the settings its WORK and EXCHANGE ran under at every
   # step; the two ranks of each pretend node must agree at every step (their work differs, so
   # their own measurements would not), and the tuner must really have moved the settings.
