@@ -149,8 +149,16 @@ ERGO__HIDDEN int ergo__merge_take(void);
 /* The merged snapshot every writer reports while it exists (rank 0, in ergo_finalize). */
 ERGO__HIDDEN const struct ergo__snap *ergo__merged(void);
 ERGO__HIDDEN void ergo__merged_free(void);
-/* "dir/r.json" -> "dir/r.rank3.json" (malloc'd, NULL on no memory). */
+/* "dir/r.json" -> "dir/r.rank3.json" (malloc'd; NULL for a NULL or "none" path, or no memory). */
 ERGO__HIDDEN char *ergo__rank_path(const char *path, int rank);
+
+/* ---- a growable byte buffer (merge.c's packs, the tuner's node sync) ------------------------ */
+typedef struct ergo__buf {
+  char *p;
+  size_t n, cap;
+  int fail; /* a realloc failed: later puts do nothing, the caller checks once */
+} ergo__buf;
+ERGO__HIDDEN void ergo__buf_put(ergo__buf *b, const void *v, size_t len);
 
 /* ---- errors --------------------------------------------------------------- */
 /* Print one "ergo: ..." line to stderr, count it, abort if configured. */

@@ -170,9 +170,9 @@ static int write_report_file(const char *dest) {
 /* A configured path as this rank writes it: as given, or <name>.rankN for a rank's own file.
  * A rank's own text report never goes to stdout or stderr: it gets ergo-report.rankN.txt. */
 static char *dest_of(const char *path, const char *per_rank) {
-  if (!path || strcmp(path, "none") == 0) return NULL;
-  if (!per_rank) return strdup(path);
-  if (strcmp(path, "stdout") == 0 || strcmp(path, "stderr") == 0) path = "ergo-report.txt";
+  if (!per_rank) return path && strcmp(path, "none") ? strdup(path) : NULL;
+  if (path && (strcmp(path, "stdout") == 0 || strcmp(path, "stderr") == 0))
+    path = "ergo-report.txt";
   return ergo__rank_path(path, ergo__rk.rank);
 }
 

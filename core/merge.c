@@ -17,38 +17,16 @@
 #define PACK_VERSION 1u
 
 /* ---- packing ------------------------------------------------------------- */
-typedef struct buf {
-  char *p;
-  size_t n, cap;
-  int fail;
-} buf;
-
-static void put(buf *b, const void *v, size_t len) {
-  if (b->fail) return;
-  if (b->n + len > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + len) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-      b->fail = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, v, len);
-  b->n += len;
-}
-static void put_u32(buf *b, uint32_t v) { put(b, &v, sizeof v); }
-static void put_f64(buf *b, double v) { put(b, &v, sizeof v); }
-static void put_u64(buf *b, uint64_t v) { put(b, &v, sizeof v); }
-static void put_str(buf *b, const char *s) {
+static void put_u32(ergo__buf *b, uint32_t v) { ergo__buf_put(b, &v, sizeof v); }
+static void put_f64(ergo__buf *b, double v) { ergo__buf_put(b, &v, sizeof v); }
+static void put_u64(ergo__buf *b, uint64_t v) { ergo__buf_put(b, &v, sizeof v); }
+static void put_str(ergo__buf *b, const char *s) {
   uint32_t len = (uint32_t)strlen(s);
   put_u32(b, len);
-  put(b, s, (size_t)len + 1);
+  ergo__buf_put(b, s, (size_t)len + 1);
 }
 
-static void pack_node(buf *b, const ergo__snap *s, int nq) {
+static void pack_node(ergo__buf *b, const ergo__snap *s, int nq) {
   put_str(b, s->name);
   put_u32(b, (uint32_t)s->level);
   put_u32(b, (uint32_t)s->depth);
@@ -66,8 +44,8 @@ static void pack_node(buf *b, const ergo__snap *s, int nq) {
 
 /* The quantity table (every slot, used or not, so slot i means the same on every rank that
  * agrees), then the tree. */
-static int pack(const ergo__snap *root, buf *b) {
-  put(b, PACK_MAGIC, 4);
+static int pack(const ergo__snap *root, ergo__buf *b) {
+  ergo__buf_put(b, PACK_MAGIC, 4);
   put_u32(b, PACK_VERSION);
   put_u32(b, ERGO_MAX_QUANTITIES);
   for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
@@ -309,7 +287,7 @@ int ergo__merge_take(void) {
   pthread_mutex_lock(&ergo__g.lock);
   int rc = ergo__snap_take(ergo__g.main_tree, 0, &mine);
   pthread_mutex_unlock(&ergo__g.lock);
-  buf b = {0};
+  ergo__buf b = {0};
   /* A rank that could not take or pack its tree still joins the gather, with nothing. */
   if (!rc) {
     rc = pack(&mine, &b);
@@ -386,6 +364,7 @@ int ergo__merge_take(void) {
 }
 
 char *ergo__rank_path(const char *path, int rank) {
+  if (!path || strcmp(path, "none") == 0) return NULL; /* not written, by rank N either */
   /* "dir/report.json" -> "dir/report.rank3.json"; no extension: "report.rank3". */
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;

@@ -61,9 +61,8 @@ int ergo_step_info(long step, const char *info) {
   char *own_steps = NULL, *own_bal = NULL;
   if (ergo__rk.size > 1 && ergo__rk.rank != 0) {
     if (ergo__g.cfg.report_ranks) {
-      steps = own_steps =
-          steps && strcmp(steps, "none") ? ergo__rank_path(steps, ergo__rk.rank) : NULL;
-      bal = own_bal = bal && strcmp(bal, "none") ? ergo__rank_path(bal, ergo__rk.rank) : NULL;
+      steps = own_steps = ergo__rank_path(steps, ergo__rk.rank);
+      bal = own_bal = ergo__rank_path(bal, ergo__rk.rank);
     } else {
       steps = bal = NULL;
     }

@@ -29,6 +29,8 @@ int ergo__job_usable(void);
 /* 1 when MPI_Init ran but MPI was not initialised at ergo_init (ergo_init came first), or the
  * launcher says this is one of several ranks while MPI is not initialised. */
 int ergo__job_launched_without_mpi(void);
+/* Ranks the launcher says it started (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE), else 1. */
+int ergo__job_launcher_ranks(void);
 
 /* World gather to rank 0: every rank sends len bytes; rank 0 gets a malloc'd concatenation in
  * all[0] and every rank's length in lens[0][size] (malloc'd too).  Collective.  0 or ERGO_E*. */

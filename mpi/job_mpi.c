@@ -28,10 +28,7 @@ int ergo__job_launched_without_mpi(void) {
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   if (init && !fin) return !J.mpi;
-  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-  if (!v) v = getenv("PMI_SIZE");
-  if (!v) v = getenv("PMIX_SIZE");
-  return !J.mpi && v && atoi(v) > 1;
+  return !J.mpi && ergo__job_launcher_ranks() > 1;
 }
 
 static void serial(void) {
@@ -134,18 +131,17 @@ static int gatherv(MPI_Comm comm, const void *buf, size_t len, char **all, size_
     }
     if (total > INT_MAX || !(*all = malloc(total ? (size_t)total : 1))) fail = 1;
   }
-  int fails[1] = {fail};
-  MPI_Bcast(fails, 1, MPI_INT, 0, comm);
-  if (!fails[0] && rc == MPI_SUCCESS)
+  MPI_Bcast(&fail, 1, MPI_INT, 0, comm);
+  if (!fail && rc == MPI_SUCCESS)
     rc = MPI_Gatherv(buf, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, 0, comm);
   free(lens);
   free(displs);
-  if (fails[0] || rc != MPI_SUCCESS) {
+  if (fail || rc != MPI_SUCCESS) {
     free(*all);
     free(*lensp);
     *all = NULL;
     *lensp = NULL;
-    return fails[0] ? ERGO_ENOMEM : ERGO_EIO;
+    return fail ? ERGO_ENOMEM : ERGO_EIO;
   }
   return 0;
 }

@@ -19,11 +19,7 @@ int ergo__job_agree(int ok) { return ok; }
 const ergo__job *ergo__job_get(void) { return &J; }
 int ergo__job_usable(void) { return 0; }
 
-int ergo__job_launched_without_mpi(void) {
-  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-  if (!v) v = getenv("PMI_SIZE");
-  return v && atoi(v) > 1;
-}
+int ergo__job_launched_without_mpi(void) { return ergo__job_launcher_ranks() > 1; }
 
 static int copy(const void *buf, size_t len, char **all, size_t **lens) {
   *all = malloc(len ? len : 1);

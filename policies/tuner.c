@@ -29,6 +29,16 @@ typedef struct rstate {
   int decided;           /* significance is known (from the node's figures) */
   ergo__config node_cfg; /* the config every rank of the node runs it under */
   pending p;
+  /* Node rank 0, during a sync: every rank's executions combined. */
+  struct {
+    double t;  /* the slowest rank's mean exclusive time per execution */
+    double e;  /* the node's energy per execution, from its readers */
+    double r;  /* summed mean resource (divided by ranks when told) */
+    int e_ok;  /* some rank read the region's energy in every execution */
+    int mixed; /* the executions did not all run under one config */
+    int ranks; /* ranks that ran it since the last sync (0: not touched) */
+    ergo__config applied;
+  } sum;
 } rstate;
 
 #define ERGO__TUNER_BUCKETS 1024
@@ -100,22 +110,18 @@ static unsigned path_hash(const char *s) {
   return h % ERGO__TUNER_BUCKETS;
 }
 
-/* The state of the region at `path`, made when first asked for (owning `path` then; else the
- * caller's copy is freed).  NULL on no memory. */
-static rstate *state_of(char *path) {
+/* The state of the region at `path`, made (with a copy of the path) when first asked for.
+ * NULL on no memory. */
+static rstate *state_of(const char *path) {
   if (!path) return NULL;
   unsigned h = path_hash(path);
   for (rstate *s = T.table[h]; s; s = s->hnext)
-    if (strcmp(s->pub.path, path) == 0) {
-      free(path);
-      return s;
-    }
+    if (strcmp(s->pub.path, path) == 0) return s;
   rstate *s = calloc(1, sizeof *s);
-  if (!s) {
-    free(path);
+  if (!s || !(s->pub.path = strdup(path))) {
+    free(s);
     return NULL;
   }
-  s->pub.path = path;
   s->next = T.states;
   T.states = s;
   s->hnext = T.table[h];
@@ -138,7 +144,12 @@ static void tuner_enter(void *ctx, ergo_region *r, int level) {
     return;
   }
   rstate **slot = (rstate **)ergo_region_slot(r, T.slot);
-  if (!*slot && !(*slot = state_of(path_of(r)))) {
+  if (!*slot) { /* first entry of this node: its state may exist already (a node sync) */
+    char *path = path_of(r);
+    *slot = state_of(path);
+    free(path);
+  }
+  if (!*slot) {
     T.depth++;
     return;
   }
@@ -170,9 +181,9 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
   double xt = t - f->child_t, xe = e - f->child_e;
   rs->executions++;
   rs->excl_time_s += xt > 0 ? xt : 0;
-  /* A region's config governs its own code and every child too short to carry
-   * one of its own, so that is what it is measured on: only significant
-   * children (tuned on their own) are taken out of the parent's figures. */
+  double res = T.pol.space.cores && f->applied.v[ERGO__KNOB_THREADS]
+                   ? (double)f->applied.v[ERGO__KNOB_THREADS] / T.pol.space.cores
+                   : 1.0;
   if (T.node) {
     /* The node decides at the next ergo_step, from every rank's executions. */
     pending *p = &f->rs->p;
@@ -185,26 +196,19 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
       p->e += xe > 0 ? xe : 0;
       p->e_n++;
     }
-    p->r += T.pol.space.cores && f->applied.v[ERGO__KNOB_THREADS]
-                ? (double)f->applied.v[ERGO__KNOB_THREADS] / T.pol.space.cores
-                : 1.0;
-    if (T.depth > 0 && rs->significant) {
-      T.stack[T.depth - 1].child_t += t;
-      T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
-    }
-    if (f->pushed) ergo__settings_pop();
-    return;
+    p->r += res;
+  } else if (rs->executions == 1) {
+    rs->significant = rs->excl_time_s >= T.min_s;
   }
-  if (rs->executions == 1) rs->significant = rs->excl_time_s >= T.min_s;
+  /* A region's config governs its own code and every child too short to carry
+   * one of its own, so that is what it is measured on: only significant
+   * children (tuned on their own) are taken out of the parent's figures. */
   if (T.depth > 0 && rs->significant) {
     T.stack[T.depth - 1].child_t += t;
     T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
   }
-  if (rs->significant && e >= 0) {
-    ergo__measure m = {xt > 0 ? xt : 0, xe > 0 ? xe : 0,
-                       T.pol.space.cores && f->applied.v[ERGO__KNOB_THREADS]
-                           ? (double)f->applied.v[ERGO__KNOB_THREADS] / T.pol.space.cores
-                           : 1.0};
+  if (!T.node && rs->significant && e >= 0) {
+    ergo__measure m = {xt > 0 ? xt : 0, xe > 0 ? xe : 0, res};
     T.pol.ops->observe(&T.pol, rs, &f->applied, &m);
   }
   if (f->pushed) ergo__settings_pop();
@@ -212,37 +216,20 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
 
 /* ---- node mode: one decision per region for every rank of the node, at each ergo_step ------ */
 
-/* A record of the sync: a region's path, then its figures. */
+/* A record of the sync: a region's path, then its figures (a rank's executions going to node
+ * rank 0; n == 0 in the decision table coming back, where config is the node's choice). */
 typedef struct wire {
   uint64_t n, e_n;
   double t, e, r;
-  int64_t applied[ERGO__NKNOBS];
+  int64_t config[ERGO__NKNOBS];
   int32_t mixed, significant, decided, pad;
 } wire;
 
-static void put(char **buf, size_t *len, size_t *cap, const void *v, size_t n, int *fail) {
-  if (*fail) return;
-  if (*len + n > *cap) {
-    size_t c = *cap ? *cap * 2 : 4096;
-    while (c < *len + n) c *= 2;
-    char *p = realloc(*buf, c);
-    if (!p) {
-      *fail = 1;
-      return;
-    }
-    *buf = p;
-    *cap = c;
-  }
-  memcpy(*buf + *len, v, n);
-  *len += n;
-}
-
-static void put_record(char **buf, size_t *len, size_t *cap, const char *path, const wire *w,
-                       int *fail) {
+static void put_record(ergo__buf *b, const char *path, const wire *w) {
   uint32_t pl = (uint32_t)strlen(path) + 1;
-  put(buf, len, cap, &pl, sizeof pl, fail);
-  put(buf, len, cap, path, pl, fail);
-  put(buf, len, cap, w, sizeof *w, fail);
+  ergo__buf_put(b, &pl, sizeof pl);
+  ergo__buf_put(b, path, pl);
+  ergo__buf_put(b, w, sizeof *w);
 }
 
 /* Next record of buf[*off..end): its path (inside buf) and figures; NULL at the end or on a
@@ -259,101 +246,75 @@ static const char *get_record(const char *buf, size_t end, size_t *off, wire *w)
   return path;
 }
 
-/* Combined figures of one region over the node's ranks. */
-typedef struct combined {
-  rstate *rs;
-  double t;  /* the slowest rank's mean exclusive time per execution */
-  double e;  /* the node's energy per execution, from its readers */
-  double r;  /* mean resource */
-  int e_ok;  /* some rank read the region's energy in every execution */
-  int mixed; /* the executions did not all run under one config */
-  ergo__config applied;
-  int ranks;
-} combined;
-
-static int cmp_combined(const void *a, const void *b) {
-  return strcmp(((const combined *)a)->rs->pub.path, ((const combined *)b)->rs->pub.path);
+static int cmp_path(const void *a, const void *b) {
+  return strcmp((*(rstate *const *)a)->pub.path, (*(rstate *const *)b)->pub.path);
 }
 
 /* Node rank 0: fold every rank's records into the policy, and choose the next configs.  Returns
  * the decision table (malloc'd) for every region the node knows. */
 static char *lead(const char *all, const size_t *lens, int nranks, size_t *out_len) {
   size_t nrec = 0, off = 0;
-  for (int r = 0; r < nranks; r++) {
-    size_t o = off;
-    wire w;
-    while (get_record(all, off + lens[r], &o, &w)) nrec++;
-    off += lens[r];
-  }
-  combined *c = calloc(nrec ? nrec : 1, sizeof *c);
-  size_t nc = 0;
+  wire w;
+  for (int r = 0; r < nranks; off += lens[r], r++)
+    for (size_t o = off; get_record(all, off + lens[r], &o, &w);) nrec++;
+  rstate **touched = calloc(nrec ? nrec : 1, sizeof *touched);
+  size_t nt = 0;
   off = 0;
-  for (int r = 0; c && r < nranks; r++) {
-    size_t o = off;
-    wire w;
+  for (int r = 0; touched && r < nranks; off += lens[r], r++) {
     const char *path;
-    while ((path = get_record(all, off + lens[r], &o, &w))) {
-      rstate *rs = state_of(strdup(path));
+    for (size_t o = off; (path = get_record(all, off + lens[r], &o, &w));) {
+      rstate *rs = state_of(path);
       if (!rs || !w.n) continue;
-      combined *x = NULL;
-      for (size_t i = 0; i < nc && !x; i++)
-        if (c[i].rs == rs) x = &c[i];
-      if (!x) {
-        x = &c[nc++];
-        x->rs = rs;
-        memcpy(x->applied.v, w.applied, sizeof x->applied.v);
-      } else if (memcmp(x->applied.v, w.applied, sizeof w.applied) != 0) {
-        x->mixed = 1;
+      if (!rs->sum.ranks++) {
+        touched[nt++] = rs;
+        memcpy(rs->sum.applied.v, w.config, sizeof rs->sum.applied.v);
+      } else if (memcmp(rs->sum.applied.v, w.config, sizeof w.config) != 0) {
+        rs->sum.mixed = 1;
       }
       double t = w.t / (double)w.n;
-      x->t = t > x->t ? t : x->t;
+      if (t > rs->sum.t) rs->sum.t = t;
       if (w.e_n == w.n) { /* a reader: its share of the node's energy */
-        x->e += w.e / (double)w.n;
-        x->e_ok = 1;
+        rs->sum.e += w.e / (double)w.n;
+        rs->sum.e_ok = 1;
       }
-      x->r += w.r / (double)w.n;
-      x->mixed |= w.mixed;
-      x->ranks++;
+      rs->sum.r += w.r / (double)w.n;
+      rs->sum.mixed |= w.mixed;
     }
-    off += lens[r];
   }
-  if (c) qsort(c, nc, sizeof *c, cmp_combined); /* one order, whatever the ranks sent */
-  for (size_t i = 0; c && i < nc; i++) {
-    ergo__region_state *pub = &c[i].rs->pub;
-    if (!c[i].rs->decided) {
+  if (touched) qsort(touched, nt, sizeof *touched, cmp_path); /* one order, whatever was sent */
+  for (size_t i = 0; i < nt; i++) {
+    rstate *rs = touched[i];
+    if (!rs->decided) {
       /* Significant on the node's slowest rank, and measured by the node's reader. */
-      c[i].rs->decided = 1;
-      pub->significant = c[i].t >= T.min_s && c[i].e_ok;
-      continue;
+      rs->decided = 1;
+      rs->pub.significant = rs->sum.t >= T.min_s && rs->sum.e_ok;
+    } else if (rs->pub.significant && rs->sum.e_ok && !rs->sum.mixed) {
+      ergo__measure m = {rs->sum.t, rs->sum.e, rs->sum.r / rs->sum.ranks};
+      T.pol.ops->observe(&T.pol, &rs->pub, &rs->sum.applied, &m);
     }
-    if (!pub->significant || !c[i].e_ok || c[i].mixed) continue;
-    ergo__measure m = {c[i].t, c[i].e, c[i].r / c[i].ranks};
-    T.pol.ops->observe(&T.pol, pub, &c[i].applied, &m);
+    memset(&rs->sum, 0, sizeof rs->sum);
   }
-  free(c);
+  free(touched);
   /* The table: every decided region with its config for the next step. */
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  int fail = 0;
+  ergo__buf b = {0};
   for (rstate *s = T.states; s; s = s->next) {
     if (!s->decided) continue;
-    wire w;
     memset(&w, 0, sizeof w);
     w.decided = 1;
     w.significant = s->pub.significant;
     if (s->pub.significant) {
       ergo__config want = {{0}};
       T.pol.ops->choose(&T.pol, &s->pub, &want);
-      memcpy(w.applied, want.v, sizeof w.applied);
+      memcpy(w.config, want.v, sizeof w.config);
     }
-    put_record(&buf, &len, &cap, s->pub.path, &w, &fail);
+    put_record(&b, s->pub.path, &w);
   }
-  if (fail) {
-    free(buf);
+  if (b.fail) {
+    free(b.p);
     return NULL;
   }
-  *out_len = len;
-  return buf ? buf : calloc(1, 1);
+  *out_len = b.n;
+  return b.p ? b.p : calloc(1, 1);
 }
 
 /* ergo_step in node mode (collective within the node): every rank's executions since the last
@@ -361,9 +322,7 @@ static char *lead(const char *all, const size_t *lens, int nranks, size_t *out_l
 static void tuner_step(void *ctx, long step) {
   (void)ctx, (void)step;
   if (!T.node || !ergo__job_usable()) return;
-  char *mine = NULL;
-  size_t len = 0, cap = 0;
-  int fail = 0;
+  ergo__buf mine = {0};
   for (rstate *s = T.states; s; s = s->next) {
     if (!s->p.n) continue;
     wire w;
@@ -373,16 +332,17 @@ static void tuner_step(void *ctx, long step) {
     w.t = s->p.t;
     w.e = s->p.e;
     w.r = s->p.r;
-    memcpy(w.applied, s->p.applied.v, sizeof w.applied);
+    memcpy(w.config, s->p.applied.v, sizeof w.config);
     w.mixed = s->p.mixed;
-    put_record(&mine, &len, &cap, s->pub.path, &w, &fail);
+    put_record(&mine, s->pub.path, &w);
     memset(&s->p, 0, sizeof s->p);
   }
-  if (fail) len = 0; /* out of memory: this step's figures are dropped, the ranks stay in step */
+  if (mine.fail)
+    mine.n = 0; /* out of memory: this step's figures are dropped, ranks stay in step */
   char *all = NULL, *table = NULL;
   size_t *lens = NULL, tlen = 0;
-  int rc = ergo__job_node_gather(mine ? mine : "", len, &all, &lens);
-  free(mine);
+  int rc = ergo__job_node_gather(mine.p ? mine.p : "", mine.n, &all, &lens);
+  free(mine.p);
   if (rc == 0 && T.leader) table = lead(all, lens, ergo__job_get()->node_size, &tlen);
   free(all);
   free(lens);
@@ -393,11 +353,11 @@ static void tuner_step(void *ctx, long step) {
     wire w;
     const char *path;
     while ((path = get_record(table, tlen, &off, &w))) {
-      rstate *s = state_of(strdup(path));
+      rstate *s = state_of(path);
       if (!s) continue;
       s->decided = w.decided;
       s->pub.significant = w.significant;
-      memcpy(s->node_cfg.v, w.applied, sizeof s->node_cfg.v);
+      memcpy(s->node_cfg.v, w.config, sizeof s->node_cfg.v);
     }
   }
   free(table);
