@@ -3,6 +3,9 @@
 #define ERGO_CORE_INTERNAL_H
 
 #include "ergo.h"
+#include "util/atomic_file.h"
+#include "util/buf.h"
+#include "util/log.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -48,8 +51,7 @@ static inline uint64_t ergo__ticks(void) {
   return ergo__clk.fn(ergo__clk.ctx);
 }
 
-ERGO__HIDDEN int ergo__config_check(const ergo_config *cfg);
-/* The core's part of ergo_init/ergo_finalize (policies/runtime.c adds the layers). */
+/* The core's part of ergo_init/ergo_finalize (runtime/runtime.c adds the layers). */
 ERGO__HIDDEN int ergo__core_init(const ergo_config *cfg);
 ERGO__HIDDEN int ergo__core_finalize(void);
 /* ergo's own cost is timed in real time: the region clock when it is real,
@@ -152,21 +154,6 @@ ERGO__HIDDEN void ergo__merged_free(void);
 /* "dir/r.json" -> "dir/r.rank3.json" (malloc'd; NULL for a NULL or "none" path, or no memory). */
 ERGO__HIDDEN char *ergo__rank_path(const char *path, int rank);
 
-/* ---- a growable byte buffer (merge.c's packs, the tuner's node sync) ------------------------ */
-typedef struct ergo__buf {
-  char *p;
-  size_t n, cap;
-  int fail; /* a realloc failed: later puts do nothing, the caller checks once */
-} ergo__buf;
-ERGO__HIDDEN void ergo__buf_put(ergo__buf *b, const void *v, size_t len);
-
-/* ---- errors --------------------------------------------------------------- */
-/* Print one "ergo: ..." line to stderr, count it, abort if configured. */
-ERGO__HIDDEN void ergo__error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Like ergo__error but never aborts (configuration and file problems). */
-ERGO__HIDDEN void ergo__errors_reset(void);
-ERGO__HIDDEN void ergo__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* ---- hooks ---------------------------------------------------------------- */
 extern ERGO__HIDDEN int ergo__nhooks; /* attached hooks; 0 = hot path skips them */
 ERGO__HIDDEN void ergo__hooks_enter(ergo__node *n, int level);
@@ -221,8 +208,6 @@ ERGO__HIDDEN uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n
 /* Paper (or wide) text: header line, then the tree down to max_indent (-1 all). */
 ERGO__HIDDEN int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide);
 /* One balance line and its symbol table; see balance.c. */
-/* Write a whole file atomically: temp file in the same directory, fsync, rename. */
-ERGO__HIDDEN int ergo__atomic_write(const char *path, const char *data, size_t len);
 /* Forget the balance symbol table (init/finalize). */
 ERGO__HIDDEN void ergo__balance_reset(void);
 /* Append one balance line for a step snapshot (plus header lines for regions
@@ -254,8 +239,6 @@ ERGO__HIDDEN double ergo__snap_share(const ergo__snap *s, const ergo__snap *pare
 ERGO__HIDDEN char *ergo__path_join(const char *parent_path, const char *name);
 /* The JSON report as a malloc'd string (NULL on failure, with a warning line). */
 ERGO__HIDDEN char *ergo__report_json_string(void);
-/* Append a newline to the malloc'd `text`, write it atomically, free it. */
-ERGO__HIDDEN int ergo__write_json_text(const char *path, char *text);
 
 /* Per-quantity figures of a snapshot node (0 when quantity qi did not measure it). */
 ERGO__HIDDEN double ergo__snap_q_total(const ergo__snap *s, int qi);

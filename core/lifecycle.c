@@ -84,7 +84,7 @@ static void free_strings(void) {
   ergo__g.str_csv = ergo__g.str_steps = ergo__g.str_balance = NULL;
 }
 
-/* The runtime (policies/runtime.c) resolves and checks the configuration. */
+/* The runtime (runtime/runtime.c) resolves and checks the configuration. */
 int ergo__core_init(const ergo_config *user) {
   if (ergo__g.initialized) {
     ergo__warn("ergo_init called twice; the second call is ignored (fix: call ergo_finalize "
@@ -94,6 +94,7 @@ int ergo__core_init(const ergo_config *user) {
   ergo_config cfg = *user;
   ergo__errors_reset();
   ergo__g.cfg = cfg;
+  ergo__log_set_abort(cfg.on_error == ERGO_ON_ERROR_ABORT);
   ergo__g.str_report = dup_or_null(cfg.report);
   ergo__g.str_json = dup_or_null(cfg.report_json);
   ergo__g.str_hatchet = dup_or_null(cfg.report_hatchet);
@@ -194,21 +195,21 @@ static int write_reports(const char *per_rank) {
 static void note_files(const char *per_rank) {
   const ergo_config *c = &ergo__g.cfg;
   if (per_rank) {
-    fprintf(stderr, "ergo: every rank's own reports in <name>.rankN files (ERGO_REPORT_RANKS)\n");
+    ergo__info("every rank's own reports in <name>.rankN files (ERGO_REPORT_RANKS)");
     return;
   }
   int steps = ergo__g.steps_written;
   if (steps && c->step_report && strcmp(c->step_report, "none") != 0)
-    fprintf(stderr, "ergo: %d step report(s) in %s\n", steps, c->step_report);
+    ergo__info("%d step report(s) in %s", steps, c->step_report);
   if (steps && c->balance && strcmp(c->balance, "none") != 0)
-    fprintf(stderr, "ergo: %d balance line(s) in %s\n", steps, c->balance);
+    ergo__info("%d balance line(s) in %s", steps, c->balance);
   const char *files[] = {c->report_json, c->report_hatchet, c->report_csv};
   const char *what[] = {"JSON report", "Hatchet JSON", "CSV report"};
   for (int i = 0; i < 3; i++)
-    if (files[i]) fprintf(stderr, "ergo: %s in %s\n", what[i], files[i]);
+    if (files[i]) ergo__info("%s in %s", what[i], files[i]);
   const char *r = c->report;
   if (r && strcmp(r, "none") && strcmp(r, "stdout") && strcmp(r, "stderr"))
-    fprintf(stderr, "ergo: text report in %s\n", r);
+    ergo__info("text report in %s", r);
 }
 
 int ergo__core_finalize(void) {

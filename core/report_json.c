@@ -234,21 +234,6 @@ char *ergo__report_json_string(void) {
   return text;
 }
 
-int ergo__write_json_text(const char *path, char *text) {
-  /* A text file ends with a newline; jansson leaves it off. */
-  size_t len = strlen(text);
-  char *nl = realloc(text, len + 2);
-  if (!nl) {
-    free(text);
-    return ERGO_ENOMEM;
-  }
-  nl[len] = '\n';
-  nl[len + 1] = '\0';
-  int rc = ergo__atomic_write(path, nl, len + 1);
-  free(nl);
-  return rc;
-}
-
 int ergo_report_json(const char *path) {
   char *text;
   int rc = report_text(path, &text);

@@ -1,6 +1,8 @@
 /* region_energy.c - energy per region: meter readings at region boundaries through core's hooks. */
 #include "energy/energy.h"
 
+#include "util/log.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,12 +160,12 @@ int ergo__energy_start(const ergo_config *cfg) {
   if (rc) {
     if (strcmp(which, "auto") == 0) {
       if (!share.quiet)
-        fprintf(stderr, "ergo: note: no energy meter is usable here, so ergo measures time only "
-                        "(`ergo info` says why for each; ERGO_ENERGY=estimate estimates from CPU "
-                        "time; ERGO_ENERGY=none silences this)\n");
+        ergo__note("no energy meter is usable here, so ergo measures time only (`ergo info` "
+                   "says why for each; ERGO_ENERGY=estimate estimates from CPU time; "
+                   "ERGO_ENERGY=none silences this)");
     } else {
       for (char *line = strtok(why, "\n"); line; line = strtok(NULL, "\n"))
-        fprintf(stderr, "ergo: warning: ERGO_ENERGY=%s: %s; measuring time only\n", which, line);
+        ergo__warn("ERGO_ENERGY=%s: %s; measuring time only", which, line);
     }
     return rc;
   }

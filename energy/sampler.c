@@ -2,6 +2,8 @@
  */
 #include "energy/energy.h"
 
+#include "util/log.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,10 +39,9 @@ static FILE *open_tmp(const char *path, char **final) {
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
-    fprintf(stderr,
-            "ergo: warning: cannot write '%s': %s; no power timeline there (fix: make "
-            "the directory writable or choose another path)\n",
-            tmp, strerror(errno));
+    ergo__warn("cannot write '%s': %s; no power timeline there (fix: make the directory "
+               "writable or choose another path)",
+               tmp, strerror(errno));
     return NULL;
   }
   *final = strdup(path);
@@ -55,8 +56,7 @@ static void finish(FILE *f, char *final, const char *tail) {
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", final);
   if (bad || rename(tmp, final) != 0)
-    fprintf(stderr, "ergo: warning: writing '%s' failed; the partial timeline is in '%s'\n", final,
-            tmp);
+    ergo__warn("writing '%s' failed; the partial timeline is in '%s'", final, tmp);
   free(final);
 }
 
@@ -137,10 +137,9 @@ int ergo__sampler_start(ergo__sampler **out, ergo__meter *m, int period_ms, cons
             (int)getpid(), m->label ? " " : "", m->label ? m->label : "");
   int rc = pthread_create(&s->thread, NULL, run, s);
   if (rc) {
-    fprintf(stderr,
-            "ergo: warning: cannot start the energy sampler thread: %s; long regions may "
-            "miss a counter wrap (fix: ERGO_SAMPLE_MS=0 to run without it)\n",
-            strerror(rc));
+    ergo__warn("cannot start the energy sampler thread: %s; long regions may miss a counter "
+               "wrap (fix: ERGO_SAMPLE_MS=0 to run without it)",
+               strerror(rc));
     finish(s->csv, s->csv_path, NULL);
     finish(s->trace, s->trace_path, "]\n");
     pthread_mutex_destroy(&s->lock);

@@ -1,7 +1,7 @@
 /* knobs.c - the knob registry: which knobs open here, their descriptions, start and stop. */
 #include "knobs/knobs.h"
 
-#include "core/internal.h"
+#include "util/log.h"
 #include "knobs/state.h"
 
 #include <jansson.h>

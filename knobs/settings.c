@@ -2,7 +2,7 @@
  * writing only what changes. */
 #include "knobs/knobs.h"
 
-#include "core/internal.h"
+#include "util/log.h"
 #include "knobs/state.h"
 
 #include <stdio.h>

@@ -2,7 +2,9 @@
  * ergo_finalize, atexit, fatal signals (async-signal-safe) and `ergo restore` after kill -9. */
 #include "knobs/state.h"
 
-#include "core/internal.h"
+#include "ergo.h"
+#include "util/atomic_file.h"
+#include "util/log.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
 #include "knobs/knob.h"
 #include "knobs/state.h"
 
-#include "core/internal.h"
+#include "util/log.h"
 #include "ergo.h"
 
 #include <dirent.h>

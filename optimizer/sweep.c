@@ -18,8 +18,8 @@ typedef struct entry {
 
 /* A list of grid indices per knob slot (a slot without a knob has the one index 0). */
 typedef struct lists {
-  int n[ERGO__NKNOBS];
-  int idx[ERGO__NKNOBS][ERGO__KNOB_MAX_VALUES];
+  int n[ERGO__SPACE_DIMS];
+  int idx[ERGO__SPACE_DIMS][ERGO__SPACE_MAX_VALUES];
 } lists;
 
 struct ergo__sweep {
@@ -33,7 +33,7 @@ struct ergo__sweep {
   lists grid; /* the grid phase's values */
   ergo__sweep_point *pts;
   double (*sq)[2];           /* sums of squared times and energies, for the noise estimate */
-  int (*pidx)[ERGO__NKNOBS]; /* grid indices of each point */
+  int (*pidx)[ERGO__SPACE_DIMS]; /* grid indices of each point */
   int npts, cap;
   entry *q;
   int qlen, qcap, qpos;
@@ -51,13 +51,13 @@ static int value_index(const ergo__space *sp, int slot, int64_t v) {
   return best;
 }
 
-static int find_point(const ergo__sweep *s, const int idx[ERGO__NKNOBS]) {
+static int find_point(const ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
   for (int p = 0; p < s->npts; p++)
     if (!memcmp(s->pidx[p], idx, sizeof s->pidx[p])) return p;
   return -1;
 }
 
-static int add_point(ergo__sweep *s, const int idx[ERGO__NKNOBS]) {
+static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
   int p = find_point(s, idx);
   if (p >= 0) return p;
   if (s->npts == s->cap) {
@@ -66,14 +66,14 @@ static int add_point(ergo__sweep *s, const int idx[ERGO__NKNOBS]) {
     if (pts) s->pts = pts;
     double(*sq)[2] = realloc(s->sq, (size_t)cap * sizeof *sq);
     if (sq) s->sq = sq;
-    int(*pidx)[ERGO__NKNOBS] = realloc(s->pidx, (size_t)cap * sizeof *pidx);
+    int(*pidx)[ERGO__SPACE_DIMS] = realloc(s->pidx, (size_t)cap * sizeof *pidx);
     if (pidx) s->pidx = pidx;
     if (!pts || !sq || !pidx) return -1;
     s->cap = cap;
   }
   ergo__sweep_point *pt = &s->pts[s->npts];
   memset(pt, 0, sizeof *pt);
-  for (int i = 0; i < ERGO__NKNOBS; i++)
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
     pt->config.v[i] = s->space.n[i] ? s->space.values[i][idx[i]] : 0;
   s->sq[s->npts][0] = s->sq[s->npts][1] = 0;
   memcpy(s->pidx[s->npts], idx, sizeof s->pidx[s->npts]);
@@ -188,8 +188,8 @@ static int solve(int n, double a[4][4], double b[4], double x[4]) {
 static ergo__measure smoothed(const ergo__sweep *s, int p) {
   ergo__measure m = ergo__sweep_mean(&s->pts[p]);
   double a[2][4][4] = {{{0}}}, b[2][4] = {{0}};
-  int dims[ERGO__NKNOBS], nd = 0, used = 0;
-  for (int i = 0; i < ERGO__NKNOBS; i++)
+  int dims[ERGO__SPACE_DIMS], nd = 0, used = 0;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
     if (s->space.n[i] > 1) dims[nd++] = i;
   for (int q = 0; q < s->npts; q++) {
     const ergo__sweep_point *pt = &s->pts[q];
@@ -284,12 +284,12 @@ static int final_cost(const ergo__sweep *s, int k, int want) {
  * `repeats` times; returns the points planned, or -1 when the budget ran out. */
 static int walk(ergo__sweep *s, const lists *l, unsigned down, int keep) {
   long total = 1;
-  for (int i = 0; i < ERGO__NKNOBS; i++) total *= l->n[i];
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) total *= l->n[i];
   int planned = 0;
   for (long t = 0; t < total; t++) {
-    int idx[ERGO__NKNOBS];
+    int idx[ERGO__SPACE_DIMS];
     long inner = total;
-    for (int i = 0; i < ERGO__NKNOBS; i++) {
+    for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
       long prefix = t / inner; /* the outer dimensions' position, as one number */
       inner /= l->n[i];
       int d = (int)((t / inner) % l->n[i]);
@@ -320,11 +320,11 @@ static int spread(int n, int k, int *out) {
 /* Points of l not measured yet. */
 static long unmeasured(const ergo__sweep *s, const lists *l) {
   long c = 1;
-  for (int i = 0; i < ERGO__NKNOBS; i++) c *= l->n[i];
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) c *= l->n[i];
   for (int p = 0; p < s->npts; p++) {
     if (!s->pts[p].n) continue;
     int in = 1;
-    for (int i = 0; i < ERGO__NKNOBS && in; i++) {
+    for (int i = 0; i < ERGO__SPACE_DIMS && in; i++) {
       int hit = 0;
       for (int k = 0; k < l->n[i] && !hit; k++) hit = l->idx[i][k] == s->pidx[p][i];
       in = hit;
@@ -340,7 +340,7 @@ static long unmeasured(const ergo__sweep *s, const lists *l) {
 static void plan_grid(ergo__sweep *s) {
   lists *g = &s->grid;
   s->reserve = final_cost(s, finalists(s), final_n(s));
-  for (int i = 0; i < ERGO__NKNOBS; i++) {
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     g->n[i] = s->space.n[i] ? s->space.n[i] : 1;
     for (int k = 0; k < g->n[i]; k++) g->idx[i][k] = k;
   }
@@ -349,13 +349,13 @@ static void plan_grid(ergo__sweep *s) {
     return;
   }
   for (int k = ERGO__SWEEP_COARSE; k >= 2; k--) {
-    for (int i = 0; i < ERGO__NKNOBS; i++)
+    for (int i = 0; i < ERGO__SPACE_DIMS; i++)
       g->n[i] = s->space.n[i] ? spread(s->space.n[i], k, g->idx[i]) : 1;
     if (2 * (s->qlen + s->repeats * unmeasured(s, g)) <= s->budget) break;
   }
   /* The first refinement box: as wide as the budget left over allows, at least +-1. */
   int dims = 0;
-  for (int i = 0; i < ERGO__NKNOBS; i++) dims += s->space.n[i] > 1;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) dims += s->space.n[i] > 1;
   long left = s->budget - s->qlen - s->repeats * unmeasured(s, g) - s->reserve;
   for (s->radius = ERGO__SWEEP_RADIUS; s->radius > 1; s->radius--) {
     long box = 1;
@@ -374,8 +374,8 @@ ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *ob
   s->budget = spec && spec->budget > 0 ? spec->budget : ERGO__SWEEP_BUDGET;
   s->explicit_grid = ergo__sweep_explicit(spec);
   s->best = s->base = s->center = -1;
-  int base[ERGO__NKNOBS] = {0}, dims = 0;
-  for (int i = 0; i < ERGO__NKNOBS; i++) {
+  int base[ERGO__SPACE_DIMS] = {0}, dims = 0;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     if (!space->n[i]) continue;
     base[i] = value_index(space, i, space->baseline[i]);
     dims += space->n[i] > 1;
@@ -386,7 +386,7 @@ ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *ob
   }
   if (s->explicit_grid) {
     lists *g = &s->grid;
-    for (int i = 0; i < ERGO__NKNOBS; i++) {
+    for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
       g->n[i] = spec->n[i] ? spec->n[i] : 1;
       g->idx[i][0] = base[i];
       for (int k = 0; k < spec->n[i]; k++) g->idx[i][k] = value_index(space, i, spec->values[i][k]);
@@ -420,7 +420,7 @@ static int refine(ergo__sweep *s, int c, int r) {
   lists box;
   unsigned down = 0;
   const int *last = s->pidx[s->q[s->qlen - 1].point];
-  for (int i = 0; i < ERGO__NKNOBS; i++) {
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     int lo = s->pidx[c][i] - r, hi = s->pidx[c][i] + r, n = s->space.n[i];
     if (!n) lo = hi = 0;
     if (lo < 0) lo = 0;
@@ -590,7 +590,7 @@ int ergo__sweep_next(ergo__sweep *s, ergo__config *c) {
     if (b >= 0) {
       *c = s->pts[b].config;
     } else {
-      for (int i = 0; i < ERGO__NKNOBS; i++)
+      for (int i = 0; i < ERGO__SPACE_DIMS; i++)
         c->v[i] =
             s->space.n[i] ? s->space.values[i][value_index(&s->space, i, s->space.baseline[i])] : 0;
     }

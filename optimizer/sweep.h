@@ -4,7 +4,7 @@
 #define ERGO_OPTIMIZER_SWEEP_H
 
 #include "optimizer/objective.h"
-#include "policies/policy.h"
+#include "optimizer/space.h"
 
 #include <stddef.h>
 
@@ -40,8 +40,8 @@
 /* What ERGO_SWEEP says: an explicit grid (knobs not named stay at their baseline), the
  * measurements per configuration, and the budget of the default schedule. */
 typedef struct ergo__sweep_spec {
-  int n[ERGO__NKNOBS]; /* values named for knob slot i; 0 = not named */
-  int64_t values[ERGO__NKNOBS][ERGO__KNOB_MAX_VALUES]; /* ascending, distinct */
+  int n[ERGO__SPACE_DIMS]; /* values named for knob slot i; 0 = not named */
+  int64_t values[ERGO__SPACE_DIMS][ERGO__SPACE_MAX_VALUES]; /* ascending, distinct */
   int repeats;                                         /* default 1 */
   int budget;                                          /* default ERGO__SWEEP_BUDGET */
 } ergo__sweep_spec;

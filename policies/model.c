@@ -11,7 +11,8 @@
  * A config field 0 (or absent) inherits.  "points" and "pareto" are optional. */
 #include "policies/model.h"
 
-#include "core/internal.h"
+#include "util/atomic_file.h"
+#include "util/log.h"
 
 #include <jansson.h>
 #include <math.h>

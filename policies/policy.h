@@ -5,24 +5,10 @@
 #include "ergo.h"
 #include "knobs/knobs.h"
 #include "optimizer/objective.h"
+#include "optimizer/space.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* A configuration: one value per knob slot (ERGO__KNOB_CORE, _UNCORE,
- * _THREADS); 0 = inherit the parent's value. */
-typedef struct ergo__config {
-  int64_t v[ERGO__NKNOBS];
-} ergo__config;
-
-/* The search space: the allowed values of every knob that is open (a knob
- * that is absent has n[i] == 0 and is not searched). */
-typedef struct ergo__space {
-  int n[ERGO__NKNOBS];
-  int64_t values[ERGO__NKNOBS][ERGO__KNOB_MAX_VALUES]; /* ascending */
-  int64_t baseline[ERGO__NKNOBS];                      /* the untuned values (in force at start) */
-  int cores;                                           /* for the resource term: threads / cores */
-} ergo__space;
 
 /* What the tuner knows of one region (main thread, significant or not). */
 typedef struct ergo__region_state {
@@ -66,8 +52,5 @@ extern const ergo__policy_ops ergo__policy_fixed;
 extern const ergo__policy_ops ergo__policy_static;
 extern const ergo__policy_ops ergo__policy_sweep;
 extern const ergo__policy_ops ergo__policy_online;
-
-/* Round v to the nearest allowed value of knob slot i (ties go down). */
-int64_t ergo__space_round(const ergo__space *s, int i, int64_t v);
 
 #endif

@@ -1,6 +1,6 @@
 /* simple.c - the policies that need no search: monitor (changes nothing), fixed (one config for
  * the whole run), static (a tuning model's per-region configs). */
-#include "core/internal.h"
+#include "util/log.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 

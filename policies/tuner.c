@@ -2,9 +2,11 @@
  * entry (through the settings stack), and the exclusive time and energy of every execution. */
 #include "policies/tuner.h"
 
-#include "core/internal.h"
+#include "util/buf.h"
+#include "util/log.h"
 #include "energy/energy.h"
 #include "mpi/job.h"
+#include "mpi/node_sync.h"
 #include "policies/policy.h"
 
 #include <stdio.h>
@@ -72,16 +74,6 @@ static const ergo__policy_ops *const policies[] = {
     &ergo__policy_monitor, &ergo__policy_fixed,  &ergo__policy_static,
     &ergo__policy_sweep,   &ergo__policy_online,
 };
-
-int64_t ergo__space_round(const ergo__space *s, int i, int64_t v) {
-  if (!s->n[i]) return 0;
-  int best = 0;
-  for (int k = 1; k < s->n[i]; k++) {
-    int64_t d = llabs(s->values[i][k] - v), db = llabs(s->values[i][best] - v);
-    if (d < db) best = k;
-  }
-  return s->values[i][best];
-}
 
 /* The path of a region as the JSON report writes it: "Global/A/B". */
 static char *path_of(ergo_region *r) {
@@ -216,53 +208,24 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
 
 /* ---- node mode: one decision per region for every rank of the node, at each ergo_step ------ */
 
-/* A record of the sync: a region's path, then its figures (a rank's executions going to node
- * rank 0; n == 0 in the decision table coming back, where config is the node's choice). */
-typedef struct wire {
-  uint64_t n, e_n;
-  double t, e, r;
-  int64_t config[ERGO__NKNOBS];
-  int32_t mixed, significant, decided, pad;
-} wire;
-
-static void put_record(ergo__buf *b, const char *path, const wire *w) {
-  uint32_t pl = (uint32_t)strlen(path) + 1;
-  ergo__buf_put(b, &pl, sizeof pl);
-  ergo__buf_put(b, path, pl);
-  ergo__buf_put(b, w, sizeof *w);
-}
-
-/* Next record of buf[*off..end): its path (inside buf) and figures; NULL at the end or on a
- * malformed record. */
-static const char *get_record(const char *buf, size_t end, size_t *off, wire *w) {
-  uint32_t pl;
-  if (end - *off < sizeof pl) return NULL;
-  memcpy(&pl, buf + *off, sizeof pl);
-  if (pl == 0 || end - *off - sizeof pl < (size_t)pl + sizeof *w) return NULL;
-  const char *path = buf + *off + sizeof pl;
-  if (path[pl - 1] != '\0') return NULL;
-  memcpy(w, path + pl, sizeof *w);
-  *off += sizeof pl + pl + sizeof *w;
-  return path;
-}
-
 static int cmp_path(const void *a, const void *b) {
   return strcmp((*(rstate *const *)a)->pub.path, (*(rstate *const *)b)->pub.path);
 }
 
 /* Node rank 0: fold every rank's records into the policy, and choose the next configs.  Returns
  * the decision table (malloc'd) for every region the node knows. */
-static char *lead(const char *all, const size_t *lens, int nranks, size_t *out_len) {
+static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, size_t *out_len) {
+  (void)ctx;
   size_t nrec = 0, off = 0;
-  wire w;
+  ergo__sync_record w;
   for (int r = 0; r < nranks; off += lens[r], r++)
-    for (size_t o = off; get_record(all, off + lens[r], &o, &w);) nrec++;
+    for (size_t o = off; ergo__sync_get(all, off + lens[r], &o, &w);) nrec++;
   rstate **touched = calloc(nrec ? nrec : 1, sizeof *touched);
   size_t nt = 0;
   off = 0;
   for (int r = 0; touched && r < nranks; off += lens[r], r++) {
     const char *path;
-    for (size_t o = off; (path = get_record(all, off + lens[r], &o, &w));) {
+    for (size_t o = off; (path = ergo__sync_get(all, off + lens[r], &o, &w));) {
       rstate *rs = state_of(path);
       if (!rs || !w.n) continue;
       if (!rs->sum.ranks++) {
@@ -307,7 +270,7 @@ static char *lead(const char *all, const size_t *lens, int nranks, size_t *out_l
       T.pol.ops->choose(&T.pol, &s->pub, &want);
       memcpy(w.config, want.v, sizeof w.config);
     }
-    put_record(&b, s->pub.path, &w);
+    ergo__sync_put(&b, s->pub.path, &w);
   }
   if (b.fail) {
     free(b.p);
@@ -325,7 +288,7 @@ static void tuner_step(void *ctx, long step) {
   ergo__buf mine = {0};
   for (rstate *s = T.states; s; s = s->next) {
     if (!s->p.n) continue;
-    wire w;
+    ergo__sync_record w;
     memset(&w, 0, sizeof w);
     w.n = s->p.n;
     w.e_n = s->p.e_n;
@@ -334,25 +297,20 @@ static void tuner_step(void *ctx, long step) {
     w.r = s->p.r;
     memcpy(w.config, s->p.applied.v, sizeof w.config);
     w.mixed = s->p.mixed;
-    put_record(&mine, s->pub.path, &w);
+    ergo__sync_put(&mine, s->pub.path, &w);
     memset(&s->p, 0, sizeof s->p);
   }
   if (mine.fail)
     mine.n = 0; /* out of memory: this step's figures are dropped, ranks stay in step */
-  char *all = NULL, *table = NULL;
-  size_t *lens = NULL, tlen = 0;
-  int rc = ergo__job_node_gather(mine.p ? mine.p : "", mine.n, &all, &lens);
+  char *table = NULL;
+  size_t tlen = 0;
+  int rc = ergo__node_sync(mine.p, mine.n, lead, NULL, &table, &tlen);
   free(mine.p);
-  if (rc == 0 && T.leader) table = lead(all, lens, ergo__job_get()->node_size, &tlen);
-  free(all);
-  free(lens);
-  /* Every rank joins the broadcast even when the gather failed, so none waits alone. */
-  if (T.leader && !table) table = calloc(1, 1), tlen = 0;
-  if (ergo__job_node_bcast(&table, &tlen) == 0) {
+  if (rc == 0) {
     size_t off = 0;
-    wire w;
+    ergo__sync_record w;
     const char *path;
-    while ((path = get_record(table, tlen, &off, &w))) {
+    while ((path = ergo__sync_get(table, tlen, &off, &w))) {
       rstate *s = state_of(path);
       if (!s) continue;
       s->decided = w.decided;

@@ -2,6 +2,7 @@
 #include "ergo.h"
 #include "sim/node.h"
 #include "sim/oracle.h"
+#include "util/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ int ergo_sim_oracle(const ergo_sim_work_desc *w, const char *objective, ergo_sim
   ergo__objective o;
   int rc = ergo__objective_parse(objective, &o, why, sizeof why);
   if (rc) {
-    fprintf(stderr, "ergo: error: ergo_sim_oracle: %s\n", why);
+    ergo__error("ergo_sim_oracle: %s", why);
     return rc;
   }
   ergo__sim_params p;
@@ -41,7 +42,7 @@ int ergo_sim_oracle(const ergo_sim_work_desc *w, const char *objective, ergo_sim
     ergo__sim_params_default(&p);
     const char *file = getenv("ERGO_SIM_NODE");
     if (file && *file && (rc = ergo__sim_params_load(&p, file, why, sizeof why)) != 0) {
-      fprintf(stderr, "ergo: error: ergo_sim_oracle: %s\n", why);
+      ergo__error("ergo_sim_oracle: %s", why);
       return rc;
     }
   }

@@ -2,6 +2,7 @@
  * refinement to a planted best, the oracle on the sim model, noise, ERGO_SWEEP good and bad. */
 #include "test_util.h"
 
+#include "knobs/knobs.h"
 #include "optimizer/sweep.h"
 #include "sim/oracle.h"
 

@@ -1,7 +1,7 @@
 /* run.c - `ergo run`: check the tuning options, put them in the environment (ERGO_POLICY, ...)
  * and become the application, so its exit status is the command's. */
 #include "cli.h"
-#include "optimizer/objective.h"
+#include "runtime/toolkit.h"
 
 #include <ergo.h>
 

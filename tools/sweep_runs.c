@@ -2,8 +2,7 @@
  * runs once untuned and once per configuration under the fixed policy, each writing a JSON
  * report; the reports become one tuning model (the format policies/model.c reads). */
 #include "cli.h"
-#include "optimizer/objective.h"
-#include "optimizer/sweep.h"
+#include "runtime/toolkit.h"
 
 #include <ergo.h>
 

@@ -6,6 +6,7 @@
 #include "knobs/knobs.h"
 #include "mpi/job.h"
 #include "policies/tuner.h"
+#include "runtime/config.h"
 #include "sim/node.h"
 
 #include <stdlib.h>

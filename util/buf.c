@@ -1,5 +1,5 @@
 /* buf.c - a growable byte buffer: append, remember a failed allocation, check once at the end. */
-#include "internal.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>

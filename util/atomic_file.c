@@ -1,5 +1,10 @@
 /* atomic_file.c - write a whole file so readers see the old or the new one, never half. */
-#include "internal.h"
+#include "util/atomic_file.h"
+
+#include "ergo.h"
+#include "util/log.h"
+
+#include <stdio.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,4 +46,19 @@ int ergo__atomic_write(const char *path, const char *data, size_t len) {
   }
   free(tmp);
   return 0;
+}
+
+int ergo__write_json_text(const char *path, char *text) {
+  /* A text file ends with a newline; jansson leaves it off. */
+  size_t len = strlen(text);
+  char *nl = realloc(text, len + 2);
+  if (!nl) {
+    free(text);
+    return ERGO_ENOMEM;
+  }
+  nl[len] = '\n';
+  nl[len + 1] = '\0';
+  int rc = ergo__atomic_write(path, nl, len + 1);
+  free(nl);
+  return rc;
 }

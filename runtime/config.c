@@ -1,8 +1,11 @@
 /* config.c - configuration defaults, ERGO_* environment parsing and validation. */
-#include "internal.h"
+#include "runtime/config.h"
+
+#include "util/log.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -17,7 +17,7 @@
 /* Values beyond this are no frequency or thread count, and cannot overflow a range walk. */
 #define SWEEP_MAX_VALUE 1000000000000LL
 
-static const char *const knob_keys[ERGO__NKNOBS] = {"cpu", "uncore", "threads"};
+static const char *const knob_keys[ERGO__SPACE_DIMS] = {"cpu", "uncore", "threads"};
 
 static void spec_default(ergo__sweep_spec *spec) {
   memset(spec, 0, sizeof *spec);
@@ -27,7 +27,7 @@ static void spec_default(ergo__sweep_spec *spec) {
 
 int ergo__sweep_explicit(const ergo__sweep_spec *spec) {
   if (!spec) return 0;
-  for (int i = 0; i < ERGO__NKNOBS; i++)
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
     if (spec->n[i]) return 1;
   return 0;
 }
@@ -92,7 +92,7 @@ static int add_values(ergo__sweep_spec *t, int slot, const char *p, size_t len, 
                   (int)len, p);
   }
   for (long long v = from; v <= to; v += step) {
-    if (t->n[slot] == ERGO__KNOB_MAX_VALUES)
+    if (t->n[slot] == ERGO__SPACE_MAX_VALUES)
       return fail(why, whylen, s, "'%.*s' makes more than 256 values for one knob", (int)len, p);
     t->values[slot][t->n[slot]++] = v;
   }
@@ -105,7 +105,7 @@ int ergo__sweep_parse(const char *s, ergo__sweep_spec *spec, char *why, size_t w
   ergo__sweep_spec t;
   spec_default(&t);
   static const char *const options[] = {"repeats", "budget"};
-  int seen[ERGO__NKNOBS + 2] = {0};
+  int seen[ERGO__SPACE_DIMS + 2] = {0};
   int cur = -1; /* the knob whose list a bare value continues */
   for (const char *p = s;;) {
     size_t n = strcspn(p, ",;");
@@ -117,21 +117,21 @@ int ergo__sweep_parse(const char *s, ergo__sweep_spec *spec, char *why, size_t w
     } else {
       size_t klen = (size_t)(eq - p);
       int key = -1;
-      for (int k = 0; k < ERGO__NKNOBS + 2; k++) {
-        const char *name = k < ERGO__NKNOBS ? knob_keys[k] : options[k - ERGO__NKNOBS];
+      for (int k = 0; k < ERGO__SPACE_DIMS + 2; k++) {
+        const char *name = k < ERGO__SPACE_DIMS ? knob_keys[k] : options[k - ERGO__SPACE_DIMS];
         if (strlen(name) == klen && !strncmp(p, name, klen)) key = k;
       }
       if (key < 0) return fail(why, whylen, s, "'%.*s' names no knob or option", (int)n, p);
       if (seen[key]++) return fail(why, whylen, s, "'%.*s' is named twice", (int)klen, p);
       const char *v = eq + 1;
       size_t vlen = n - klen - 1;
-      if (key < ERGO__NKNOBS) {
+      if (key < ERGO__SPACE_DIMS) {
         cur = key;
         if (add_values(&t, cur, v, vlen, s, why, whylen)) return ERGO_EINVAL;
       } else {
         cur = -1;
         long long x;
-        int repeats = key == ERGO__NKNOBS;
+        int repeats = key == ERGO__SPACE_DIMS;
         long long lo = repeats ? 1 : ERGO__SWEEP_MIN_BUDGET;
         long long hi = repeats ? ERGO__SWEEP_MAX_REPEATS : ERGO__SWEEP_MAX_BUDGET;
         if (positive(v, vlen, &x) || x < lo || x > hi)
@@ -146,18 +146,9 @@ int ergo__sweep_parse(const char *s, ergo__sweep_spec *spec, char *why, size_t w
     if (!p[n]) break;
     p += n + 1;
   }
-  for (int i = 0; i < ERGO__NKNOBS; i++) t.n[i] = sort_unique(t.values[i], t.n[i]);
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) t.n[i] = sort_unique(t.values[i], t.n[i]);
   *spec = t;
   return 0;
-}
-
-/* The allowed value of knob slot i nearest v, ties down (ergo__space_round's rule, here so that
- * `ergo sweep --grid` can use this file without the tuner). */
-static int64_t nearest(const ergo__space *space, int i, int64_t v) {
-  int best = 0;
-  for (int k = 1; k < space->n[i]; k++)
-    if (llabs(space->values[i][k] - v) < llabs(space->values[i][best] - v)) best = k;
-  return space->values[i][best];
 }
 
 int ergo__sweep_fit(ergo__sweep_spec *spec, const ergo__space *space, char *why, size_t whylen,
@@ -166,7 +157,7 @@ int ergo__sweep_fit(ergo__sweep_spec *spec, const ergo__space *space, char *why,
   long total = 1;
   int rounded = 0;
   char first[128] = "";
-  for (int i = 0; i < ERGO__NKNOBS; i++) {
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     if (!spec->n[i]) continue;
     if (!space->n[i]) {
       snprintf(why, whylen,
@@ -176,7 +167,7 @@ int ergo__sweep_fit(ergo__sweep_spec *spec, const ergo__space *space, char *why,
       return ERGO_EINVAL;
     }
     for (int k = 0; k < spec->n[i]; k++) {
-      int64_t v = spec->values[i][k], near = nearest(space, i, v);
+      int64_t v = spec->values[i][k], near = ergo__space_round(space, i, v);
       if (near == v) continue;
       if (!rounded++)
         snprintf(first, sizeof first,

@@ -1,5 +1,10 @@
-/* errors.c - error codes, and the one-line error/warning channel with its policy. */
-#include "internal.h"
+/* log.c - error codes, and the one-line error/warning/note channel with its policy. */
+#include "util/log.h"
+
+#include "ergo.h"
+
+#include <pthread.h>
+#include <stdio.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -8,6 +13,9 @@
 static unsigned long error_count;
 static char last_error[512];
 static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
+static int abort_on_error; /* ERGO_ON_ERROR=abort */
+
+void ergo__log_set_abort(int on) { __atomic_store_n(&abort_on_error, on, __ATOMIC_RELAXED); }
 
 const char *ergo_strerror(int err) {
   switch (err) {
@@ -37,7 +45,7 @@ void ergo__error(const char *fmt, ...) {
   va_start(ap, fmt);
   emit("error", fmt, ap);
   va_end(ap);
-  if (ergo__g.cfg.on_error == ERGO_ON_ERROR_ABORT) {
+  if (__atomic_load_n(&abort_on_error, __ATOMIC_RELAXED)) {
     fprintf(stderr, "ergo: aborting because ERGO_ON_ERROR=abort\n");
     abort();
   }
@@ -48,6 +56,30 @@ void ergo__warn(const char *fmt, ...) {
   va_start(ap, fmt);
   emit("warning", fmt, ap);
   va_end(ap);
+}
+
+void ergo__note(const char *fmt, ...) {
+  char msg[sizeof last_error];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  pthread_mutex_lock(&err_lock);
+  fprintf(stderr, "ergo: note: %s\n", msg);
+  fflush(stderr);
+  pthread_mutex_unlock(&err_lock);
+}
+
+void ergo__info(const char *fmt, ...) {
+  char msg[sizeof last_error];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  pthread_mutex_lock(&err_lock);
+  fprintf(stderr, "ergo: %s\n", msg);
+  fflush(stderr);
+  pthread_mutex_unlock(&err_lock);
 }
 
 void ergo__errors_reset(void) {

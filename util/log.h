@@ -1,0 +1,19 @@
+/* log.h - the one path every message of ergo takes: "ergo: <kind>: ..." lines on stderr, counted,
+ * and ERGO_ON_ERROR applied.  Any layer may include it. */
+#ifndef ERGO_UTIL_LOG_H
+#define ERGO_UTIL_LOG_H
+
+/* One "ergo: error: ..." line; counted by ergo_error_count(); aborts under ERGO_ON_ERROR=abort. */
+void ergo__error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One "ergo: warning: ..." line: something was refused or ignored and the run goes on. */
+void ergo__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One "ergo: note: ..." line: information, counted nowhere. */
+void ergo__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One "ergo: ..." line: where a file went, what was done; counted nowhere. */
+void ergo__info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Forget the counts and the last message (ergo_init). */
+void ergo__errors_reset(void);
+/* 1: ergo__error aborts the process after its line (ERGO_ON_ERROR=abort). */
+void ergo__log_set_abort(int on);
+
+#endif
