@@ -2,10 +2,12 @@
 #ifndef ERGO_KNOBS_KNOB_H
 #define ERGO_KNOBS_KNOB_H
 
+#include "optimizer/space.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#define ERGO__KNOB_MAX_VALUES 256
+#define ERGO__KNOB_MAX_VALUES ERGO__SPACE_MAX_VALUES
 #define ERGO__KNOB_WHY_LEN 512
 
 typedef struct ergo__knob ergo__knob;

@@ -4,11 +4,10 @@
 
 #include "ergo.h"
 #include "knobs/knob.h"
+#include "knobs/table.h"
 
 #include <stdint.h>
 
-/* Knob slots, in the order of ergo_setting's fields. */
-enum { ERGO__KNOB_CORE = 0, ERGO__KNOB_UNCORE = 1, ERGO__KNOB_THREADS = 2, ERGO__NKNOBS = 3 };
 
 /* Open the knobs `which` names ("auto": every one that works; "none"; or a
  * comma list).  A named knob that does not open is one warning line; under
