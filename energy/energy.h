@@ -5,8 +5,8 @@
 #include "energy/meter.h"
 #include "ergo.h"
 
-/* Open the meter cfg->energy names, attach the per-region hooks and the
- * "energy" quantity, start the sampler.  Call after the core is initialised.
+/* Open the meter cfg->energy names, attach the "energy" quantity, start the sampler.  Call
+ * after the core is initialised.
  * When no meter works the run goes on measuring time only: one line says so
  * (a warning when the user named a meter, a note under "auto").  Returns 0
  * when energy is measured, else a negative ERGO_E* (never fatal). */
@@ -22,10 +22,18 @@ void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of, i
 /* Free what ergo__energy_start made; after the core's finalize. */
 void ergo__energy_stop(void);
 
-/* Joules (packages + dram) of region r's last completed call, or -1 when
- * energy is not measured for it (no meter, other thread, level too deep).
- * Valid in exit hooks attached before the energy layer's (they run after it). */
-double ergo__energy_last(ergo_region *r);
+/* 1 when a meter is open and this process reads some of its domains: the runtime's pipeline then
+ * calls the three functions below. */
+int ergo__energy_reads(void);
+/* The pipeline's steps; *state is the energy layer's own per-region pointer.  Enter reads the
+ * meter at a region's entry; exit reads it again and returns the call's joules (packages +
+ * dram), or -1 when the region is not measured (other thread, level too deep, no reading). */
+void ergo__energy_enter(ergo_region *r, int level, void **state);
+double ergo__energy_exit(ergo_region *r, int level, void **state);
+/* ergo_finalize, before reports: one last reading for them all, and the sampler stops. */
+void ergo__energy_finalize(void);
+/* How the reports find a region's per-region state (the pipeline keeps it); NULL: nowhere. */
+void ergo__energy_locate(void **(*find)(const ergo_region *r));
 
 /* The open meter, or NULL (tests and the sampler's figures). */
 ergo__meter *ergo__energy_meter(void);

@@ -19,7 +19,8 @@ typedef struct record {
 static struct {
   int active;
   ergo__meter meter;
-  int hook_slot, quantity_id;
+  int quantity_id;
+  void **(*find)(const ergo_region *r); /* a region's energy state (the pipeline keeps it) */
   int level;
   double at_init[ERGO__METER_MAX_DOMAINS]; /* Global's energy is counted from here */
   double now[ERGO__METER_MAX_DOMAINS];     /* one reading per report (quantity begin) */
@@ -61,13 +62,12 @@ static void read_or_keep(double *j) {
 /* Only the main thread's regions, at or below ERGO_ENERGY_LEVEL: package
  * energy belongs to the node, not to a thread. */
 static int measured(ergo_region *r, int level) {
-  return level <= E.level && ergo_region_thread(r) == 0;
+  return E.active && E.reads_any && level <= E.level && ergo_region_thread(r) == 0;
 }
 
-static void region_enter(void *ctx, ergo_region *r, int level) {
-  (void)ctx;
+void ergo__energy_enter(ergo_region *r, int level, void **state) {
   if (!measured(r, level)) return;
-  record **slot = (record **)ergo_region_slot(r, E.hook_slot);
+  record **slot = (record **)state;
   if (!*slot) {
     record *rec = calloc(1, sizeof *rec);
     if (!rec) return;
@@ -84,11 +84,10 @@ static void region_enter(void *ctx, ergo_region *r, int level) {
   E.region_reads++;
 }
 
-static void region_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
-  (void)ctx, (void)elapsed_ns;
-  if (!measured(r, level)) return;
-  record *rec = *(record **)ergo_region_slot(r, E.hook_slot);
-  if (!rec || !rec->open) return;
+double ergo__energy_exit(ergo_region *r, int level, void **state) {
+  if (!measured(r, level)) return -1;
+  record *rec = *(record **)state;
+  if (!rec || !rec->open) return -1;
   read_or_keep(E.now);
   rec->last_total = 0;
   for (int d = 0; d < E.meter.ndomains; d++) {
@@ -99,11 +98,12 @@ static void region_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_n
   }
   rec->open = 0;
   E.region_reads++;
+  return rec->last_total;
 }
 
 /* Stop the sampler before reports, so its files are complete when named. */
-static void energy_finalize(void *ctx) {
-  (void)ctx;
+void ergo__energy_finalize(void) {
+  if (!E.active || !E.reads_any) return;
   /* One reading for all of finalize's reports (text, JSON, CSV, the merged job's and every
    * rank's own), as their time is all taken at the finalize instant. */
   read_or_keep(E.now);
@@ -126,7 +126,8 @@ static int q_value(void *ctx, const ergo_region *r, double *out) {
     for (int d = 0; d < E.meter.ndomains; d++) out[d] = E.mine[d] ? E.now[d] - E.at_init[d] : 0;
     return 0;
   }
-  record *rec = *(record **)ergo_region_slot((ergo_region *)r, E.hook_slot);
+  void **state = E.find ? E.find(r) : NULL;
+  record *rec = state ? *(record **)state : NULL;
   if (!rec) return -1;
   for (int d = 0; d < E.meter.ndomains; d++)
     out[d] = rec->acc[d] +
@@ -190,15 +191,9 @@ int ergo__energy_start(const ergo_config *cfg) {
   }
   read_or_keep(E.at_init);
   memcpy(E.now, E.at_init, sizeof E.now);
-  /* A rank that reads nothing takes no readings at all: its regions cost what timing costs. */
-  ergo_hooks h = {region_enter, region_exit, energy_finalize, NULL, NULL};
-  E.hook_slot = -1;
-  if (E.reads_any && (rc = ergo_hooks_attach(&h, &E.hook_slot)) != 0) {
-    ergo__meter_close(&E.meter);
-    return rc;
-  }
+  /* A rank that reads nothing takes no readings at all (ergo__energy_reads() is 0, so the
+   * runtime's pipeline leaves it out): its regions cost what timing costs. */
   if ((rc = ergo_quantity_attach(&q, &E.quantity_id)) != 0) {
-    if (E.hook_slot >= 0) ergo_hooks_detach(E.hook_slot);
     ergo__meter_close(&E.meter);
     return rc;
   }
@@ -212,11 +207,9 @@ int ergo__energy_start(const ergo_config *cfg) {
 
 ergo__meter *ergo__energy_meter(void) { return E.active ? &E.meter : NULL; }
 
-double ergo__energy_last(ergo_region *r) {
-  if (!E.active || !E.reads_any) return -1;
-  record *rec = *(record **)ergo_region_slot(r, E.hook_slot);
-  return rec && !rec->open ? rec->last_total : -1;
-}
+int ergo__energy_reads(void) { return E.active && E.reads_any; }
+
+void ergo__energy_locate(void **(*find)(const ergo_region *r)) { E.find = find; }
 
 void ergo__energy_stop(void) {
   if (E.sampler) ergo__sampler_stop(E.sampler, &E.sampler_cost_s);

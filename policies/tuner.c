@@ -4,7 +4,6 @@
 
 #include "util/buf.h"
 #include "util/log.h"
-#include "energy/energy.h"
 #include "mpi/job.h"
 #include "mpi/node_sync.h"
 #include "policies/policy.h"
@@ -55,7 +54,6 @@ typedef struct frame {
 static struct {
   int active;
   ergo__policy pol;
-  int slot;
   double min_s;
   int level; /* regions deeper than the energy level are not measured, so not tuned */
   frame stack[ERGO__TUNER_DEPTH];
@@ -128,14 +126,13 @@ static void effective(ergo__config *c) {
   }
 }
 
-static void tuner_enter(void *ctx, ergo_region *r, int level) {
-  (void)ctx;
-  if (ergo_region_thread(r) != 0 || level > T.level) return;
+void ergo__tuner_enter(ergo_region *r, int level, void **state) {
+  if (!T.active || level > T.level) return;
   if (T.depth >= ERGO__TUNER_DEPTH) {
     T.depth++; /* too deep: counted so the exits match, not tuned */
     return;
   }
-  rstate **slot = (rstate **)ergo_region_slot(r, T.slot);
+  rstate **slot = (rstate **)state;
   if (!*slot) { /* first entry of this node: its state may exist already (a node sync) */
     char *path = path_of(r);
     *slot = state_of(path);
@@ -159,16 +156,16 @@ static void tuner_enter(void *ctx, ergo_region *r, int level) {
   effective(&f->applied);
 }
 
-static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
-  (void)ctx;
-  if (ergo_region_thread(r) != 0 || level > T.level || T.depth == 0) return;
+void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__region_measurement *m) {
+  (void)r, (void)state;
+  if (!T.active || level > T.level || T.depth == 0) return;
   if (T.depth > ERGO__TUNER_DEPTH) {
     T.depth--;
     return;
   }
   frame *f = &T.stack[--T.depth];
   if (!f->rs) return;
-  double t = (double)elapsed_ns * 1e-9, e = ergo__energy_last(r);
+  double t = m->time_s, e = m->energy_j;
   ergo__region_state *rs = &f->rs->pub;
   double xt = t - f->child_t, xe = e - f->child_e;
   rs->executions++;
@@ -200,8 +197,8 @@ static void tuner_exit(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns
     T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
   }
   if (!T.node && rs->significant && e >= 0) {
-    ergo__measure m = {xt > 0 ? xt : 0, xe > 0 ? xe : 0, res};
-    T.pol.ops->observe(&T.pol, rs, &f->applied, &m);
+    ergo__measure x = {xt > 0 ? xt : 0, xe > 0 ? xe : 0, res};
+    T.pol.ops->observe(&T.pol, rs, &f->applied, &x);
   }
   if (f->pushed) ergo__settings_pop();
 }
@@ -282,9 +279,9 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
 
 /* ergo_step in node mode (collective within the node): every rank's executions since the last
  * step go to node rank 0, whose policy decides; its table comes back to every rank. */
-static void tuner_step(void *ctx, long step) {
-  (void)ctx, (void)step;
-  if (!T.node || !ergo__job_usable()) return;
+void ergo__tuner_step(long step) {
+  (void)step;
+  if (!T.active || !T.node || !ergo__job_usable()) return;
   ergo__buf mine = {0};
   for (rstate *s = T.states; s; s = s->next) {
     if (!s->p.n) continue;
@@ -322,8 +319,7 @@ static void tuner_step(void *ctx, long step) {
   T.syncs++;
 }
 
-static void tuner_finalize(void *ctx) {
-  (void)ctx;
+void ergo__tuner_finalize(void) {
   if (!T.active || !T.pol.ops->finish) return;
   const ergo__job *job = ergo__job_get();
   if (T.node && !T.syncs && T.leader)
@@ -389,11 +385,11 @@ int ergo__tuner_start(const ergo_config *cfg) {
   const ergo__job *job = ergo__job_get();
   T.node = job->mpi && job->node_size > 1;
   T.leader = job->node_rank == 0;
-  ergo_hooks h = {tuner_enter, tuner_exit, tuner_finalize, NULL, tuner_step};
-  if ((rc = ergo_hooks_attach(&h, &T.slot)) != 0) return rc;
   T.active = 1;
   return 0;
 }
+
+int ergo__tuner_active(void) { return T.active; }
 
 void ergo__tuner_stop(void) {
   if (T.pol.ops && T.pol.ops->stop) T.pol.ops->stop(&T.pol);

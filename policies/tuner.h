@@ -4,11 +4,27 @@
 
 #include "ergo.h"
 
-/* Start the policy cfg->policy (after the knobs, before the energy layer:
- * the tuner's hooks must wrap the energy readings).  A policy that cannot
- * start says why in one line and the run continues as monitor. */
+/* One region execution as the runtime's pipeline measured it. */
+typedef struct ergo__region_measurement {
+  double time_s;   /* inclusive wall time of this call */
+  double energy_j; /* inclusive joules (packages + dram) of this call; < 0: not measured */
+} ergo__region_measurement;
+
+/* Start the policy cfg->policy (after the knobs).  A policy that cannot start says why in one
+ * line and the run continues as monitor. */
 int ergo__tuner_start(const ergo_config *cfg);
-/* Free the tuner (after the core's finalize, which ran the policy's finish). */
+/* 1 when a policy that changes knobs runs (monitor needs no part in the pipeline). */
+int ergo__tuner_active(void);
+/* The pipeline's steps (runtime/pipeline.c).  *state is the tuner's own per-region pointer. */
+/* A region is entered: the policy's choice goes through the settings stack. */
+void ergo__tuner_enter(ergo_region *r, int level, void **state);
+/* It ended: the policy observes the exclusive measurement, the parent's setting comes back. */
+void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__region_measurement *m);
+/* ergo_step: under MPI, the node's ranks decide together (collective within the node). */
+void ergo__tuner_step(long step);
+/* ergo_finalize, before reports: the policy writes what it learnt. */
+void ergo__tuner_finalize(void);
+/* Free the tuner (after the core's finalize). */
 void ergo__tuner_stop(void);
 
 #endif

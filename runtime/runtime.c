@@ -6,6 +6,7 @@
 #include "knobs/knobs.h"
 #include "mpi/job.h"
 #include "policies/tuner.h"
+#include "runtime/pipeline.h"
 #include "runtime/config.h"
 #include "sim/node.h"
 
@@ -135,17 +136,18 @@ int ergo_init(const ergo_config *user) {
   share_node(job);
   /* Knobs that do not open are absent; only named ones warn. */
   ergo__knobs_start(ergo__g.cfg.knobs, sim);
-  /* The tuner's hooks go first so that they wrap the energy readings: knobs
-   * switch before a region's first reading and after its last. */
   ergo__tuner_start(&ergo__g.cfg);
   /* Energy is an addition: without a meter the run measures time and goes on. */
   ergo__energy_start(&ergo__g.cfg);
+  /* The one path of a region execution through the layers (pipeline.c says in which order). */
+  ergo__pipeline_start();
   return 0;
 }
 
 int ergo_finalize(void) {
   if (!ergo__g.initialized) return 0;
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
+  ergo__pipeline_stop();
   ergo__energy_stop();
   ergo__tuner_stop();
   ergo__knobs_stop(); /* every knob back as found, the state file removed */

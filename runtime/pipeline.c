@@ -1,0 +1,104 @@
+/* pipeline.c - the region pipeline: the one hook through which the runtime wires the layers.
+ *
+ *   enter: policy chooses -> knobs apply (the tuner) -> meter samples (energy)
+ *   exit:  meter samples -> measurement formed once -> policy observes -> knobs restore
+ *   step:  the tuner's node sync;  finalize: the tuner finishes (model), then the meter's last
+ *          reading and the sampler stop, before the core writes its reports.
+ *
+ * Knobs switch outside the energy readings, so a region's energy is measured under its own
+ * setting; the tuner is handed the measurement rather than reading it back from the energy
+ * layer, so no order of attachment can make it read a stale value. */
+#include "runtime/pipeline.h"
+
+#include "energy/energy.h"
+#include "ergo.h"
+#include "policies/tuner.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* Each layer's per-region state, in the pipeline's one region slot. */
+typedef struct record {
+  void *tuner, *energy;
+  struct record *next; /* every record, for freeing */
+} record;
+
+static struct {
+  int attached, slot;
+  int tune, meter; /* which layers take part */
+  record *records;
+} P;
+
+/* The record of r, made at its first entry (main thread only: both layers measure and tune the
+ * main thread's regions, so other threads never reach here with work to do). */
+static record *record_of(ergo_region *r) {
+  record **slot = (record **)ergo_region_slot(r, P.slot);
+  if (!*slot) {
+    record *rec = calloc(1, sizeof *rec);
+    if (!rec) return NULL;
+    rec->next = P.records;
+    P.records = rec;
+    *slot = rec;
+  }
+  return *slot;
+}
+
+static void enter(void *ctx, ergo_region *r, int level) {
+  (void)ctx;
+  if (ergo_region_thread(r) != 0) return;
+  record *rec = record_of(r);
+  if (!rec) return;
+  if (P.tune) ergo__tuner_enter(r, level, &rec->tuner);
+  if (P.meter) ergo__energy_enter(r, level, &rec->energy);
+}
+
+static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
+  (void)ctx;
+  if (ergo_region_thread(r) != 0) return;
+  record *rec = *(record **)ergo_region_slot(r, P.slot);
+  if (!rec) return;
+  ergo__region_measurement m = {(double)elapsed_ns * 1e-9, -1};
+  if (P.meter) m.energy_j = ergo__energy_exit(r, level, &rec->energy);
+  if (P.tune) ergo__tuner_exit(r, level, &rec->tuner, &m);
+}
+
+static void step(void *ctx, long n) {
+  (void)ctx;
+  if (P.tune) ergo__tuner_step(n);
+}
+
+static void finalize(void *ctx) {
+  (void)ctx;
+  if (P.tune) ergo__tuner_finalize();
+  if (P.meter) ergo__energy_finalize();
+}
+
+/* Where the energy layer's reports find a region's energy state. */
+static void **energy_state(const ergo_region *r) {
+  if (!P.attached) return NULL;
+  record *rec = *(record **)ergo_region_slot((ergo_region *)r, P.slot);
+  return rec ? &rec->energy : NULL;
+}
+
+int ergo__pipeline_start(void) {
+  P.tune = ergo__tuner_active();
+  P.meter = ergo__energy_reads();
+  if (!P.tune && !P.meter) return 0;
+  ergo_hooks h = {enter, exit_, finalize, NULL, step};
+  int rc = ergo_hooks_attach(&h, &P.slot);
+  if (rc) return rc;
+  P.attached = 1;
+  ergo__energy_locate(energy_state);
+  return 0;
+}
+
+void ergo__pipeline_stop(void) {
+  ergo__energy_locate(NULL);
+  if (P.attached) ergo_hooks_detach(P.slot);
+  while (P.records) {
+    record *next = P.records->next;
+    free(P.records);
+    P.records = next;
+  }
+  P = (__typeof__(P)){0};
+}
