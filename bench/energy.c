@@ -1,5 +1,5 @@
 /* energy.c - what one energy sample costs: µs per ergo__meter_read (all domains) for each meter. */
-#include "energy/meter.h"
+#include "runtime/toolkit.h"
 #include "ergo.h"
 
 #include <stdint.h>

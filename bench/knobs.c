@@ -1,6 +1,6 @@
 /* knobs.c - ergo-bench-knobs: the cost of a setting that changes a knob and of one that does not.
  */
-#include "knobs/knobs.h"
+#include "runtime/toolkit.h"
 
 #include <ergo.h>
 

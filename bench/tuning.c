@@ -1,11 +1,7 @@
 /* tuning.c - ergo-bench-tuning: the policies on the sim mini-app against the oracle, per profile,
  * with the model's true (noise-free) energies of the configurations each policy chose. */
 #include "../examples/miniapp_work.h"
-#include "core/internal.h"
-#include "knobs/knobs.h"
-#include "optimizer/objective.h"
-#include "policies/model.h"
-#include "sim/node.h"
+#include "runtime/toolkit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +43,7 @@ static int run(const char *policy, const char *model, double noise, unsigned lon
   ergo__sim_node *n = ergo__sim();
   out->energy_j = n->e_pkg_j + n->e_dram_j;
   out->time_s = (double)(n->now_ns - 1000000000ull) * 1e-9;
-  out->overhead_s = (double)ergo__g.main_tree->hook_ticks * 1e-9; /* real ns under the sim clock */
+  ergo_overhead(&out->overhead_s, NULL); /* real seconds, beside the sim node's virtual ones */
   out->switches = 0;
   for (int i = 0; i < ERGO__NKNOBS; i++)
     if (ergo__knob_get(i)) out->switches += ergo__knob_get(i)->sets;

@@ -68,3 +68,13 @@ void **ergo_region_slot(ergo_region *r, int slot) {
   return &r->slots[slot];
 }
 int ergo_region_thread(const ergo_region *r) { return r ? r->thread : -1; }
+
+int ergo_overhead(double *seconds, uint64_t *hook_calls) {
+  if (!ergo__g.initialized || !ergo__g.main_tree) return ERGO_ESTATE;
+  const ergo__tree *t = ergo__g.main_tree;
+  if (seconds)
+    *seconds = ergo__clk.kind == ERGO__CLOCK_USER ? (double)t->hook_ticks * 1e-9
+                                                  : ergo__ticks_to_s(t->hook_ticks);
+  if (hook_calls) *hook_calls = t->hook_calls;
+  return 0;
+}

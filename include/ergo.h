@@ -285,6 +285,11 @@ ERGO_EXPORT void **ergo_region_slot(ergo_region *r, int slot);
 /* The thread tree a region belongs to: 0 = the main (initialising) thread. */
 ERGO_EXPORT int ergo_region_thread(const ergo_region *r);
 
+/* ergo's own cost so far on the main thread: real seconds spent in attached hooks (knob switches
+ * and energy readings included; real time even when regions run on a user or virtual clock) and
+ * the hook calls.  Either pointer may be NULL.  0, or ERGO_ESTATE before ergo_init. */
+ERGO_EXPORT int ergo_overhead(double *seconds, uint64_t *hook_calls);
+
 /* ------------------------------------------------------------------------ */
 /* Quantities: additive per-region figures (energy per domain, counters)    */
 /* that a hook measures and every report shows beside time.                 */

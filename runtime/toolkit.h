@@ -1,13 +1,18 @@
-/* toolkit.h - the internal library's header: what the `ergo` command needs beyond the public API
- * (the objective grammar, ERGO_SWEEP's grid, the knob table and the tuning-model file), so that
- * `ergo run --objective` and `ergo sweep --grid` accept exactly what the library accepts.  Only
- * tools/ includes it; it links the static library (libergo.a), whose objects are built once. */
+/* toolkit.h - the internal library's header: what the `ergo` command and the benchmarks need
+ * beyond the public API (the objective grammar, ERGO_SWEEP's grid, the knob table and settings
+ * stack, the tuning-model file, the meters, the sim node), so that `ergo run --objective` and
+ * `ergo sweep --grid` accept exactly what the library accepts and a benchmark times the very
+ * code the library runs.  Only tools/ and bench/ include it; they link the static library
+ * (libergo.a), whose objects are built once. */
 #ifndef ERGO_RUNTIME_TOOLKIT_H
 #define ERGO_RUNTIME_TOOLKIT_H
 
+#include "energy/meter.h"
 #include "knobs/knobs.h"
 #include "optimizer/objective.h"
 #include "optimizer/space.h"
 #include "optimizer/sweep.h"
+#include "policies/model.h"
+#include "sim/node.h"
 
 #endif
