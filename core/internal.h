@@ -128,6 +128,11 @@ extern ERGO__HIDDEN ergo__state ergo__g;
 ERGO__HIDDEN ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level);
 ERGO__HIDDEN ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit);
 ERGO__HIDDEN void ergo__node_free_children(ergo__node *n);
+/* tree.c: a tree (root "Global", an empty stack), registered in creation order, freed whole. */
+ERGO__HIDDEN ergo__tree *ergo__tree_new(void);
+ERGO__HIDDEN void ergo__tree_add(ergo__tree *t);
+ERGO__HIDDEN void ergo__tree_free(ergo__tree *t);
+/* A new thread's tree, registered (NULL with a warning on no memory). */
 ERGO__HIDDEN ergo__tree *ergo__tree_new_thread(void);
 ERGO__HIDDEN void ergo__close_all(ergo__tree *t, uint64_t now);
 ERGO__HIDDEN void ergo__tls_set_main(ergo__tree *t, unsigned epoch);

@@ -1,60 +1,11 @@
-/* lifecycle.c - ergo_init/ergo_finalize and the registry of per-thread trees. */
+/* lifecycle.c - the core's part of ergo_init/ergo_finalize: configuration, the main tree, the
+ * final reports. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-ergo__state ergo__g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static unsigned epoch_counter;
-
-static ergo__tree *tree_new(void) {
-  ergo__tree *t = calloc(1, sizeof *t);
-  if (!t) return NULL;
-  t->cap = 64;
-  t->stack = calloc((size_t)t->cap, sizeof *t->stack);
-  t->root.name = strdup("Global");
-  if (!t->stack || !t->root.name) {
-    free(t->stack);
-    free(t->root.name);
-    free(t);
-    return NULL;
-  }
-  t->root.key = NULL;
-  t->root.min = UINT64_MAX;
-  t->root.loaded_min_s = t->root.loaded_max_s = -1;
-  t->stack[0].node = &t->root;
-  t->t0 = t->step_t = ergo__ticks();
-  return t;
-}
-
-static void tree_free(ergo__tree *t) {
-  ergo__node_free_children(&t->root);
-  free(t->root.q_step);
-  free(t->root.name);
-  free(t->stack);
-  free(t);
-}
-
-/* Register a new tree; list order is creation order (main first). */
-static void tree_add(ergo__tree *t) {
-  ergo__tree **link = &ergo__g.trees;
-  while (*link) link = &(*link)->next;
-  t->index = ergo__g.ntrees++;
-  t->root.thread = t->index;
-  *link = t;
-}
-
-ergo__tree *ergo__tree_new_thread(void) {
-  ergo__tree *t = tree_new();
-  if (!t) {
-    ergo__warn("no memory for this thread's region tree; its regions are ignored");
-    return NULL;
-  }
-  pthread_mutex_lock(&ergo__g.lock);
-  tree_add(t);
-  pthread_mutex_unlock(&ergo__g.lock);
-  return t;
-}
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -120,7 +71,7 @@ int ergo__core_init(const ergo_config *user) {
   ergo__g.cfg.sweep = ergo__g.str_sweep = dup_or_null(cfg.sweep);
 
   ergo__clock_init(&cfg);
-  ergo__tree *t = tree_new();
+  ergo__tree *t = ergo__tree_new();
   if (!t) {
     free_strings();
     return ERGO_ENOMEM;
@@ -128,7 +79,7 @@ int ergo__core_init(const ergo_config *user) {
   pthread_mutex_lock(&ergo__g.lock);
   ergo__g.trees = NULL;
   ergo__g.ntrees = 0;
-  tree_add(t);
+  ergo__tree_add(t);
   ergo__g.main_tree = t;
   ergo__g.steps_written = 0;
   ergo__balance_reset();
@@ -252,7 +203,7 @@ int ergo__core_finalize(void) {
   ergo__tree *t = ergo__g.trees;
   while (t) {
     ergo__tree *next = t->next;
-    tree_free(t);
+    ergo__tree_free(t);
     t = next;
   }
   ergo__g.trees = NULL;

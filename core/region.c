@@ -290,16 +290,3 @@ ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
   *link = c;
   return c;
 }
-
-void ergo__node_free_children(ergo__node *n) {
-  ergo__node *c = n->first_child;
-  while (c) {
-    ergo__node *next = c->next_sibling;
-    ergo__node_free_children(c);
-    free(c->q_step);
-    free(c->name);
-    free(c);
-    c = next;
-  }
-  n->first_child = NULL;
-}
