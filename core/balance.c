@@ -17,38 +17,41 @@ typedef struct {
   char sym;
 } entry;
 
-static entry *table;
-static size_t ntable, captable;
-static int header_written;
+/* The symbol table: what the balance lines of this run have named so far. */
+static struct {
+  entry *table;
+  size_t ntable, captable;
+  int header_written;
+} B;
 
 void ergo__balance_reset(void) {
-  for (size_t i = 0; i < ntable; i++) free(table[i].path);
-  free(table);
-  table = NULL;
-  ntable = captable = 0;
-  header_written = 0;
+  for (size_t i = 0; i < B.ntable; i++) free(B.table[i].path);
+  free(B.table);
+  B.table = NULL;
+  B.ntable = B.captable = 0;
+  B.header_written = 0;
 }
 
 static entry *lookup(const char *path) {
-  for (size_t i = 0; i < ntable; i++)
-    if (strcmp(table[i].path, path) == 0) return &table[i];
+  for (size_t i = 0; i < B.ntable; i++)
+    if (strcmp(B.table[i].path, path) == 0) return &B.table[i];
   return NULL;
 }
 
 static entry *add(const char *path) {
-  if (ntable == captable) {
-    size_t cap = captable ? captable * 2 : 32;
-    entry *t = realloc(table, cap * sizeof *t);
+  if (B.ntable == B.captable) {
+    size_t cap = B.captable ? B.captable * 2 : 32;
+    entry *t = realloc(B.table, cap * sizeof *t);
     if (!t) return NULL;
-    table = t;
-    captable = cap;
+    B.table = t;
+    B.captable = cap;
   }
   char *p = strdup(path);
   if (!p) return NULL;
   size_t n = sizeof alphabet - 1;
-  table[ntable].path = p;
-  table[ntable].sym = alphabet[ntable < n ? ntable : n - 1];
-  return &table[ntable++];
+  B.table[B.ntable].path = p;
+  B.table[B.ntable].sym = alphabet[B.ntable < n ? B.ntable : n - 1];
+  return &B.table[B.ntable++];
 }
 
 /* One region of this step's line: its path, symbol and seconds. */
@@ -124,7 +127,7 @@ static int by_remainder(const void *a, const void *b) {
 }
 
 int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_indent) {
-  size_t known = ntable;
+  size_t known = B.ntable;
   parts ps = {0};
   collect(&ps, root, "", 0, max_indent);
   if (!ps.fail) push_part(&ps, NULL, ps.unaccounted); /* '?' last */
@@ -166,15 +169,15 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
   for (size_t i = 0; used < ERGO__BALANCE_WIDTH; i = (i + 1) % ps.n, used++) order[i]->count++;
   free(order);
 
-  if (!header_written || ntable > known) {
-    if (!header_written)
+  if (!B.header_written || B.ntable > known) {
+    if (!B.header_written)
       fputs("Headers for balance file:\n", f);
     else
       fprintf(f, "Headers for balance file (added at step %ld):\n", step);
-    for (size_t i = header_written ? known : 0; i < ntable; i++)
-      fprintf(f, "'%c' - %s\n", table[i].sym, table[i].path);
-    if (!header_written) fputs("'?' - Unaccounted\n", f);
-    header_written = 1;
+    for (size_t i = B.header_written ? known : 0; i < B.ntable; i++)
+      fprintf(f, "'%c' - %s\n", B.table[i].sym, B.table[i].path);
+    if (!B.header_written) fputs("'?' - Unaccounted\n", f);
+    B.header_written = 1;
   }
   char symbols[ERGO__BALANCE_WIDTH + 1];
   size_t k = 0;

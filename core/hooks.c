@@ -4,15 +4,18 @@
 #include <string.h>
 
 int ergo__nhooks;
-static ergo_hooks table[ERGO_MAX_HOOKS];
-static int used[ERGO_MAX_HOOKS];
+/* The attached hook tables (ergo__nhooks stays apart: the hot path reads it alone). */
+static struct {
+  ergo_hooks table[ERGO_MAX_HOOKS];
+  int used[ERGO_MAX_HOOKS];
+} H;
 
 int ergo_hooks_attach(const ergo_hooks *hooks, int *slot) {
   if (!hooks) return ERGO_EINVAL;
   for (int i = 0; i < ERGO_MAX_HOOKS; i++) {
-    if (used[i]) continue;
-    table[i] = *hooks;
-    used[i] = 1;
+    if (H.used[i]) continue;
+    H.table[i] = *hooks;
+    H.used[i] = 1;
     if (slot) *slot = i;
     __atomic_store_n(&ergo__nhooks, ergo__nhooks + 1, __ATOMIC_RELEASE);
     return 0;
@@ -23,16 +26,16 @@ int ergo_hooks_attach(const ergo_hooks *hooks, int *slot) {
 }
 
 int ergo_hooks_detach(int slot) {
-  if (slot < 0 || slot >= ERGO_MAX_HOOKS || !used[slot]) return ERGO_EINVAL;
-  used[slot] = 0;
-  memset(&table[slot], 0, sizeof table[slot]);
+  if (slot < 0 || slot >= ERGO_MAX_HOOKS || !H.used[slot]) return ERGO_EINVAL;
+  H.used[slot] = 0;
+  memset(&H.table[slot], 0, sizeof H.table[slot]);
   __atomic_store_n(&ergo__nhooks, ergo__nhooks - 1, __ATOMIC_RELEASE);
   return 0;
 }
 
 void ergo__hooks_enter(ergo__node *n, int level) {
   for (int i = 0; i < ERGO_MAX_HOOKS; i++)
-    if (used[i] && table[i].enter) table[i].enter(table[i].ctx, n, level);
+    if (H.used[i] && H.table[i].enter) H.table[i].enter(H.table[i].ctx, n, level);
 }
 
 /* Exit hooks run in reverse order of attachment, so a hook attached first
@@ -40,22 +43,22 @@ void ergo__hooks_enter(ergo__node *n, int level) {
 void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
   uint64_t ns = ergo__ticks_to_ns(ticks);
   for (int i = ERGO_MAX_HOOKS - 1; i >= 0; i--)
-    if (used[i] && table[i].exit) table[i].exit(table[i].ctx, n, level, ns);
+    if (H.used[i] && H.table[i].exit) H.table[i].exit(H.table[i].ctx, n, level, ns);
 }
 
 void ergo__hooks_finalize(void) {
   for (int i = 0; i < ERGO_MAX_HOOKS; i++)
-    if (used[i] && table[i].finalize) table[i].finalize(table[i].ctx);
+    if (H.used[i] && H.table[i].finalize) H.table[i].finalize(H.table[i].ctx);
 }
 
 void ergo__hooks_step(long step) {
   for (int i = 0; i < ERGO_MAX_HOOKS; i++)
-    if (used[i] && table[i].step) table[i].step(table[i].ctx, step);
+    if (H.used[i] && H.table[i].step) H.table[i].step(H.table[i].ctx, step);
 }
 
 void ergo__hooks_reset(void) {
-  memset(table, 0, sizeof table);
-  memset(used, 0, sizeof used);
+  memset(H.table, 0, sizeof H.table);
+  memset(H.used, 0, sizeof H.used);
   __atomic_store_n(&ergo__nhooks, 0, __ATOMIC_RELEASE);
 }
 

@@ -10,14 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static ergo__job J = {0, 0, 1, 0, 1, 0, 1, 1};
-static MPI_Comm world = MPI_COMM_NULL, node = MPI_COMM_NULL;
-static int alone; /* another rank failed to start: no more collectives */
+/* The job layer's state: the job as ergo sees it and ergo's own communicators. */
+static struct {
+  ergo__job J;
+  MPI_Comm world, node; /* a duplicate of MPI_COMM_WORLD; this rank's node (or pretend node) */
+  int alone;            /* another rank failed to start: no more collectives */
+} M = {{0, 0, 1, 0, 1, 0, 1, 1}, MPI_COMM_NULL, MPI_COMM_NULL, 0};
 
-const ergo__job *ergo__job_get(void) { return &J; }
+const ergo__job *ergo__job_get(void) { return &M.J; }
 
 int ergo__job_usable(void) {
-  if (!J.mpi || alone) return 0;
+  if (!M.J.mpi || M.alone) return 0;
   int fin = 0;
   MPI_Finalized(&fin);
   return !fin;
@@ -27,14 +30,14 @@ int ergo__job_launched_without_mpi(void) {
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
-  if (init && !fin) return !J.mpi;
-  return !J.mpi && ergo__job_launcher_ranks() > 1;
+  if (init && !fin) return !M.J.mpi;
+  return !M.J.mpi && ergo__job_launcher_ranks() > 1;
 }
 
 static void serial(void) {
-  J = (ergo__job){0, 0, 1, 0, 1, 0, 1, 1};
-  alone = 0;
-  world = node = MPI_COMM_NULL;
+  M.J = (ergo__job){0, 0, 1, 0, 1, 0, 1, 1};
+  M.alone = 0;
+  M.world = M.node = MPI_COMM_NULL;
 }
 
 int ergo__job_start(int split, char *why, size_t whylen) {
@@ -45,19 +48,19 @@ int ergo__job_start(int split, char *why, size_t whylen) {
   MPI_Finalized(&fin);
   if (!init || fin) return 0;
   MPI_Comm shm = MPI_COMM_NULL;
-  if (MPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS ||
-      MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &M.world) != MPI_SUCCESS ||
+      MPI_Comm_set_errhandler(M.world, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
     snprintf(why, whylen, "MPI_Comm_dup(MPI_COMM_WORLD) failed");
     serial();
     return ERGO_EIO;
   }
-  MPI_Comm_rank(world, &J.rank);
-  MPI_Comm_size(world, &J.size);
-  J.split = split > 0 ? split : 1;
-  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, J.rank, MPI_INFO_NULL, &shm) !=
+  MPI_Comm_rank(M.world, &M.J.rank);
+  MPI_Comm_size(M.world, &M.J.size);
+  M.J.split = split > 0 ? split : 1;
+  if (MPI_Comm_split_type(M.world, MPI_COMM_TYPE_SHARED, M.J.rank, MPI_INFO_NULL, &shm) !=
       MPI_SUCCESS) {
     snprintf(why, whylen, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
-    MPI_Comm_free(&world);
+    MPI_Comm_free(&M.world);
     serial();
     return ERGO_EIO;
   }
@@ -65,42 +68,42 @@ int ergo__job_start(int split, char *why, size_t whylen) {
   MPI_Comm_rank(shm, &srank);
   MPI_Comm_size(shm, &ssize);
   /* Pretend nodes: contiguous blocks of the real node's ranks. */
-  int parts = J.split < ssize ? J.split : ssize;
+  int parts = M.J.split < ssize ? M.J.split : ssize;
   int color = (int)((long)srank * parts / ssize);
-  MPI_Comm_split(shm, color, srank, &node);
+  MPI_Comm_split(shm, color, srank, &M.node);
   MPI_Comm_free(&shm);
-  MPI_Comm_rank(node, &J.node_rank);
-  MPI_Comm_size(node, &J.node_size);
+  MPI_Comm_rank(M.node, &M.J.node_rank);
+  MPI_Comm_size(M.node, &M.J.node_size);
   /* Nodes are numbered in the order of their leaders' world ranks. */
   MPI_Comm leaders = MPI_COMM_NULL;
-  MPI_Comm_split(world, J.node_rank == 0 ? 0 : MPI_UNDEFINED, J.rank, &leaders);
+  MPI_Comm_split(M.world, M.J.node_rank == 0 ? 0 : MPI_UNDEFINED, M.J.rank, &leaders);
   int idx[2] = {0, 0};
   if (leaders != MPI_COMM_NULL) {
     MPI_Comm_rank(leaders, &idx[0]);
     MPI_Comm_size(leaders, &idx[1]);
     MPI_Comm_free(&leaders);
   }
-  MPI_Bcast(idx, 2, MPI_INT, 0, node);
-  J.node = idx[0];
-  J.nnodes = idx[1];
-  J.mpi = 1;
+  MPI_Bcast(idx, 2, MPI_INT, 0, M.node);
+  M.J.node = idx[0];
+  M.J.nnodes = idx[1];
+  M.J.mpi = 1;
   return 0;
 }
 
 int ergo__job_agree(int ok) {
   if (!ergo__job_usable()) return ok;
   int all = ok;
-  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, world) != MPI_SUCCESS) all = 0;
-  if (!all) alone = 1;
+  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, M.world) != MPI_SUCCESS) all = 0;
+  if (!all) M.alone = 1;
   return all;
 }
 
 void ergo__job_stop(void) {
   int fin = 1;
-  if (J.mpi) MPI_Finalized(&fin);
+  if (M.J.mpi) MPI_Finalized(&fin);
   if (!fin) {
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    if (world != MPI_COMM_NULL) MPI_Comm_free(&world);
+    if (M.node != MPI_COMM_NULL) MPI_Comm_free(&M.node);
+    if (M.world != MPI_COMM_NULL) MPI_Comm_free(&M.world);
   }
   serial();
 }
@@ -148,29 +151,29 @@ static int gatherv(MPI_Comm comm, const void *buf, size_t len, char **all, size_
 
 int ergo__job_gather(const void *buf, size_t len, char **all, size_t **lens) {
   if (!ergo__job_usable()) return ERGO_ESTATE;
-  return gatherv(world, buf, len, all, lens);
+  return gatherv(M.world, buf, len, all, lens);
 }
 
 int ergo__job_node_gather(const void *buf, size_t len, char **all, size_t **lens) {
   if (!ergo__job_usable()) return ERGO_ESTATE;
-  return gatherv(node, buf, len, all, lens);
+  return gatherv(M.node, buf, len, all, lens);
 }
 
 int ergo__job_node_bcast(char **buf, size_t *len) {
   if (!ergo__job_usable()) return ERGO_ESTATE;
-  long n = J.node_rank == 0 ? (long)*len : 0;
+  long n = M.J.node_rank == 0 ? (long)*len : 0;
   if (n > INT_MAX) n = -1; /* too large: every rank hears so and gives up */
-  MPI_Bcast(&n, 1, MPI_LONG, 0, node);
+  MPI_Bcast(&n, 1, MPI_LONG, 0, M.node);
   if (n < 0) return ERGO_EINVAL;
-  if (J.node_rank != 0) {
+  if (M.J.node_rank != 0) {
     *buf = malloc(n ? (size_t)n : 1);
     *len = (size_t)n;
   }
   /* Every rank says whether it has room before the bytes move, so nobody waits alone. */
   int ok = *buf != NULL;
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, M.node);
   if (!ok) return ERGO_ENOMEM;
-  return MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, node) == MPI_SUCCESS ? 0 : ERGO_EIO;
+  return MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, M.node) == MPI_SUCCESS ? 0 : ERGO_EIO;
 }
 
 int ergo__job_node_allgather_u64(uint64_t v, uint64_t *all) {
@@ -179,7 +182,7 @@ int ergo__job_node_allgather_u64(uint64_t v, uint64_t *all) {
     return 0;
   }
   unsigned long long x = v, *out = (unsigned long long *)all;
-  return MPI_Allgather(&x, 1, MPI_UNSIGNED_LONG_LONG, out, 1, MPI_UNSIGNED_LONG_LONG, node) ==
+  return MPI_Allgather(&x, 1, MPI_UNSIGNED_LONG_LONG, out, 1, MPI_UNSIGNED_LONG_LONG, M.node) ==
                  MPI_SUCCESS
              ? 0
              : ERGO_EIO;
@@ -187,6 +190,6 @@ int ergo__job_node_allgather_u64(uint64_t v, uint64_t *all) {
 
 int ergo__job_allreduce_sum(double *v, int n) {
   if (!ergo__job_usable()) return 0;
-  return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, world) == MPI_SUCCESS ? 0
-                                                                                      : ERGO_EIO;
+  return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, M.world) == MPI_SUCCESS ? 0
+                                                                                        : ERGO_EIO;
 }

@@ -26,8 +26,8 @@ const char *ergo__sync_get(const char *buf, size_t end, size_t *off, ergo__sync_
   return path;
 }
 
-int ergo__node_sync(const void *mine, size_t len, ergo__sync_lead_fn lead, void *ctx,
-                    char **table, size_t *tlen) {
+int ergo__node_sync(const void *mine, size_t len, ergo__sync_lead_fn lead, void *ctx, char **table,
+                    size_t *tlen) {
   const ergo__job *job = ergo__job_get();
   int leader = job->node_rank == 0;
   char *all = NULL;

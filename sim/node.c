@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static ergo__sim_node node;
-static int active;
+/* The running node, and whether it runs (read without a lock by the clock and the meters). */
+static struct {
+  ergo__sim_node node;
+  int active;
+} S;
 
 ergo__sim_node *ergo__sim(void) {
-  return __atomic_load_n(&active, __ATOMIC_ACQUIRE) ? &node : NULL;
+  return __atomic_load_n(&S.active, __ATOMIC_ACQUIRE) ? &S.node : NULL;
 }
 
 long ergo__sim_khz(double ghz) { return lround(ghz * 1e6); }
@@ -51,27 +54,27 @@ int ergo__sim_start(const char *node_file, double noise_sigma, unsigned long lon
   p.seed = seed;
   int rc = ergo__sim_params_check(&p, why, whylen);
   if (rc) return rc;
-  memset(&node, 0, sizeof node);
-  node.p = p;
-  node.initial = (ergo__sim_config){p.f_max, p.u_max, p.cores};
-  node.cfg = node.initial;
-  node.rng = seed;
+  memset(&S.node, 0, sizeof S.node);
+  S.node.p = p;
+  S.node.initial = (ergo__sim_config){p.f_max, p.u_max, p.cores};
+  S.node.cfg = S.node.initial;
+  S.node.rng = seed;
   /* The virtual clock starts at 1 s, not 0: 0 reads as "no time" in places. */
-  node.now_ns = 1000000000ull;
-  pthread_mutex_init(&node.lock, NULL);
-  __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+  S.node.now_ns = 1000000000ull;
+  pthread_mutex_init(&S.node.lock, NULL);
+  __atomic_store_n(&S.active, 1, __ATOMIC_RELEASE);
   return 0;
 }
 
 void ergo__sim_stop(void) {
-  if (!__atomic_load_n(&active, __ATOMIC_ACQUIRE)) return;
-  __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
-  pthread_mutex_destroy(&node.lock);
+  if (!__atomic_load_n(&S.active, __ATOMIC_ACQUIRE)) return;
+  __atomic_store_n(&S.active, 0, __ATOMIC_RELEASE);
+  pthread_mutex_destroy(&S.node.lock);
 }
 
 uint64_t ergo__sim_clock(void *ctx) {
   (void)ctx;
-  return __atomic_load_n(&node.now_ns, __ATOMIC_ACQUIRE);
+  return __atomic_load_n(&S.node.now_ns, __ATOMIC_ACQUIRE);
 }
 
 int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out) {
@@ -79,12 +82,12 @@ int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out) {
   if (!w || !(w->gcycles >= 0) || !(w->gbytes >= 0) || !(w->serial >= 0 && w->serial <= 1) ||
       !isfinite(w->gcycles) || !isfinite(w->gbytes))
     return ERGO_EINVAL;
-  pthread_mutex_lock(&node.lock);
+  pthread_mutex_lock(&S.node.lock);
   ergo__sim_result r;
-  ergo__sim_eval(&node.p, w, &node.cfg, &r);
+  ergo__sim_eval(&S.node.p, w, &S.node.cfg, &r);
   /* Noise: one factor on time, one on power, per execution (SIM.md). */
-  double ft = lognormal(&node.rng, node.p.noise_sigma);
-  double fp = lognormal(&node.rng, node.p.noise_sigma);
+  double ft = lognormal(&S.node.rng, S.node.p.noise_sigma);
+  double fp = lognormal(&S.node.rng, S.node.p.noise_sigma);
   /* Time in whole nanoseconds, and energy from that same time, so that the
    * energy of every region is exactly the integral of its power. */
   uint64_t dt_ns = (uint64_t)llround(r.time_s * ft * 1e9);
@@ -97,12 +100,12 @@ int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out) {
   r.e_pkg_j = r.p_pkg_w * t;
   r.e_core_j = r.p_core_w * t;
   r.e_dram_j = r.p_dram_w * t;
-  node.e_pkg_j += r.e_pkg_j;
-  node.e_core_j += r.e_core_j;
-  node.e_dram_j += r.e_dram_j;
-  node.pieces++;
-  __atomic_store_n(&node.now_ns, node.now_ns + dt_ns, __ATOMIC_RELEASE);
-  pthread_mutex_unlock(&node.lock);
+  S.node.e_pkg_j += r.e_pkg_j;
+  S.node.e_core_j += r.e_core_j;
+  S.node.e_dram_j += r.e_dram_j;
+  S.node.pieces++;
+  __atomic_store_n(&S.node.now_ns, S.node.now_ns + dt_ns, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&S.node.lock);
   if (out) *out = r;
   return 0;
 }
