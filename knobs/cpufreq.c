@@ -334,8 +334,6 @@ static void cf_close(ergo__knob *k) {
 }
 
 const ergo__knob_ops ergo__knob_cpufreq = {
-    .name = "cpufreq",
-    .unit = "kHz",
     .open = cf_open,
     .get = cf_get,
     .set = cf_set,

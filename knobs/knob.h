@@ -2,6 +2,7 @@
 #ifndef ERGO_KNOBS_KNOB_H
 #define ERGO_KNOBS_KNOB_H
 
+#include "knobs/table.h"
 #include "optimizer/space.h"
 
 #include <stddef.h>
@@ -12,10 +13,9 @@
 
 typedef struct ergo__knob ergo__knob;
 
-/* A backend (PAPI component style): one file in knobs/, one line in the registry. */
+/* A backend (PAPI component style): one file in knobs/, named in its row of the knob table
+ * (knobs/table.c), which holds its names and unit. */
 typedef struct ergo__knob_ops {
-  const char *name; /* "cpufreq", "uncore", "threads" */
-  const char *unit; /* "kHz", "threads" */
   /* Discover the knob for the CPUs this process may run on; fill k->values
    * (ascending, distinct) and k->nvalues, k->priv.  On failure return a
    * negative ERGO_E*, release everything, and write one line into why: what
@@ -41,6 +41,7 @@ typedef struct ergo__knob_ops {
 } ergo__knob_ops;
 
 struct ergo__knob {
+  const ergo__knob_row *row; /* its names and unit (set by knobs.c when it opens the knob) */
   const ergo__knob_ops *ops;
   int64_t values[ERGO__KNOB_MAX_VALUES];
   int nvalues;
@@ -59,7 +60,7 @@ int ergo__knob_settable(const ergo__knob *k, int64_t v);
 extern const ergo__knob_ops ergo__knob_cpufreq;
 extern const ergo__knob_ops ergo__knob_uncore;
 extern const ergo__knob_ops ergo__knob_threads;
-/* The sim node's (knobs/sim.c): same names, so reports and policies cannot tell. */
+/* The sim node's (knobs/sim.c): the same rows, so reports and policies cannot tell. */
 extern const ergo__knob_ops ergo__knob_sim_core;
 extern const ergo__knob_ops ergo__knob_sim_uncore;
 extern const ergo__knob_ops ergo__knob_sim_threads;

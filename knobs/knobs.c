@@ -1,4 +1,5 @@
-/* knobs.c - the knob registry: which knobs open here, their descriptions, start and stop. */
+/* knobs.c - the open knobs: which of the knob table's backends open here, their descriptions,
+ * start and stop. */
 #include "knobs/knobs.h"
 
 #include "util/log.h"
@@ -9,18 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ergo__knob_ops *const real[ERGO__NKNOBS] = {
-    [ERGO__KNOB_CORE] = &ergo__knob_cpufreq,
-    [ERGO__KNOB_UNCORE] = &ergo__knob_uncore,
-    [ERGO__KNOB_THREADS] = &ergo__knob_threads,
-};
-static const ergo__knob_ops *const simulated[ERGO__NKNOBS] = {
-    [ERGO__KNOB_CORE] = &ergo__knob_sim_core,
-    [ERGO__KNOB_UNCORE] = &ergo__knob_sim_uncore,
-    [ERGO__KNOB_THREADS] = &ergo__knob_sim_threads,
-};
-/* The sim node's knobs while it runs, the machine's otherwise. */
-static const ergo__knob_ops *const *registry = real;
+/* The sim node's knobs while it runs, the machine's otherwise (the table's sim and real). */
+static int simulated;
+
+static const ergo__knob_ops *backend(int slot) {
+  return simulated ? ergo__knob_table[slot].sim : ergo__knob_table[slot].real;
+}
 
 static ergo__knob knobs[ERGO__NKNOBS];
 static int open_[ERGO__NKNOBS];
@@ -40,8 +35,10 @@ static int named(const char *which, const char *name) {
   return 0;
 }
 
-static int open_one(ergo__knob *k, const ergo__knob_ops *ops, char *why, size_t whylen) {
+static int open_one(ergo__knob *k, int slot, char *why, size_t whylen) {
+  const ergo__knob_ops *ops = backend(slot);
   memset(k, 0, sizeof *k);
+  k->row = &ergo__knob_table[slot];
   k->ops = ops;
   why[0] = '\0';
   int rc = ops->open(k, why, whylen);
@@ -55,18 +52,19 @@ static int open_one(ergo__knob *k, const ergo__knob_ops *ops, char *why, size_t 
 }
 
 int ergo__knobs_start(const char *which, int sim) {
-  registry = sim ? simulated : real;
+  simulated = sim;
   if (!which) which = "auto";
   if (strcmp(which, "none") == 0) return 0;
   int rc = 0;
   for (int i = 0; i < ERGO__NKNOBS; i++) {
-    if (open_[i] || !named(which, registry[i]->name)) continue;
+    const char *name = ergo__knob_table[i].backend;
+    if (open_[i] || !named(which, name)) continue;
     char why[ERGO__KNOB_WHY_LEN];
-    int r = open_one(&knobs[i], registry[i], why, sizeof why);
+    int r = open_one(&knobs[i], i, why, sizeof why);
     if (r == 0) {
       open_[i] = 1;
     } else if (strcmp(which, "auto") != 0) {
-      ergo__warn("ERGO_KNOBS=%s: %s: %s; that knob is left alone", which, registry[i]->name,
+      ergo__warn("ERGO_KNOBS=%s: %s: %s; that knob is left alone", which, name,
                  why[0] ? why : ergo_strerror(r));
       if (!rc) rc = r;
     }
@@ -84,27 +82,28 @@ void ergo__knobs_stop(void) {
     memset(&knobs[i], 0, sizeof knobs[i]);
     open_[i] = 0;
   }
-  registry = real;
+  simulated = 0;
 }
 
 char *ergo_knobs_info_json(void) {
   json_t *list = json_array();
   for (int i = 0; i < ERGO__NKNOBS; i++) {
-    const ergo__knob_ops *ops = registry[i];
+    const ergo__knob_ops *ops = backend(i);
+    const ergo__knob_row *row = &ergo__knob_table[i];
     ergo__knob tmp, *k = open_[i] ? &knobs[i] : &tmp;
     char why[ERGO__KNOB_WHY_LEN] = "";
-    int rc = open_[i] ? 0 : open_one(&tmp, ops, why, sizeof why);
+    int rc = open_[i] ? 0 : open_one(&tmp, i, why, sizeof why);
     json_t *o;
     if (rc) {
-      o = json_pack("{s:s, s:b, s:s}", "name", ops->name, "available", 0, "reason",
+      o = json_pack("{s:s, s:b, s:s}", "name", row->backend, "available", 0, "reason",
                     why[0] ? why : ergo_strerror(rc));
     } else {
       json_t *vals = json_array();
       for (int v = 0; v < k->nvalues; v++) json_array_append_new(vals, json_integer(k->values[v]));
       int64_t cur = 0;
       int got = ops->get(k, &cur) == 0;
-      o = json_pack("{s:s, s:b, s:s, s:o, s:o}", "name", ops->name, "available", 1, "unit",
-                    ops->unit, "values", vals, "current", got ? json_integer(cur) : json_null());
+      o = json_pack("{s:s, s:b, s:s, s:o, s:o}", "name", row->backend, "available", 1, "unit",
+                    row->unit, "values", vals, "current", got ? json_integer(cur) : json_null());
       if (!open_[i] && ops->close) ops->close(&tmp);
     }
     json_array_append_new(list, o);

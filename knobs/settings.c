@@ -31,7 +31,7 @@ static int save_first(ergo__knob *k) {
   int64_t now = 0;
   int rc = k->ops->get(k, &now);
   if (rc) {
-    ergo__error("%s: cannot read the value in force (%s); not changing it", k->ops->name,
+    ergo__error("%s: cannot read the value in force (%s); not changing it", k->row->backend,
                 ergo_strerror(rc));
     return rc;
   }
@@ -40,7 +40,7 @@ static int save_first(ergo__knob *k) {
     ergo__error("%s: the original values could not be saved to %s (%s); not "
                 "changing anything (fix: make that directory writable or set "
                 "ERGO_STATE_DIR)",
-                k->ops->name, ergo__state_dir(), ergo_strerror(rc));
+                k->row->backend, ergo__state_dir(), ergo_strerror(rc));
     return rc;
   }
   k->original = now;
@@ -60,7 +60,7 @@ static int apply(ergo__knob *k, int64_t v) {
   k->sets++;
   if (rc) {
     k->current_valid = 0; /* unknown now: the next apply writes again */
-    ergo__error("%s: setting %lld %s failed (%s)", k->ops->name, (long long)v, k->ops->unit,
+    ergo__error("%s: setting %lld %s failed (%s)", k->row->backend, (long long)v, k->row->unit,
                 ergo_strerror(rc));
     return rc;
   }
@@ -83,8 +83,6 @@ static int apply_level(int d) {
   return rc;
 }
 
-static const char *const field[ERGO__NKNOBS] = {"core_khz", "uncore_khz", "threads"};
-
 int ergo__settings_push(const int64_t want[ERGO__NKNOBS]) {
   if (depth + 1 >= ERGO__SETTINGS_DEPTH) {
     ergo__error("ergo_setting_push: more than %d nested settings; ignored (fix: "
@@ -99,17 +97,14 @@ int ergo__settings_push(const int64_t want[ERGO__NKNOBS]) {
     if (!k) {
       ergo__error("ergo_setting_push: %s=%lld but this machine has no usable "
                   "%s knob (`ergo info` says why); nothing changed",
-                  field[i], (long long)want[i],
-                  i == ERGO__KNOB_CORE     ? "cpufreq"
-                  : i == ERGO__KNOB_UNCORE ? "uncore"
-                                           : "threads");
+                  ergo__knob_table[i].field, (long long)want[i], ergo__knob_table[i].backend);
       return ERGO_EIO;
     }
     if (!allowed(k, want[i])) {
       ergo__error("ergo_setting_push: %s=%lld is not a value the %s knob allows "
                   "(%lld to %lld %s, %d values); nothing changed",
-                  field[i], (long long)want[i], k->ops->name, (long long)k->values[0],
-                  (long long)k->values[k->nvalues - 1], k->ops->unit, k->nvalues);
+                  k->row->field, (long long)want[i], k->row->backend, (long long)k->values[0],
+                  (long long)k->values[k->nvalues - 1], k->row->unit, k->nvalues);
       return ERGO_EINVAL;
     }
   }
@@ -135,12 +130,15 @@ void ergo__settings_reset(void) {
 
 int ergo_setting_push(const ergo_setting *s) {
   if (!s) return ERGO_EINVAL;
-  int64_t want[ERGO__NKNOBS] = {s->core_khz, s->uncore_khz, s->threads};
+  /* ergo_setting's fields, named in the table's field column, by slot. */
+  int64_t want[ERGO__NKNOBS] = {[ERGO__KNOB_CORE] = s->core_khz,
+                                [ERGO__KNOB_UNCORE] = s->uncore_khz,
+                                [ERGO__KNOB_THREADS] = s->threads};
   for (int i = 0; i < ERGO__NKNOBS; i++)
     if (want[i] < 0) {
       ergo__error("ergo_setting_push: %s=%lld is negative; nothing changed (fix: "
                   "0 inherits, else give an allowed value)",
-                  field[i], (long long)want[i]);
+                  ergo__knob_table[i].field, (long long)want[i]);
       return ERGO_EINVAL;
     }
   return ergo__settings_push(want);

@@ -106,9 +106,16 @@ static int no_save(ergo__knob *k) {
   return 0;
 }
 
-const ergo__knob_ops ergo__knob_sim_core = {"cpufreq", "kHz",   core_open,    core_get,
-                                            core_set,  no_save, core_restore, NULL};
-const ergo__knob_ops ergo__knob_sim_uncore = {"uncore",   "kHz",   uncore_open,    uncore_get,
-                                              uncore_set, no_save, uncore_restore, NULL};
-const ergo__knob_ops ergo__knob_sim_threads = {"threads",   "threads", threads_open,    threads_get,
-                                               threads_set, no_save,   threads_restore, NULL};
+/* Their names and units are their rows' in the knob table (knobs/table.c), the machine's. */
+const ergo__knob_ops ergo__knob_sim_core = {
+    .open = core_open, .get = core_get, .set = core_set, .save = no_save, .restore = core_restore};
+const ergo__knob_ops ergo__knob_sim_uncore = {.open = uncore_open,
+                                              .get = uncore_get,
+                                              .set = uncore_set,
+                                              .save = no_save,
+                                              .restore = uncore_restore};
+const ergo__knob_ops ergo__knob_sim_threads = {.open = threads_open,
+                                               .get = threads_get,
+                                               .set = threads_set,
+                                               .save = no_save,
+                                               .restore = threads_restore};

@@ -76,8 +76,6 @@ static void threads_close(ergo__knob *k) {
 }
 
 const ergo__knob_ops ergo__knob_threads = {
-    .name = "threads",
-    .unit = "threads",
     .open = threads_open,
     .get = threads_get,
     .set = threads_set,

@@ -305,8 +305,6 @@ static void uncore_close(ergo__knob *k) {
 }
 
 const ergo__knob_ops ergo__knob_uncore = {
-    .name = "uncore",
-    .unit = "kHz",
     .open = uncore_open,
     .get = uncore_get,
     .set = uncore_set,

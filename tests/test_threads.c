@@ -41,8 +41,10 @@ static int region_size(void) {
 
 static void test_values(void **state) {
   (void)state;
-  assert_string_equal(ergo__knob_threads.name, "threads");
-  assert_string_equal(ergo__knob_threads.unit, "threads");
+  /* Its names and unit are its row's in the knob table. */
+  assert_ptr_equal(ergo__knob_table[ERGO__KNOB_THREADS].real, &ergo__knob_threads);
+  assert_string_equal(ergo__knob_table[ERGO__KNOB_THREADS].backend, "threads");
+  assert_string_equal(ergo__knob_table[ERGO__KNOB_THREADS].unit, "threads");
   ergo__knob k;
   assert_int_equal(open_threads(&k), 0);
   assert_int_equal(k.nvalues, nvalues);

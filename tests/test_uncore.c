@@ -170,8 +170,10 @@ static void assert_pinned(const char *dir, const char *khz) {
 
 static void test_values(void **state) {
   (void)state;
-  assert_string_equal(ergo__knob_uncore.name, "uncore");
-  assert_string_equal(ergo__knob_uncore.unit, "kHz");
+  /* Its names and unit are its row's in the knob table. */
+  assert_ptr_equal(ergo__knob_table[ERGO__KNOB_UNCORE].real, &ergo__knob_uncore);
+  assert_string_equal(ergo__knob_table[ERGO__KNOB_UNCORE].backend, "uncore");
+  assert_string_equal(ergo__knob_table[ERGO__KNOB_UNCORE].unit, "kHz");
   ergo__knob k;
   char why[ERGO__KNOB_WHY_LEN];
   assert_int_equal(open_uncore(&k, why), 0);
