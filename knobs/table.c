@@ -50,7 +50,10 @@ const char *ergo__knob_names(size_t member, char *out, size_t outlen) {
 
 int ergo__knob_list_check(const char *list, char *why, size_t whylen) {
   if (!list || strcmp(list, "auto") == 0 || strcmp(list, "none") == 0) return 0;
-  for (const char *p = list;;) {
+  /* The walk ERGO_KNOBS has always had (and ergo__knobs_start's): a comma ends an item, so a
+   * trailing comma adds nothing and "" names no knob (opens none); an empty item before another
+   * one is no knob. */
+  for (const char *p = list; *p;) {
     size_t n = strcspn(p, ",");
     if (ergo__knob_by_backend(p, n) < 0) {
       char names[128];
@@ -58,8 +61,7 @@ int ergo__knob_list_check(const char *list, char *why, size_t whylen) {
                (int)n, p, ergo__knob_names(offsetof(ergo__knob_row, backend), names, sizeof names));
       return ERGO_EINVAL;
     }
-    if (!p[n]) break;
-    p += n + 1;
+    p += n + (p[n] == ',');
   }
   return 0;
 }

@@ -33,8 +33,9 @@ int ergo__knob_by_key(const char *s, size_t len);
 int ergo__knob_by_backend(const char *s, size_t len);
 int ergo__knob_by_field(const char *s, size_t len);
 
-/* ERGO_KNOBS: "auto", "none" or a comma list of backend names.  0, or ERGO_EINVAL with one line
- * in why naming the item that is no knob and the accepted names. */
+/* ERGO_KNOBS: "auto", "none" or a comma list of backend names (a trailing comma is ignored; ""
+ * names none).  0, or ERGO_EINVAL with one line in why naming the item that is no knob and the
+ * accepted names. */
 int ergo__knob_list_check(const char *list, char *why, size_t whylen);
 /* "a, b, c" of a column of the table (offsetof a const char * field of ergo__knob_row). */
 const char *ergo__knob_names(size_t member, char *out, size_t outlen);

@@ -1,6 +1,7 @@
 /* config.c - configuration defaults, ERGO_* environment parsing and validation. */
 #include "runtime/config.h"
 
+#include "knobs/table.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -56,21 +57,13 @@ static int parse_level(const char *var, const char *v, int allow_all, int *out) 
   return 0;
 }
 
-/* "auto", "none", or a comma list of knob names. */
+/* "auto", "none", or a comma list of the knob table's backend names. */
 static int parse_knobs(const char *var, const char *v, const char **out) {
-  if (strcmp(v, "auto") && strcmp(v, "none")) {
-    const char *p = v;
-    while (*p) {
-      size_t n = strcspn(p, ",");
-      if (!((n == 7 && !strncmp(p, "cpufreq", 7)) || (n == 6 && !strncmp(p, "uncore", 6)) ||
-            (n == 7 && !strncmp(p, "threads", 7)))) {
-        ergo__warn("%s='%s' is not valid: expected auto, none, or a comma list of cpufreq, "
-                   "uncore, threads; keeping %s",
-                   var, v, *out ? *out : "auto");
-        return ERGO_EINVAL;
-      }
-      p += n + (p[n] == ',');
-    }
+  char why[256];
+  if (ergo__knob_list_check(v, why, sizeof why)) {
+    /* why: "'X' is no knob: expected auto, none, or a comma list of ..." */
+    ergo__warn("%s='%s' is not valid: %s; keeping %s", var, v, why, *out ? *out : "auto");
+    return ERGO_EINVAL;
   }
   *out = v;
   return 0;
