@@ -16,14 +16,14 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define ERGO__MODEL_VERSION 1
-static const char *const keys[ERGO__NKNOBS] = {"core_khz", "uncore_khz", "threads"};
-static const char *const knob_names[ERGO__NKNOBS] = {"cpufreq", "uncore", "threads"};
+/* A config's keys are the knob table's fields; the node's knobs its backend names. */
 
 void ergo__model_free(ergo__model *m) {
   if (!m) return;
@@ -94,7 +94,7 @@ void ergo__model_pareto(ergo__model_region *r) {
 static json_t *config_json(const ergo__config *c) {
   json_t *o = json_object();
   for (int i = 0; i < ERGO__NKNOBS; i++)
-    if (c->v[i]) json_object_set_new(o, keys[i], json_integer(c->v[i]));
+    if (c->v[i]) json_object_set_new(o, ergo__knob_table[i].field, json_integer(c->v[i]));
   return o;
 }
 
@@ -105,7 +105,7 @@ int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *
     json_t *vals = json_array();
     for (int v = 0; v < space->n[i]; v++)
       json_array_append_new(vals, json_integer(space->values[i][v]));
-    json_object_set_new(knobs, knob_names[i], vals);
+    json_object_set_new(knobs, ergo__knob_table[i].backend, vals);
   }
   for (int i = 0; i < m->nregions; i++) {
     const ergo__model_region *r = &m->regions[i];
@@ -149,12 +149,14 @@ static int config_of(json_t *o, ergo__config *c, const char *path, const char *w
   const char *k;
   json_t *v;
   json_object_foreach(o, k, v) {
-    int i = 0;
-    while (i < ERGO__NKNOBS && strcmp(keys[i], k)) i++;
+    int i = ergo__knob_by_field(k, strlen(k));
     char w[600];
-    if (i == ERGO__NKNOBS) {
+    if (i < 0) {
+      char names[128], what[160];
       snprintf(w, sizeof w, "%s.%s", where, k);
-      return bad(why, whylen, path, w, "is not a knob (expected core_khz, uncore_khz, threads)");
+      snprintf(what, sizeof what, "is not a knob (expected %s)",
+               ergo__knob_names(offsetof(ergo__knob_row, field), names, sizeof names));
+      return bad(why, whylen, path, w, what);
     }
     if (!json_is_integer(v) || json_integer_value(v) < 0) {
       snprintf(w, sizeof w, "%s.%s", where, k);

@@ -49,6 +49,11 @@ struct ergo__policy {
 
 extern const ergo__policy_ops ergo__policy_monitor;
 extern const ergo__policy_ops ergo__policy_fixed;
+/* ERGO_FIXED ("cpu=1800000,threads=8": the knob table's keys, any subset) as a config on space:
+ * values rounded to the nearest allowed one (one warning).  0, or ERGO_EINVAL with one line in
+ * why. */
+int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, char *why,
+                      size_t whylen);
 extern const ergo__policy_ops ergo__policy_static;
 extern const ergo__policy_ops ergo__policy_sweep;
 extern const ergo__policy_ops ergo__policy_online;

@@ -4,6 +4,7 @@
 #include "policies/model.h"
 #include "policies/policy.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,42 +20,63 @@ static void ignore(ergo__policy *p, ergo__region_state *r, const ergo__config *c
 }
 const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore, NULL, NULL};
 
-/* ---- fixed: "cpu=1800000,uncore=2000000,threads=8", any subset ---- */
+/* ---- fixed: "cpu=1800000,uncore=2000000,threads=8", any subset; the keys are the knob
+ * table's ---- */
+
+/* "cpu=KHZ, uncore=KHZ, threads=N": every key of the table with its unit in capitals, N for a
+ * count (a knob whose unit is its own name). */
+static const char *fixed_forms(char *out, size_t len) {
+  size_t o = 0;
+  out[0] = '\0';
+  for (int i = 0; i < ERGO__NKNOBS && o < len; i++) {
+    const ergo__knob_row *row = &ergo__knob_table[i];
+    char unit[16] = "N";
+    if (strcmp(row->unit, row->key) != 0) {
+      size_t u = 0;
+      for (; row->unit[u] && u < sizeof unit - 1; u++)
+        unit[u] = (char)toupper((unsigned char)row->unit[u]);
+      unit[u] = '\0';
+    }
+    int n = snprintf(out + o, len - o, "%s%s=%s", i ? ", " : "", row->key, unit);
+    if (n < 0) break;
+    o += (size_t)n;
+  }
+  return out;
+}
+
 int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, char *why,
                       size_t whylen) {
   memset(c, 0, sizeof *c);
   if (!s || !*s) {
+    /* An example of values, not the list of keys: those come from the table below. */
     snprintf(why, whylen,
              "ERGO_FIXED is not set: expected e.g. "
              "\"cpu=1800000,uncore=2000000,threads=8\" (kHz, kHz, threads)");
     return ERGO_EINVAL;
   }
-  static const char *const names[ERGO__NKNOBS] = {"cpu", "uncore", "threads"};
   for (const char *p = s; *p;) {
     size_t n = strcspn(p, ",");
-    int i = -1;
-    for (int k = 0; k < ERGO__NKNOBS; k++) {
-      size_t l = strlen(names[k]);
-      if (n > l && !strncmp(p, names[k], l) && p[l] == '=') i = k;
-    }
+    const char *eq = memchr(p, '=', n);
+    int i = eq ? ergo__knob_by_key(p, (size_t)(eq - p)) : -1;
     char *end = NULL;
-    long long v = i >= 0 ? strtoll(p + strlen(names[i]) + 1, &end, 10) : 0;
+    long long v = i >= 0 ? strtoll(eq + 1, &end, 10) : 0;
     if (i < 0 || end != p + n || v <= 0) {
+      char forms[128];
       snprintf(why, whylen,
-               "ERGO_FIXED='%s' is not valid at '%.*s': expected cpu=KHZ, "
-               "uncore=KHZ, threads=N separated by commas",
-               s, (int)n, p);
+               "ERGO_FIXED='%s' is not valid at '%.*s': expected %s separated by commas", s,
+               (int)n, p, fixed_forms(forms, sizeof forms));
       return ERGO_EINVAL;
     }
+    const char *key = ergo__knob_table[i].key;
     if (!space->n[i]) {
       snprintf(why, whylen, "ERGO_FIXED='%s': this node has no %s knob (`ergo info` says why)", s,
-               names[i]);
+               key);
       return ERGO_EINVAL;
     }
     c->v[i] = ergo__space_round(space, i, v);
     if (c->v[i] != v)
-      ergo__warn("ERGO_FIXED: %s=%lld is not allowed on this node; using the nearest, %lld",
-                 names[i], v, (long long)c->v[i]);
+      ergo__warn("ERGO_FIXED: %s=%lld is not allowed on this node; using the nearest, %lld", key,
+                 v, (long long)c->v[i]);
     p += n + (p[n] == ',');
   }
   return 0;
@@ -80,7 +102,6 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
     return rc;
   }
   /* Values this node does not allow round to the nearest allowed one, once, with a warning. */
-  static const char *const names[ERGO__NKNOBS] = {"core_khz", "uncore_khz", "threads"};
   for (int r = 0; r < m->nregions; r++)
     for (int i = 0; i < ERGO__NKNOBS; i++) {
       int64_t v = m->regions[r].best.v[i];
@@ -88,7 +109,7 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
       int64_t near = ergo__space_round(&p->space, i, v);
       if (near != v)
         ergo__warn("tuning model '%s': %s %s=%lld is not allowed on this node; using %lld", path,
-                   m->regions[r].path, names[i], (long long)v, (long long)near);
+                   m->regions[r].path, ergo__knob_table[i].field, (long long)v, (long long)near);
       m->regions[r].best.v[i] = near;
     }
   p->priv = m;

@@ -3,6 +3,7 @@
 #include "optimizer/sweep.h"
 
 #include "ergo.h"
+#include "knobs/table.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -10,14 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SWEEP_EXPECTED                                                                             \
-  "expected KNOB=V,V,... with KNOB cpu or uncore (kHz) or threads and V a positive integer or "    \
-  "FROM:TO:STEP, and options repeats=N (1 to 100) and budget=N (10 to 100000), separated by ',' "  \
-  "or ';'"
 /* Values beyond this are no frequency or thread count, and cannot overflow a range walk. */
 #define SWEEP_MAX_VALUE 1000000000000LL
 
-static const char *const knob_keys[ERGO__SPACE_DIMS] = {"cpu", "uncore", "threads"};
+/* The accepted form, its knobs the knob table's keys: "expected KNOB=V,V,... with KNOB cpu or
+ * uncore (kHz) or threads and V ...".  A run of keys with the same unit is followed by that unit
+ * in parentheses, unless the unit is the key itself (a count: threads). */
+static const char *sweep_expected(char *out, size_t len) {
+  char knobs[160];
+  size_t o = 0;
+  knobs[0] = '\0';
+  for (int i = 0; i < ERGO__NKNOBS && o < sizeof knobs; i++) {
+    const ergo__knob_row *row = &ergo__knob_table[i];
+    int run_ends = i + 1 == ERGO__NKNOBS || strcmp(ergo__knob_table[i + 1].unit, row->unit) != 0;
+    const char *sep = i ? " or " : "";
+    int n = run_ends && strcmp(row->unit, row->key) != 0
+                ? snprintf(knobs + o, sizeof knobs - o, "%s%s (%s)", sep, row->key, row->unit)
+                : snprintf(knobs + o, sizeof knobs - o, "%s%s", sep, row->key);
+    if (n < 0) break;
+    o += (size_t)n;
+  }
+  snprintf(out, len,
+           "expected KNOB=V,V,... with KNOB %s and V a positive integer or FROM:TO:STEP, and "
+           "options repeats=N (1 to 100) and budget=N (10 to 100000), separated by ',' or ';'",
+           knobs);
+  return out;
+}
 
 static void spec_default(ergo__sweep_spec *spec) {
   memset(spec, 0, sizeof *spec);
@@ -62,12 +81,13 @@ static int sort_unique(int64_t *v, int n) {
 /* One line naming the whole value, what is wrong in it, and the accepted form. */
 __attribute__((format(printf, 4, 5))) static int fail(char *why, size_t whylen, const char *s,
                                                       const char *fmt, ...) {
-  char reason[512];
+  char reason[512], expected[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
-  snprintf(why, whylen, "ERGO_SWEEP='%s' is not valid: %s; %s", s, reason, SWEEP_EXPECTED);
+  snprintf(why, whylen, "ERGO_SWEEP='%s' is not valid: %s; %s", s, reason,
+           sweep_expected(expected, sizeof expected));
   return ERGO_EINVAL;
 }
 
@@ -116,11 +136,9 @@ int ergo__sweep_parse(const char *s, ergo__sweep_spec *spec, char *why, size_t w
       if (add_values(&t, cur, p, n, s, why, whylen)) return ERGO_EINVAL;
     } else {
       size_t klen = (size_t)(eq - p);
-      int key = -1;
-      for (int k = 0; k < ERGO__SPACE_DIMS + 2; k++) {
-        const char *name = k < ERGO__SPACE_DIMS ? knob_keys[k] : options[k - ERGO__SPACE_DIMS];
-        if (strlen(name) == klen && !strncmp(p, name, klen)) key = k;
-      }
+      int key = ergo__knob_by_key(p, klen);
+      for (int k = 0; key < 0 && k < 2; k++)
+        if (strlen(options[k]) == klen && !strncmp(p, options[k], klen)) key = ERGO__SPACE_DIMS + k;
       if (key < 0) return fail(why, whylen, s, "'%.*s' names no knob or option", (int)n, p);
       if (seen[key]++) return fail(why, whylen, s, "'%.*s' is named twice", (int)klen, p);
       const char *v = eq + 1;
@@ -163,7 +181,7 @@ int ergo__sweep_fit(ergo__sweep_spec *spec, const ergo__space *space, char *why,
       snprintf(why, whylen,
                "ERGO_SWEEP names %s, but this node has no %s knob (`ergo info` says "
                "why; fix: leave it out of ERGO_SWEEP)",
-               knob_keys[i], knob_keys[i]);
+               ergo__knob_table[i].key, ergo__knob_table[i].key);
       return ERGO_EINVAL;
     }
     for (int k = 0; k < spec->n[i]; k++) {
@@ -171,8 +189,8 @@ int ergo__sweep_fit(ergo__sweep_spec *spec, const ergo__space *space, char *why,
       if (near == v) continue;
       if (!rounded++)
         snprintf(first, sizeof first,
-                 "%s=%lld is not allowed on this node; using the nearest, %lld", knob_keys[i],
-                 (long long)v, (long long)near);
+                 "%s=%lld is not allowed on this node; using the nearest, %lld",
+                 ergo__knob_table[i].key, (long long)v, (long long)near);
       spec->values[i][k] = near;
     }
     spec->n[i] = sort_unique(spec->values[i], spec->n[i]);
