@@ -204,6 +204,7 @@ static int report_text(const char *path, char **out) {
               threads, json_pack("{s:i, s:o}", "thread", set.threads[i], "tree", tree)) != 0;
   }
   ergo__snapset_free(&set);
+  /* "threads": the list of thread trees, not the knob (whose names are in knobs/table.c). */
   json_t *doc =
       bad ? NULL
           : json_pack("{s:s, s:i, s:s, s:s, s:o, s:o}", "format", "ergo-report", "version",

@@ -12,7 +12,7 @@
 #include "optimizer/objective.h"
 #include "optimizer/space.h"
 #include "optimizer/sweep.h"
-#include "policies/model.h"
+#include "policies/model.h" /* the one writer (and reader) of the tuning-model file */
 #include "sim/node.h"
 
 #endif

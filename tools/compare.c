@@ -69,6 +69,7 @@ static int load(run *r) {
   if (!json_is_integer(ver) || json_integer_value(ver) != 1)
     return bad(r->file, "%s: this ergo reads version 1 (write the report again with it)",
                json_is_integer(ver) ? "is a report of another version" : "has no version");
+  /* The report's "threads" is its list of thread trees, not the knob. */
   r->root = json_object_get(json_array_get(json_object_get(r->doc, "threads"), 0), "tree");
   if (!json_is_object(r->root) || !json_is_number(json_object_get(r->root, "time_s")))
     return bad(r->file, "%s", "has no main thread tree (threads[0].tree with time_s): truncated?");

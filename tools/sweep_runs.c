@@ -1,6 +1,7 @@
 /* sweep_runs.c - `ergo sweep --runs`: calibration for regions that run once.  The application
  * runs once untuned and once per configuration under the fixed policy, each writing a JSON
- * report; the reports become one tuning model (the format policies/model.c reads). */
+ * report; the reports become one tuning model, written by the library's own writer
+ * (policies/model.c, through runtime/toolkit.h).  The knobs' names are the knob table's. */
 #include "cli.h"
 #include "runtime/toolkit.h"
 
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +22,6 @@
 /* Regions that take less than this per execution are not tuned (the tuner's
  * ERGO_MIN_REGION_MS default). */
 #define MIN_REGION_MS 100.0
-
-static const char *const knob_names[ERGO__NKNOBS] = {"cpufreq", "uncore", "threads"};
-static const char *const fixed_keys[ERGO__NKNOBS] = {"cpu", "uncore", "threads"};
-static const char *const model_keys[ERGO__NKNOBS] = {"core_khz", "uncore_khz", "threads"};
 
 static void sweep_usage(FILE *out) {
   fprintf(
@@ -96,9 +94,7 @@ static int node_space(const char *platform, ergo__space *space, char *plat, size
   const json_t *k;
   json_array_foreach(json_object_get(doc, "knobs"), i, k) {
     const char *name = json_string_value(json_object_get(k, "name"));
-    int slot = -1;
-    for (int s = 0; s < ERGO__NKNOBS; s++)
-      if (name && strcmp(name, knob_names[s]) == 0) slot = s;
+    int slot = name ? ergo__knob_by_backend(name, strlen(name)) : -1;
     if (slot < 0 || !json_is_true(json_object_get(k, "available"))) continue;
     const json_t *vals = json_object_get(k, "values"), *v;
     size_t j;
@@ -210,10 +206,11 @@ static int grid_spec(grid *g, const ergo__space *s, const char *text, int *repea
     return usage_error("--grid '%s': budget= is for the sweep inside one run; --runs runs every "
                        "configuration of the grid",
                        text);
-  if (!ergo__sweep_explicit(&spec))
-    return usage_error("--grid '%s' names no knob: expected small or KNOB=V,V,... (cpu, uncore, "
-                       "threads)",
-                       text);
+  if (!ergo__sweep_explicit(&spec)) {
+    char keys[128];
+    return usage_error("--grid '%s' names no knob: expected small or KNOB=V,V,... (%s)", text,
+                       ergo__knob_names(offsetof(ergo__knob_row, key), keys, sizeof keys));
+  }
   if (ergo__sweep_fit(&spec, s, why, sizeof why, warn, sizeof warn)) {
     say_grid(why);
     return ERGO_CLI_USAGE;
@@ -231,7 +228,7 @@ static void fixed_text(const ergo__config *c, char *buf, size_t len) {
   buf[0] = '\0';
   for (int i = 0; i < ERGO__NKNOBS && o < len; i++)
     if (c->v[i])
-      o += (size_t)snprintf(buf + o, len - o, "%s%s=%lld", o ? "," : "", fixed_keys[i],
+      o += (size_t)snprintf(buf + o, len - o, "%s%s=%lld", o ? "," : "", ergo__knob_table[i].key,
                             (long long)c->v[i]);
   if (!buf[0]) snprintf(buf, len, "(no knobs)");
 }
@@ -286,6 +283,7 @@ static json_t *read_report(const char *path, const json_t **root) {
   json_error_t err;
   json_t *doc = json_load_file(path, 0, &err);
   const char *fmt = json_string_value(json_object_get(doc, "format"));
+  /* The report's "threads" is its list of thread trees, not the knob. */
   *root = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
   if (!doc)
     failure("the run's report '%s' cannot be read: %s (did the application call ergo_finalize?)",
@@ -366,55 +364,19 @@ typedef struct point {
   int n;
 } point;
 
-static json_t *config_json(const ergo__config *c) {
-  json_t *o = json_object();
-  for (int i = 0; i < ERGO__NKNOBS; i++)
-    if (c->v[i]) json_object_set_new(o, model_keys[i], json_integer(c->v[i]));
-  return o;
-}
-
-static int dominated(const point *a, const point *b) {
-  return b->m.time_s <= a->m.time_s && b->m.energy_j <= a->m.energy_j &&
-         (b->m.time_s < a->m.time_s || b->m.energy_j < a->m.energy_j);
-}
-
-static int by_time(const void *x, const void *y) {
-  const point *a = x, *b = y;
-  return (a->m.time_s > b->m.time_s) - (a->m.time_s < b->m.time_s);
-}
-
-/* The time/energy Pareto set first (by time), then the rest (by time), as model.c orders them;
- * returns the size of the set. */
-static int pareto(point *p, int n) {
-  int k = 0;
-  for (int i = 0; i < n; i++) {
-    int dom = 0;
-    for (int j = 0; j < n && !dom; j++) dom = j != i && dominated(&p[i], &p[j]);
-    if (!dom) {
-      point t = p[k];
-      p[k] = p[i];
-      p[i] = t;
-      k++;
-    }
-  }
-  qsort(p, (size_t)k, sizeof *p, by_time);
-  qsort(p + k, (size_t)(n - k), sizeof *p, by_time);
-  return k;
-}
-
-/* One tuned region's entry from every run's report (NULL on no memory or no energy); *best_out
- * receives its best point. */
-static json_t *region_entry(const char *path, const json_t *tuned, const json_t *const *roots,
-                            const grid *g, const ergo__config *base_cfg, int repeats,
-                            const ergo__objective *o, int cores, point *best_out,
-                            ergo__measure *base_out) {
+/* One tuned region's entry in the model, from every run's report: 0, 1 when the untuned run has
+ * no energy for it (it is left out), or ERGO_ENOMEM.  *best_out receives its best point. */
+static int region_entry(ergo__model *model, const char *path, const json_t *tuned,
+                        const json_t *const *roots, const grid *g, const ergo__config *base_cfg,
+                        int repeats, const ergo__objective *o, int cores, point *best_out,
+                        ergo__measure *base_out) {
   ergo__measure base;
   int calls;
-  if (governed(find_path(roots[0], path), tuned, &base, &calls)) return NULL;
+  if (governed(find_path(roots[0], path), tuned, &base, &calls)) return 1;
   base.resource =
       base_cfg->v[ERGO__KNOB_THREADS] ? (double)base_cfg->v[ERGO__KNOB_THREADS] / cores : 1.0;
   point *pts = calloc((size_t)g->n + 1, sizeof *pts);
-  if (!pts) return NULL;
+  if (!pts) return ERGO_ENOMEM;
   int np = 0;
   pts[np++] = (point){*base_cfg, base, calls};
   for (int i = 0; i < g->n; i++) {
@@ -440,16 +402,17 @@ static json_t *region_entry(const char *path, const json_t *tuned, const json_t 
       best = i;
   *best_out = pts[best];
   *base_out = base;
-  int npareto = pareto(pts, np);
-  json_t *list = json_array();
-  for (int i = 0; i < np; i++)
-    json_array_append_new(list, json_pack("{s:o, s:f, s:f, s:i}", "config", config_json(&pts[i].c),
-                                          "time_s", pts[i].m.time_s, "energy_j", pts[i].m.energy_j,
-                                          "n", pts[i].n));
+  /* Every point measured, the time/energy Pareto set first: as the sweep policy writes them. */
+  ergo__model_region *r = ergo__model_region_add(model, path);
+  int rc = r ? 0 : ERGO_ENOMEM;
+  for (int i = 0; i < np && !rc; i++)
+    rc = ergo__model_point_add(r, &pts[i].c, pts[i].m.time_s, pts[i].m.energy_j, pts[i].n);
   free(pts);
-  return json_pack("{s:o, s:{s:f, s:f}, s:o, s:i}", "config", config_json(&best_out->c), "baseline",
-                   "time_s", base.time_s, "energy_j", base.energy_j, "points", list, "pareto",
-                   npareto);
+  if (rc) return rc;
+  r->best = best_out->c;
+  r->baseline = base;
+  ergo__model_pareto(r);
+  return 0;
 }
 
 /* The tuned regions of the untuned run's main tree, in tree order. */
@@ -459,23 +422,6 @@ static void collect(const json_t *node, const json_t *tuned, json_t *out) {
   size_t i;
   const json_t *c;
   json_array_foreach(json_object_get(node, "children"), i, c) collect(c, tuned, out);
-}
-
-/* Write text to path atomically: a temporary file beside it, then rename. */
-static int write_atomic(const char *path, const char *text) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
-  int bad = fputs(text, f) < 0 || fputc('\n', f) == EOF;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    errno = e;
-    return -1;
-  }
-  return 0;
 }
 
 static int write_model(const char *out, const json_t *const *roots, const grid *g,
@@ -494,27 +440,28 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
     else
       min_ms = v;
   }
-  json_t *regions = json_object(), *knobs = json_object(), *paths = json_array();
-  json_t *tuned = json_array();
-  for (int i = 0; i < ERGO__NKNOBS; i++) {
-    if (!s->n[i]) continue;
-    json_t *vals = json_array();
-    for (int v = 0; v < s->n[i]; v++) json_array_append_new(vals, json_integer(s->values[i][v]));
-    json_object_set_new(knobs, knob_names[i], vals);
-  }
+  ergo__model model;
+  memset(&model, 0, sizeof model);
+  snprintf(model.policy, sizeof model.policy, "sweep-runs");
+  ergo__objective_name(o, model.objective, sizeof model.objective);
+  snprintf(model.platform, sizeof model.platform, "%s", platform);
+  json_t *paths = json_array(), *tuned = json_array();
   tuned_regions(roots[0], min_ms * 1e-3, tuned);
   collect(roots[0], tuned, paths);
   *nregions = 0;
+  int rc = 0;
   size_t i;
   json_t *pj;
   json_array_foreach(paths, i, pj) {
     point best;
     ergo__measure base;
     const char *path = json_string_value(pj);
-    json_t *entry =
-        region_entry(path, tuned, roots, g, base_cfg, repeats, o, s->cores, &best, &base);
-    if (!entry) continue;
-    json_object_set_new(regions, path, entry);
+    rc = region_entry(&model, path, tuned, roots, g, base_cfg, repeats, o, s->cores, &best, &base);
+    if (rc < 0) break;
+    if (rc > 0) { /* the untuned run has no energy for it: left out */
+      rc = 0;
+      continue;
+    }
     char cfg[256];
     fixed_text(&best.c, cfg, sizeof cfg);
     printf("  %-50s %s: energy %+.1f%%, time %+.1f%%\n", path, cfg,
@@ -524,18 +471,13 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
   }
   json_decref(paths);
   json_decref(tuned);
-  char host[128] = "", name[64];
-  gethostname(host, sizeof host - 1);
-  json_t *doc =
-      json_pack("{s:s, s:i, s:s, s:s, s:{s:s, s:s, s:o}, s:o}", "format", "ergo-model", "version",
-                1, "policy", "sweep-runs", "objective", ergo__objective_name(o, name, sizeof name),
-                "node", "platform", platform, "host", host, "knobs", knobs, "regions", regions);
-  char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
-  json_decref(doc);
-  if (!text) return failure("out of memory while writing the model");
-  int rc = write_atomic(out, text);
-  free(text);
-  if (rc) return failure("the model cannot be written to '%s': %s", out, strerror(errno));
+  /* The library's writer: the same format as the sweep policy's model, written atomically (a
+   * temporary file, fsync, rename); a failure is one warning line naming the file and the fix. */
+  if (!rc) rc = ergo__model_save(out, &model, s);
+  ergo__model_free(&model);
+  if (rc == ERGO_ENOMEM) return failure("out of memory while writing the model");
+  /* The writer's warning line above says why and what to do. */
+  if (rc) return failure("the model cannot be written to '%s' (see the line above)", out);
   return 0;
 }
 
