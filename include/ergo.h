@@ -134,7 +134,9 @@ ERGO_EXPORT void ergo_config_default(ergo_config *cfg);
 /* Overlay ERGO_* environment variables on *cfg (only the fields within
  * cfg->size).  A bad value prints one line naming the variable, the value and
  * what is accepted, keeps the previous field value and returns ERGO_EINVAL
- * (after reading every variable). */
+ * (after reading every variable).  The first call in a process also warns,
+ * once per name, about ERGO_* variables ergo does not know, suggesting the
+ * nearest known name (they change nothing and are not errors). */
 ERGO_EXPORT int ergo_config_from_env(ergo_config *cfg);
 
 /* Start ergo.  cfg == NULL means defaults plus the environment, where a bad

@@ -1,12 +1,14 @@
 /* config.c - the configuration driven by its spec (config_spec.c): defaults, the ERGO_*
- * environment, and the check of a caller's ergo_config. */
+ * environment, the check of a caller's ergo_config, and unknown ERGO_* variables. */
 #include "runtime/config.h"
 
 #include "util/log.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The values cfg->size may have: this header's sizeof(ergo_config), and every earlier layout's.
  * Fields are only ever added at the end of ergo_config; when adding some, append
@@ -67,6 +69,70 @@ static void size_line(size_t size, char *out, size_t outlen) {
                        "did not start from ergo_config_default(&cfg)");
 }
 
+/* ---- unknown variables ---- */
+
+/* Optimal string alignment distance (edits and adjacent swaps), case ignored. */
+static size_t distance(const char *a, size_t la, const char *b, size_t lb) {
+  enum { MAXLEN = 64 };
+  if (la >= MAXLEN || lb >= MAXLEN) return (size_t)-1;
+  size_t d[MAXLEN][MAXLEN];
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      int ca = toupper((unsigned char)a[i - 1]), cb = toupper((unsigned char)b[j - 1]);
+      size_t best = d[i - 1][j - 1] + (ca != cb);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && ca == toupper((unsigned char)b[j - 2]) &&
+          toupper((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[la][lb];
+}
+
+const char *ergo__config_nearest(const char *name, size_t len) {
+  static const char prefix[] = "ERGO_";
+  const size_t lp = sizeof prefix - 1;
+  if (len < lp || strncasecmp(name, prefix, lp) != 0) return NULL;
+  /* Close enough to be a slip: 2 edits, or a third of the name after ERGO_ when longer. */
+  size_t limit = (len - lp + 2) / 3 > 2 ? (len - lp + 2) / 3 : 2;
+  const char *best = NULL;
+  size_t best_d = limit + 1;
+  for (int i = 0; i < ergo__config_nspec; i++) {
+    const char *var = ergo__config_spec[i].var;
+    size_t d = distance(name + lp, len - lp, var + lp, strlen(var) - lp);
+    if (d < best_d) {
+      best_d = d;
+      best = var;
+    }
+  }
+  return best;
+}
+
+int ergo__config_unknown_vars(char *const *env) {
+  int warned = 0;
+  for (char *const *e = env; e && *e; e++) {
+    const char *s = *e;
+    if (strncmp(s, "ERGO_", 5) != 0 || strncmp(s, "ERGO__", 6) == 0) continue; /* internal */
+    size_t len = strcspn(s, "=");
+    int known = 0;
+    for (int i = 0; i < ergo__config_nspec && !known; i++)
+      known =
+          strlen(ergo__config_spec[i].var) == len && strncmp(ergo__config_spec[i].var, s, len) == 0;
+    if (known) continue;
+    const char *near = ergo__config_nearest(s, len);
+    if (near)
+      ergo__warn("%.*s: unknown variable; did you mean %s?", (int)len, s, near);
+    else
+      ergo__warn("%.*s: unknown variable; ergo ignores it (README lists the ERGO_* variables)",
+                 (int)len, s);
+    warned++;
+  }
+  return warned;
+}
+
 /* ---- the environment ---- */
 
 int ergo_config_from_env(ergo_config *cfg) {
@@ -76,6 +142,8 @@ int ergo_config_from_env(ergo_config *cfg) {
     ergo__warn("ergo_config_from_env: %s", line);
     return ERGO_EINVAL;
   }
+  static int env_checked;
+  if (!__atomic_exchange_n(&env_checked, 1, __ATOMIC_RELAXED)) ergo__config_unknown_vars(environ);
   /* Every variable is read even after a bad one; the first error is returned. */
   int rc = 0;
   for (int i = 0; i < ergo__config_nspec; i++) {

@@ -1,6 +1,6 @@
 /* config.h - the runtime's configuration: one spec table (config_spec.c) with a row per setting,
  * from which the defaults, the ERGO_* environment parsing, the check of a caller's ergo_config
- * and the list of known variables all come (config.c). */
+ * and the list of known variables (README, unknown-variable warnings) all come (config.c). */
 #ifndef ERGO_RUNTIME_CONFIG_H
 #define ERGO_RUNTIME_CONFIG_H
 
@@ -55,5 +55,15 @@ int ergo__config_parse_path(const ergo__config_row *r, const char *text, void *f
 /* Every field of a caller's configuration checked (cfg->size first): 0, or ERGO_EINVAL after one
  * line per bad field naming it, its value and what is accepted. */
 int ergo__config_check(const ergo_config *cfg);
+
+/* One warning per ERGO_* name in env (a NULL-terminated "NAME=VALUE" array, like environ) that no
+ * row knows, with the nearest known name when one is close; names starting with ERGO__ are
+ * internal and skipped.  Returns the number of warnings.  ergo_config_from_env calls it once
+ * per process with environ. */
+int ergo__config_unknown_vars(char *const *env);
+
+/* The known variable nearest to the len characters at name (case ignored), or NULL when none is
+ * close enough to be a likely misspelling. */
+const char *ergo__config_nearest(const char *name, size_t len);
 
 #endif

@@ -1,17 +1,86 @@
-/* test_config.c - ERGO_* environment parsing: accepted values, and one line for each bad one. */
+/* test_config.c - the configuration spec: ERGO_* environment parsing, the check of a caller's
+ * ergo_config (every field, and its size), and unknown ERGO_* variables. */
 #include "test_util.h"
 
 #include "internal.h"
+#include "runtime/config.h"
 
-static const char *vars[] = {"ERGO_REPORT_LEVEL",  "ERGO_BALANCE_LEVEL",  "ERGO_ON_ERROR",
-                             "ERGO_REPORT_FORMAT", "ERGO_REPORT_THREADS", "ERGO_CLOCK",
-                             "ERGO_REPORT",        "ERGO_REPORT_JSON",    "ERGO_REPORT_HATCHET",
-                             "ERGO_REPORT_CSV",    "ERGO_REPORT_STEPS",   "ERGO_BALANCE"};
+extern char **environ;
 
+/* Every ERGO_* variable unset, so each test starts from the defaults (and no unknown one). */
 static int clear_env(void **state) {
   (void)state;
-  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
-  return 0;
+  for (;;) {
+    char name[256] = "";
+    for (char **e = environ; *e && !name[0]; e++)
+      if (strncmp(*e, "ERGO_", 5) == 0)
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(*e, "="), *e);
+    if (!name[0]) return 0;
+    unsetenv(name);
+  }
+}
+
+/* The first reading of the environment in this process (this test runs first): one line for an
+ * unknown ERGO_* variable, naming the nearest known one; never again in this process. */
+static void test_unknown_variable_once(void **state) {
+  (void)state;
+  setenv("ERGO_POLCY", "online", 1);
+  setenv("ERGO__RC", "1", 1); /* internal: never warned about */
+  ergo_config c;
+  ergo_config_default(&c);
+  unsigned long before = ergo_error_count();
+  assert_int_equal(ergo_config_from_env(&c), 0); /* not an error: it changes nothing */
+  assert_int_equal(ergo_error_count(), before + 1);
+  assert_string_equal(ergo_last_error(), "ERGO_POLCY: unknown variable; did you mean ERGO_POLICY?");
+  assert_string_equal(c.policy, "monitor");
+  assert_int_equal(ergo_config_from_env(&c), 0);
+  setenv("ERGO_REPORT", "none", 1);
+  setenv("ERGO_ENERGY", "none", 1);
+  setenv("ERGO_KNOBS", "none", 1);
+  assert_int_equal(ergo_init(NULL), 0);
+  assert_int_equal(ergo_error_count(), 0); /* ergo_init reset the count: nothing said again */
+  ergo_finalize();
+  unsetenv("ERGO_POLCY");
+  unsetenv("ERGO__RC");
+}
+
+/* Which names are known, which are near which, and the line without a near name. */
+static void test_unknown_variables(void **state) {
+  (void)state;
+  /* Every variable another layer reads is known too. */
+  char *known[] = {"ERGO_POLICY=monitor",
+                   "ERGO_STATE_DIR=/tmp",
+                   "ERGO_MPI_AUTO=0",
+                   "ERGO_ESTIMATE_CORE_W=5",
+                   "ERGO_SIM_NODE=n.json",
+                   "ERGO_NODE_SPLIT=2",
+                   "ERGO__ANYTHING=1",
+                   "ERGO=1",
+                   "PATH=/bin",
+                   "ergo_policy=x",
+                   NULL};
+  assert_int_equal(ergo__config_unknown_vars(known), 0);
+  char *one[] = {"ERGO_REPORTJSON=r.json", NULL};
+  assert_int_equal(ergo__config_unknown_vars(one), 1);
+  assert_string_equal(ergo_last_error(),
+                      "ERGO_REPORTJSON: unknown variable; did you mean ERGO_REPORT_JSON?");
+  char *far[] = {"ERGO_FOO=1", NULL};
+  assert_int_equal(ergo__config_unknown_vars(far), 1);
+  assert_string_equal(ergo_last_error(), "ERGO_FOO: unknown variable; ergo ignores it (README "
+                                         "lists the ERGO_* variables)");
+  char *two[] = {"ERGO_POLICIES=online", "ERGO_policy=online", NULL};
+  assert_int_equal(ergo__config_unknown_vars(two), 2);
+  assert_string_equal(ergo_last_error(),
+                      "ERGO_policy: unknown variable; did you mean ERGO_POLICY?");
+  /* nearest: edits, a swap, case; nothing for a name too far from every known one */
+  const char *n = "ERGO_SAMPEL_MS";
+  assert_string_equal(ergo__config_nearest(n, strlen(n)), "ERGO_SAMPLE_MS");
+  n = "ERGO_MODLE";
+  assert_string_equal(ergo__config_nearest(n, strlen(n)), "ERGO_MODEL");
+  n = "ERGO_Knobs";
+  assert_string_equal(ergo__config_nearest(n, strlen(n)), "ERGO_KNOBS");
+  n = "ERGO_DEBUG";
+  assert_null(ergo__config_nearest(n, strlen(n)));
 }
 
 static void test_defaults(void **state) {
@@ -113,6 +182,9 @@ static void test_init_struct_bad_value(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      /* first: the only test that sees this process's first reading of the environment */
+      cmocka_unit_test_setup(test_unknown_variable_once, clear_env),
+      cmocka_unit_test_setup(test_unknown_variables, clear_env),
       cmocka_unit_test_setup(test_defaults, clear_env),
       cmocka_unit_test_setup(test_good_values, clear_env),
       cmocka_unit_test_setup(test_bad_values_named, clear_env),
