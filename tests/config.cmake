@@ -12,3 +12,10 @@ echo "config: one warning"
   set_tests_properties(config_unknown_variable PROPERTIES PASS_REGULAR_EXPRESSION
     "config: one warning\n" FAIL_REGULAR_EXPRESSION "FAIL:")
 endif()
+
+# README's table of variables is the spec's list: a variable added to one only fails here.
+add_executable(ergo-test-config-vars ${CMAKE_CURRENT_SOURCE_DIR}/tools/config_vars.c)
+target_include_directories(ergo-test-config-vars PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(ergo-test-config-vars PRIVATE ergo_static)
+add_test(NAME readme_variables COMMAND ${CMAKE_COMMAND} -DVARS=$<TARGET_FILE:ergo-test-config-vars>
+  -DREADME=${PROJECT_SOURCE_DIR}/README.md -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/readme_variables.cmake)
