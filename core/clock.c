@@ -60,6 +60,10 @@ static void tsc_calibrate(void) {
 #endif
 }
 
+_Static_assert(ERGO__CLOCK_TSC == (int)ERGO_CLOCK_TSC &&
+                   ERGO__CLOCK_MONO == (int)ERGO_CLOCK_MONOTONIC,
+               "the internal clock kinds are ergo_clock_kind's values");
+
 int ergo__clock_init(const ergo_config *cfg) {
   if (cfg->clock) {
     ergo__clk.kind = ERGO__CLOCK_USER;
@@ -68,8 +72,8 @@ int ergo__clock_init(const ergo_config *cfg) {
     ergo__clk.ns_per_tick = 1.0;
     return 0;
   }
-  int kind = cfg->clock_kind;
-  if (kind == 0) kind = tsc_trusted() ? ERGO__CLOCK_TSC : ERGO__CLOCK_MONO;
+  int kind = (int)cfg->clock_kind;
+  if (kind == ERGO_CLOCK_AUTO) kind = tsc_trusted() ? ERGO__CLOCK_TSC : ERGO__CLOCK_MONO;
   if (kind == ERGO__CLOCK_TSC && !ERGO__HAVE_TSC) {
     ergo__warn("ERGO_CLOCK=tsc: this CPU has no TSC; using monotonic (fix: ERGO_CLOCK=auto)");
     kind = ERGO__CLOCK_MONO;

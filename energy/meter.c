@@ -21,6 +21,15 @@ const ergo__meter_ops *ergo__meter_find(const char *name) {
   return NULL;
 }
 
+const char *ergo__meter_choice(int i) {
+  if (i == 0) return "auto";
+  for (size_t r = 0; r < NREG; r++) {
+    if (registry[r] == &ergo__meter_sim) continue; /* ERGO_PLATFORM=sim brings it */
+    if (--i == 0) return registry[r]->name;
+  }
+  return i == 1 ? "none" : NULL;
+}
+
 static int open_one(ergo__meter *m, const ergo__meter_ops *ops, char *why, size_t whylen) {
   memset(m, 0, sizeof *m);
   m->ops = ops;

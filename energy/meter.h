@@ -57,6 +57,10 @@ extern const ergo__meter_ops ergo__meter_sim;
 /* The backend called `name`, or NULL. */
 const ergo__meter_ops *ergo__meter_find(const char *name);
 
+/* The i-th value ERGO_ENERGY accepts: "auto", then every backend a user may name (in the
+ * registry's order; not "sim", which the sim platform brings), then "none"; NULL past the last. */
+const char *ergo__meter_choice(int i);
+
 /* Open `which`: "auto" tries powercap, perf, papi in that order; a backend
  * name opens just that one.  On failure every reason is in why, one line
  * per backend tried ("powercap: ..."), and a negative ERGO_E* is returned. */

@@ -61,10 +61,26 @@ typedef enum {
   ERGO_FORMAT_WIDE = 1   /* paper layout plus calls, mean, min, max */
 } ergo_report_format;
 
+typedef enum {
+  ERGO_CLOCK_AUTO = 0,     /* the TSC when the kernel trusts it, else CLOCK_MONOTONIC */
+  ERGO_CLOCK_TSC = 1,      /* the TSC (rdtsc), calibrated at ergo_init */
+  ERGO_CLOCK_MONOTONIC = 2 /* clock_gettime(CLOCK_MONOTONIC) */
+} ergo_clock_kind;
+
 /* Settings for ergo_init().  ergo_config_default() fills the documented
  * defaults; ergo_config_from_env() overlays the ERGO_* environment variables.
- * Strings are copied by ergo_init(); NULL paths mean "not written". */
+ * Strings are copied by ergo_init(); NULL paths mean "not written", and a
+ * NULL choice (energy, knobs, platform, policy, objective) means its default.
+ *
+ * Versioning: `size` is sizeof(ergo_config) as the caller was compiled, set
+ * by ergo_config_default().  Fields are only ever added at the end, so a
+ * program built against an older ergo.h keeps working with a newer library
+ * (the fields it does not know take their defaults), and ergo_init() rejects
+ * a size it does not know (0: the struct did not come from
+ * ergo_config_default()) with one line saying so.  Always start from
+ * ergo_config_default(); never build an ergo_config field by field. */
 typedef struct ergo_config {
+  size_t size;                /* set by ergo_config_default(); do not change */
   int report_level;           /* ERGO_REPORT_LEVEL: deepest indent shown; -1 = all (default) */
   int balance_level;          /* ERGO_BALANCE_LEVEL: deepest indent in balance lines (default 2) */
   ergo_on_error on_error;     /* ERGO_ON_ERROR=warn|abort (default warn) */
@@ -78,7 +94,7 @@ typedef struct ergo_config {
   const char *balance;        /* ERGO_BALANCE: balance file (default ergo-balance.txt) */
   ergo_clock_fn clock;        /* NULL = built-in clock (ERGO_CLOCK=auto|tsc|monotonic) */
   void *clock_ctx;
-  int clock_kind; /* 0 auto, 1 tsc, 2 monotonic (ignored when clock set) */
+  ergo_clock_kind clock_kind; /* ERGO_CLOCK: the built-in clock (ignored when clock set) */
   /* Energy (energy/): */
   const char *energy;    /* ERGO_ENERGY=auto|powercap|perf|papi|estimate|none (default auto) */
   int energy_level;      /* ERGO_ENERGY_LEVEL: regions at or below this level get energy (2) */
@@ -102,21 +118,34 @@ typedef struct ergo_config {
   /* MPI (when ergo is built with it and MPI is initialised before ergo_init): */
   int report_ranks; /* ERGO_REPORT_RANKS=0|1: also write every rank's own files (0) */
   int node_split;   /* ERGO_NODE_SPLIT: pretend nodes per real node, for tests (1; 0 = 1) */
+  /* New fields go here, at the end (see Versioning above). */
 } ergo_config;
 
-/* Fill *cfg with the defaults above. */
+/* Fill the first `size` bytes of *cfg with the defaults above and set
+ * cfg->size = size.  C callers write ergo_config_default(&cfg), a macro that
+ * passes the size this header gives ergo_config, so a library newer than the
+ * header never writes past the caller's struct. */
+ERGO_EXPORT void ergo_config_default_size(ergo_config *cfg, size_t size);
+/* The same with this library's sizeof(ergo_config): the function behind the
+ * macro's name, for bindings that mirror this header's struct. */
 ERGO_EXPORT void ergo_config_default(ergo_config *cfg);
+#define ergo_config_default(cfg) ergo_config_default_size((cfg), sizeof *(cfg))
 
-/* Overlay ERGO_* environment variables on *cfg.  A bad value prints one line
- * naming the variable, the value and what is accepted, keeps the previous
- * field value and returns ERGO_EINVAL (after reading every variable). */
+/* Overlay ERGO_* environment variables on *cfg (only the fields within
+ * cfg->size).  A bad value prints one line naming the variable, the value and
+ * what is accepted, keeps the previous field value and returns ERGO_EINVAL
+ * (after reading every variable).  The first call in a process also warns,
+ * once per name, about ERGO_* variables ergo does not know, suggesting the
+ * nearest known name (they change nothing and are not errors). */
 ERGO_EXPORT int ergo_config_from_env(ergo_config *cfg);
 
 /* Start ergo.  cfg == NULL means defaults plus the environment, where a bad
  * value is reported and replaced by its default (or aborts when
- * ERGO_ON_ERROR=abort).  With a cfg, a bad field returns ERGO_EINVAL and
- * nothing is started.  The calling thread becomes the main thread whose tree
- * is the main report.  Returns ERGO_ESTATE if already initialised. */
+ * ERGO_ON_ERROR=abort).  With a cfg, every field is checked: a bad one (or an
+ * unknown cfg->size) prints one line naming the field (ergo_config.policy),
+ * its value and what is accepted, returns ERGO_EINVAL and starts nothing.
+ * The calling thread becomes the main thread whose tree is the main report.
+ * Returns ERGO_ESTATE if already initialised. */
 ERGO_EXPORT int ergo_init(const ergo_config *cfg);
 
 /* Close regions still open (with an error line each), run finalize hooks,

@@ -58,4 +58,16 @@ extern const ergo__policy_ops ergo__policy_static;
 extern const ergo__policy_ops ergo__policy_sweep;
 extern const ergo__policy_ops ergo__policy_online;
 
+/* The policy called `name` (ERGO_POLICY), or NULL. */
+const ergo__policy_ops *ergo__policy_find(const char *name);
+/* The i-th policy's name, in the order ERGO_POLICY lists them; NULL past the last. */
+const char *ergo__policy_name(int i);
+
+/* ERGO_FIXED: "cpu=1800000,uncore=2000000,threads=8", any subset, into c (fields not named 0).
+ * With a space, each value is rounded to the nearest this node allows (a warning when it moves)
+ * and a knob the node lacks is an error; with space NULL only the form is checked and c gets the
+ * values as written.  0, or ERGO_EINVAL with one line in why naming the value. */
+int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, char *why,
+                      size_t whylen);
+
 #endif

@@ -68,15 +68,18 @@ int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, 
       return ERGO_EINVAL;
     }
     const char *key = ergo__knob_table[i].key;
-    if (!space->n[i]) {
+    if (!space) {
+      c->v[i] = v;
+    } else if (!space->n[i]) {
       snprintf(why, whylen, "ERGO_FIXED='%s': this node has no %s knob (`ergo info` says why)", s,
                key);
       return ERGO_EINVAL;
+    } else {
+      c->v[i] = ergo__space_round(space, i, v);
+      if (c->v[i] != v)
+        ergo__warn("ERGO_FIXED: %s=%lld is not allowed on this node; using the nearest, %lld",
+                   key, v, (long long)c->v[i]);
     }
-    c->v[i] = ergo__space_round(space, i, v);
-    if (c->v[i] != v)
-      ergo__warn("ERGO_FIXED: %s=%lld is not allowed on this node; using the nearest, %lld", key,
-                 v, (long long)c->v[i]);
     p += n + (p[n] == ',');
   }
   return 0;

@@ -73,6 +73,16 @@ static const ergo__policy_ops *const policies[] = {
     &ergo__policy_sweep,   &ergo__policy_online,
 };
 
+const ergo__policy_ops *ergo__policy_find(const char *name) {
+  for (size_t i = 0; name && i < sizeof policies / sizeof *policies; i++)
+    if (strcmp(policies[i]->name, name) == 0) return policies[i];
+  return NULL;
+}
+
+const char *ergo__policy_name(int i) {
+  return i >= 0 && (size_t)i < sizeof policies / sizeof *policies ? policies[i]->name : NULL;
+}
+
 /* The path of a region as the JSON report writes it: "Global/A/B". */
 static char *path_of(ergo_region *r) {
   const char *names[256];
@@ -351,9 +361,7 @@ static void build_space(ergo__space *s) {
 int ergo__tuner_start(const ergo_config *cfg) {
   memset(&T, 0, sizeof T);
   const char *name = cfg->policy ? cfg->policy : "monitor";
-  const ergo__policy_ops *ops = NULL;
-  for (size_t i = 0; i < sizeof policies / sizeof *policies; i++)
-    if (strcmp(policies[i]->name, name) == 0) ops = policies[i];
+  const ergo__policy_ops *ops = ergo__policy_find(name);
   if (!ops) {
     ergo__warn("ERGO_POLICY=%s is not in this build of ergo yet; running as monitor (changes "
                "nothing)",

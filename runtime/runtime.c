@@ -77,8 +77,11 @@ int ergo_init(const ergo_config *user) {
   ergo_config cfg;
   int bad_user = 0;
   if (user) {
+    /* Checked first (cfg->size too); an older layout's missing fields keep their defaults. */
     bad_user = ergo__config_check(user) != 0;
-    cfg = *user;
+    ergo_config_default(&cfg);
+    if (!bad_user) memcpy(&cfg, user, user->size);
+    cfg.size = sizeof cfg;
   } else {
     ergo_config_default(&cfg);
     /* Bad environment values were reported and kept at their defaults; with

@@ -86,11 +86,25 @@ static void test_fixed(void **state) {
   assert_true(ergo__sim()->cfg.f_ghz == 1.5);
   assert_non_null(strstr(ergo_last_error(), "cpu=1540000 is not allowed on this node"));
   ergo_finalize();
-  /* a malformed one runs as monitor */
+  /* a malformed one is a bad field: nothing starts */
   c.fixed = "cpu=fast";
+  assert_int_equal(ergo_init(&c), ERGO_EINVAL);
+  assert_int_equal(ergo_initialized(), 0);
+  assert_non_null(
+      strstr(ergo_last_error(), "ergo_config.fixed='cpu=fast' is not valid at 'cpu=fast'"));
+  /* from the environment: one line at parse time, the default (unset) kept, so the fixed
+   * policy says it has no setting and the run goes on as monitor */
+  setenv("ERGO_FIXED", "cpu=fast", 1);
+  c.fixed = NULL;
+  assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
+  assert_string_equal(ergo_last_error(),
+                      "ERGO_FIXED='cpu=fast' is not valid at 'cpu=fast': expected cpu=KHZ, "
+                      "uncore=KHZ, threads=N separated by commas; keeping (unset)");
+  unsetenv("ERGO_FIXED");
   assert_int_equal(ergo_init(&c), 0);
-  assert_non_null(strstr(ergo_last_error(), "ERGO_FIXED='cpu=fast' is not valid at 'cpu=fast'"));
+  assert_non_null(strstr(ergo_last_error(), "ERGO_FIXED is not set"));
   assert_int_equal(ergo__sim()->cfg.threads, 20);
+  ergo_finalize();
 }
 
 /* static: each region runs at its model config; the parent's comes back after it. */
@@ -202,13 +216,20 @@ static void test_bad_env(void **state) {
   assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
   assert_non_null(strstr(ergo_last_error(), "ERGO_MIN_REGION_MS='-5' is not valid"));
   unsetenv("ERGO_MIN_REGION_MS");
-  /* a bad objective: the tuner says so and runs as monitor */
+  /* a bad objective in the environment: one line, the default objective kept */
+  setenv("ERGO_OBJECTIVE", "joules", 1);
+  assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_OBJECTIVE='joules' is not valid: expected "));
+  assert_non_null(strstr(ergo_last_error(), "; keeping energy@5%"));
+  assert_string_equal(c.objective, "energy@5%");
+  unsetenv("ERGO_OBJECTIVE");
+  /* ... and in a config struct, a bad field: nothing starts */
   ergo_config s = sim_config("fixed");
   s.fixed = "threads=2";
   s.objective = "joules";
-  assert_int_equal(ergo_init(&s), 0);
-  assert_non_null(strstr(ergo_last_error(), "ERGO_OBJECTIVE='joules' is not valid"));
-  assert_int_equal(ergo__sim()->cfg.threads, 20);
+  assert_int_equal(ergo_init(&s), ERGO_EINVAL);
+  assert_int_equal(ergo_initialized(), 0);
+  assert_non_null(strstr(ergo_last_error(), "ergo_config.objective='joules' is not valid"));
 }
 
 int main(void) {

@@ -1,0 +1,48 @@
+# readme_variables.cmake - README's table of environment variables lists exactly the variables of
+# the configuration spec (runtime/config_spec.c), as printed by ergo-test-config-vars.
+#   cmake -DVARS=<ergo-test-config-vars> -DREADME=<README.md> -P readme_variables.cmake
+execute_process(COMMAND ${VARS} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${VARS} failed (${rc})")
+endif()
+set(spec "")
+string(REPLACE "\n" ";" lines "${out}")
+foreach(line ${lines})
+  if(line MATCHES "^(ERGO_[A-Z0-9_]+)\t")
+    list(APPEND spec ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+
+# The table's first column, in the Configuration section: "| `ERGO_X` | ...".
+file(STRINGS ${README} readme_lines)
+set(readme "")
+set(in_section FALSE)
+foreach(line IN LISTS readme_lines)
+  if(line MATCHES "^## ")
+    if(line STREQUAL "## Configuration")
+      set(in_section TRUE)
+    else()
+      set(in_section FALSE)
+    endif()
+  elseif(in_section AND line MATCHES "^\\| *`(ERGO_[A-Za-z0-9_]+)` *\\|")
+    list(APPEND readme ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+
+set(missing ${spec})
+list(REMOVE_ITEM missing ${readme})
+set(stale ${readme})
+list(REMOVE_ITEM stale ${spec})
+list(LENGTH spec nspec)
+list(LENGTH readme nreadme)
+set(dups ${readme})
+list(REMOVE_DUPLICATES dups)
+list(LENGTH dups ndups)
+if(missing OR stale OR NOT ndups EQUAL nreadme OR nspec EQUAL 0)
+  message("spec (${nspec}): ${spec}")
+  message("README (${nreadme}): ${readme}")
+  message(FATAL_ERROR "README's variable table and the configuration spec differ: "
+    "not in README: [${missing}]; not in the spec: [${stale}]"
+    "; README rows ${nreadme}, distinct ${ndups}")
+endif()
+message("readme_variables: the ${nspec} variables of the spec, and no other")
