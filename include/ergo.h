@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,8 +217,9 @@ ERGO_EXPORT const char *ergo_last_error(void);
 /* ------------------------------------------------------------------------ */
 
 /* Write the main thread's text report (paper or wide format per config;
- * plus other threads' trees when report_threads is set) to a FILE*. */
-ERGO_EXPORT int ergo_report_fprint(void *stdio_file);
+ * plus other threads' trees when report_threads is set) to `out`, then
+ * flush it.  out == NULL means stdout. */
+ERGO_EXPORT int ergo_report_fprint(FILE *out);
 /* The same into a malloc'd string (caller frees); NULL on failure. */
 ERGO_EXPORT char *ergo_report_string(void);
 /* Whole-tree JSON report (jansson), Hatchet "literal" JSON, flat CSV.
@@ -310,8 +312,8 @@ typedef struct ergo_quantity {
   /* The region's cumulative amount per component, including an open call so
    * far.  Returns 0, or -1 when the region is not measured (then "-"). */
   int (*value)(void *ctx, const ergo_region *r, double *out);
-  /* Optional: extra lines after the text report (meter, samples, overhead). */
-  void (*footer)(void *ctx, void *stdio_file);
+  /* Optional: extra lines after the text report (meter, samples, overhead), written to `out`. */
+  void (*footer)(void *ctx, FILE *out);
   void *ctx;
 } ergo_quantity;
 
