@@ -102,3 +102,6 @@ int ergo_step_info(long step, const char *info) {
   ergo__hooks_step(step);
   return rc;
 }
+
+/* The function behind the ergo_step macro: the parentheses keep the macro from expanding. */
+int(ergo_step)(long step) { return ergo_step_info(step, NULL); }

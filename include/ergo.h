@@ -232,6 +232,10 @@ ERGO_EXPORT int ergo_report_csv(const char *path);
  * step) to the step report file and one balance line to the balance file.
  * `info`, if not NULL, is appended to the step header line. */
 ERGO_EXPORT int ergo_step_info(long step, const char *info);
+/* ergo_step_info(step, NULL).  A real function of libergo (for Fortran's
+ * bind(C) and other FFIs, dlsym, a function pointer, or `(ergo_step)(n)`);
+ * C callers get the macro below, which only saves that one call. */
+ERGO_EXPORT int ergo_step(long step);
 #define ergo_step(step) ergo_step_info((step), NULL)
 
 /* ------------------------------------------------------------------------ */
