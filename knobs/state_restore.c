@@ -56,10 +56,10 @@ int ergo__state_restore(void) {
   for (size_t i = 0; errs && i < t->n; i++) {
     if (!errs[i]) continue;
     char v[256];
-    ergo__warn("cannot restore %s to '%s': %s; the state file %s stays (fix: run `ergo restore` "
-               "once this process is gone)",
-               t->e[i]->path, ergo__state_shown(t->e[i]->content, t->e[i]->len, v, sizeof v),
-               strerror(errs[i]), t->state_path);
+    ergo__error("cannot restore %s to '%s': %s; the state file %s stays (fix: run `ergo restore` "
+                "once this process is gone)",
+                t->e[i]->path, ergo__state_shown(t->e[i]->content, t->e[i]->len, v, sizeof v),
+                strerror(errs[i]), t->state_path);
   }
   free(errs);
   if (!failed) {

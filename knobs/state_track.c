@@ -79,7 +79,7 @@ int ergo__state_track(const char *path) {
   state_entry *e = ergo__state_entry_new(path, buf, len);
   char msg[PATH_MAX + 160];
   int mlen = snprintf(msg, sizeof msg,
-                      "ergo: warning: cannot restore %s after a fatal signal (fix: run `ergo "
+                      "ergo: error: cannot restore %s after a fatal signal (fix: run `ergo "
                       "restore` once this process is gone)\n",
                       path);
   if (e) {
