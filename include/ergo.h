@@ -55,7 +55,7 @@ typedef uint64_t (*ergo_clock_fn)(void *ctx);
 
 typedef enum {
   ERGO_ON_ERROR_WARN = 0, /* print one line to stderr, recover, go on */
-  ERGO_ON_ERROR_ABORT = 1 /* print one line to stderr, then abort() */
+  ERGO_ON_ERROR_ABORT = 1 /* print one line to stderr, then abort() on an error (not a warning) */
 } ergo_on_error;
 
 typedef enum {
@@ -208,9 +208,17 @@ ERGO_EXPORT void ergo_poppush_lit(int level, const char *old_name, const char *n
 #define ERGO_STEP(step) ((void)ergo_step(step))
 #endif
 
-/* Number of region errors seen since ergo_init (for tests and tools). */
+/* Number of "ergo: error:" lines since ergo_init (for tests and tools): region
+ * errors, and failures that lose something (a report, checkpoint or model not
+ * written, a checkpoint not loaded, a knob not restored).  Only errors abort
+ * under ERGO_ON_ERROR=abort. */
 ERGO_EXPORT unsigned long ergo_error_count(void);
-/* The last error line (without newline), or "" if none; valid until the next error. */
+/* Number of "ergo: warning:" lines since ergo_init: something refused, ignored
+ * or replaced by its default (a bad ERGO_* value, a call before ergo_init)
+ * while the run goes on unharmed.  Not counted by ergo_error_count(). */
+ERGO_EXPORT unsigned long ergo_warning_count(void);
+/* The last error or warning line (without the "ergo: error: " prefix and the
+ * newline), or "" if none; valid until the next error or warning. */
 ERGO_EXPORT const char *ergo_last_error(void);
 
 /* ------------------------------------------------------------------------ */
