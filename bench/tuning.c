@@ -3,6 +3,8 @@
 #include "../examples/miniapp_work.h"
 #include "runtime/toolkit.h"
 
+#include <ergo_sim.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -60,8 +60,8 @@ int ergo_checkpoint_load(const char *path) { return per_rank(load_at, path); }
 
 static int save_at(const char *path) {
   if (!path || !*path) {
-    ergo__warn("ergo_checkpoint_save: the path is %s; nothing written (fix: pass a file path)",
-               path ? "empty" : "NULL");
+    ergo__error("ergo_checkpoint_save: the path is %s; nothing written (fix: pass a file path)",
+                path ? "empty" : "NULL");
     return ERGO_EINVAL;
   }
   if (!ergo__g.initialized) {
@@ -75,7 +75,7 @@ static int save_at(const char *path) {
   int rc = ergo__snap_take(ergo__g.main_tree, 0, &s);
   pthread_mutex_unlock(&ergo__g.lock);
   if (rc) {
-    ergo__warn("ergo_checkpoint_save('%s'): out of memory; nothing written", path);
+    ergo__error("ergo_checkpoint_save('%s'): out of memory; nothing written", path);
     return rc;
   }
   json_t *doc = json_pack("{s:s, s:i, s:s, s:o}", "format", CK_FORMAT, "version", CK_VERSION,
@@ -85,7 +85,7 @@ static int save_at(const char *path) {
   char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
   json_decref(doc);
   if (!text) {
-    ergo__warn("ergo_checkpoint_save('%s'): out of memory; nothing written", path);
+    ergo__error("ergo_checkpoint_save('%s'): out of memory; nothing written", path);
     return ERGO_ENOMEM;
   }
   return ergo__write_json_text(path, text);
@@ -154,8 +154,8 @@ static int fail(ck_ctx *c, int rc, const json_t *value, const char *expected, co
       free(v);
     }
   }
-  ergo__warn("ergo_checkpoint_load('%s'): %s is %s: expected %s; nothing was loaded (fix: %s)",
-             c->file, c->len ? c->jpath : "the document", shown, expected, fix);
+  ergo__error("ergo_checkpoint_load('%s'): %s is %s: expected %s; nothing was loaded (fix: %s)",
+              c->file, c->len ? c->jpath : "the document", shown, expected, fix);
   return rc;
 }
 
@@ -241,7 +241,7 @@ static int parse_node(ck_ctx *c, const json_t *o, ck_node *k) {
   if (!n) return 0;
   k->kids = calloc(n, sizeof *k->kids);
   if (!k->kids) {
-    ergo__warn("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
+    ergo__error("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
     return ERGO_ENOMEM;
   }
   for (size_t i = 0; i < n; i++) {
@@ -392,7 +392,7 @@ static int merge(ck_ctx *c, ck_node *root) {
   rc = create_missing(root, &made);
   if (rc) {
     remove_created(&made);
-    ergo__warn("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
+    ergo__error("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
   } else {
     /* Global: its time is wall time of earlier runs, its calls their number; it has no
      * per-call extremes. */
@@ -406,9 +406,9 @@ static int merge(ck_ctx *c, ck_node *root) {
 
 static int load_at(const char *path) {
   if (!path || !*path) {
-    ergo__warn("ergo_checkpoint_load: the path is %s; nothing was loaded (fix: pass the path "
-               "of a file written by ergo_checkpoint_save)",
-               path ? "empty" : "NULL");
+    ergo__error("ergo_checkpoint_load: the path is %s; nothing was loaded (fix: pass the path "
+                "of a file written by ergo_checkpoint_save)",
+                path ? "empty" : "NULL");
     return ERGO_EINVAL;
   }
   if (!ergo__g.initialized) {
@@ -419,9 +419,9 @@ static int load_at(const char *path) {
   }
   FILE *f = fopen(path, "r");
   if (!f) {
-    ergo__warn("ergo_checkpoint_load('%s'): cannot open it: %s; nothing was loaded (fix: check "
-               "the path, or start without a checkpoint)",
-               path, strerror(errno));
+    ergo__error("ergo_checkpoint_load('%s'): cannot open it: %s; nothing was loaded (fix: check "
+                "the path, or start without a checkpoint)",
+                path, strerror(errno));
     return ERGO_EIO;
   }
   json_error_t err;
@@ -429,9 +429,9 @@ static int load_at(const char *path) {
   json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
   fclose(f);
   if (!doc) {
-    ergo__warn("ergo_checkpoint_load('%s'): line %d column %d: %s: the file is not valid JSON "
-               "(truncated or corrupt); nothing was loaded (fix: " CK_FIX_CORRUPT ")",
-               path, err.line, err.column, err.text);
+    ergo__error("ergo_checkpoint_load('%s'): line %d column %d: %s: the file is not valid JSON "
+                "(truncated or corrupt); nothing was loaded (fix: " CK_FIX_CORRUPT ")",
+                path, err.line, err.column, err.text);
     return ERGO_EFORMAT;
   }
   ck_ctx c = {.file = path};

@@ -298,9 +298,9 @@ int ergo__merge_take(void) {
   int grc = ergo__rk.gather(b.p ? b.p : "", b.n, &M.all, &lens);
   free(b.p);
   if (rc)
-    ergo__warn("ergo_finalize: rank %d could not pack its regions (%s); the merged report leaves "
-               "it out",
-               ergo__rk.rank, ergo_strerror(rc));
+    ergo__error("ergo_finalize: rank %d could not pack its regions (%s); the merged report leaves "
+                "it out",
+                ergo__rk.rank, ergo_strerror(rc));
   if (grc) {
     ergo__warn("ergo_finalize: gathering the ranks' regions failed (%s); each rank writes its own "
                "report instead",
@@ -323,9 +323,9 @@ int ergo__merge_take(void) {
     rank_q q[ERGO_MAX_QUANTITIES];
     if (!lens[r]) continue; /* said so on that rank */
     if (unpack(M.all + off, lens[r], q, &roots[r])) {
-      ergo__warn("ergo_finalize: rank %d sent regions rank 0 cannot read (%zu bytes); the merged "
-                 "report leaves it out (fix: run the same ergo build on every rank)",
-                 r, lens[r]);
+      ergo__error("ergo_finalize: rank %d sent regions rank 0 cannot read (%zu bytes); the merged "
+                  "report leaves it out (fix: run the same ergo build on every rank)",
+                  r, lens[r]);
       continue;
     }
     per[r] = &roots[r];
@@ -333,10 +333,10 @@ int ergo__merge_take(void) {
       if (same_quantity(&q[qi], qi)) {
         agree[r] |= 1u << qi;
       } else if (q[qi].used && roots[r].q_ok & (1u << qi)) {
-        ergo__warn("ergo_finalize: rank %d measures %s over other components than rank 0; its %s "
-                   "is left out of the merged report (fix: ERGO_REPORT_RANKS=1 writes it in that "
-                   "rank's own files)",
-                   r, q[qi].name, q[qi].name);
+        ergo__error("ergo_finalize: rank %d measures %s over other components than rank 0; its %s "
+                    "is left out of the merged report (fix: ERGO_REPORT_RANKS=1 writes it in that "
+                    "rank's own files)",
+                    r, q[qi].name, q[qi].name);
       }
     }
   }

@@ -96,7 +96,7 @@ int ergo_report_csv(const char *path) {
   }
   ergo__snapset_free(&set);
   if (rc)
-    ergo__warn("ergo_report_csv('%s'): out of memory; nothing written", path);
+    ergo__error("ergo_report_csv('%s'): out of memory; nothing written", path);
   else
     rc = ergo__atomic_write(path, buf, len);
   free(buf);

@@ -60,7 +60,7 @@ int ergo_report_hatchet(const char *path) {
   char *text = bad ? NULL : json_dumps(roots, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
   json_decref(roots);
   if (!text) {
-    ergo__warn("ergo_report_hatchet('%s'): out of memory; nothing written", path);
+    ergo__error("ergo_report_hatchet('%s'): out of memory; nothing written", path);
     return ERGO_ENOMEM;
   }
   return ergo__write_json_text(path, text);

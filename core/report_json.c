@@ -29,8 +29,8 @@
 int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
   memset(set, 0, sizeof *set);
   if (!path || !*path) {
-    ergo__warn("%s: the path is %s; nothing written (fix: pass a file path)", what,
-               path ? "empty" : "NULL");
+    ergo__error("%s: the path is %s; nothing written (fix: pass a file path)", what,
+                path ? "empty" : "NULL");
     return ERGO_EINVAL;
   }
   if (!ergo__g.initialized) {
@@ -46,7 +46,7 @@ int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
     set->n = 1;
     set->borrowed = 1;
     if (set->threads) return 0;
-    ergo__warn("%s('%s'): out of memory; nothing written", what, path);
+    ergo__error("%s('%s'): out of memory; nothing written", what, path);
     memset(set, 0, sizeof *set);
     return ERGO_ENOMEM;
   }
@@ -69,7 +69,7 @@ int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
     }
   pthread_mutex_unlock(&ergo__g.lock);
   if (rc) {
-    if (rc == ERGO_ENOMEM) ergo__warn("%s('%s'): out of memory; nothing written", what, path);
+    if (rc == ERGO_ENOMEM) ergo__error("%s('%s'): out of memory; nothing written", what, path);
     ergo__snapset_free(set);
   }
   return rc;
@@ -224,8 +224,8 @@ static int report_text(const char *path, char **out) {
   *out = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   if (*out) return 0;
-  ergo__warn("ergo_report_json('%s'): out of memory while building the report; nothing written",
-             path);
+  ergo__error("ergo_report_json('%s'): out of memory while building the report; nothing written",
+              path);
   return ERGO_ENOMEM;
 }
 

@@ -172,8 +172,8 @@ static int report_all(FILE *f) {
   return rc;
 }
 
-int ergo_report_fprint(void *stdio_file) {
-  FILE *f = stdio_file ? (FILE *)stdio_file : stdout;
+int ergo_report_fprint(FILE *out) {
+  FILE *f = out ? out : stdout;
   int rc = report_all(f);
   fflush(f);
   return rc;

@@ -12,16 +12,17 @@ static FILE *open_step_file(const char *path) {
   int restarted = root->loaded_s > 0 || root->loaded_calls > 0;
   FILE *f = fopen(path, ergo__g.steps_written || restarted ? "a" : "w");
   if (!f)
-    ergo__warn("ergo_step: cannot open '%s': %s; this step's figures stay in the run's totals "
-               "(fix: make the directory writable or set another path)",
-               path, strerror(errno));
+    ergo__error("ergo_step: cannot open '%s': %s; this step's figures stay in the run's totals "
+                "(fix: make the directory writable or set another path)",
+                path, strerror(errno));
   return f;
 }
 
 static int close_step_file(FILE *f, const char *path) {
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
-    ergo__warn("ergo_step: writing '%s' failed: %s (fix: check free space)", path, strerror(errno));
+    ergo__error("ergo_step: writing '%s' failed: %s (fix: check free space)", path,
+                strerror(errno));
     return ERGO_EIO;
   }
   return 0;
@@ -102,3 +103,6 @@ int ergo_step_info(long step, const char *info) {
   ergo__hooks_step(step);
   return rc;
 }
+
+/* The function behind the ergo_step macro: the parentheses keep the macro from expanding. */
+int(ergo_step)(long step) { return ergo_step_info(step, NULL); }

@@ -47,7 +47,7 @@ void ergo__tree_add(ergo__tree *t) {
 ergo__tree *ergo__tree_new_thread(void) {
   ergo__tree *t = ergo__tree_new();
   if (!t) {
-    ergo__warn("no memory for this thread's region tree; its regions are ignored");
+    ergo__error("no memory for this thread's region tree; its regions are ignored");
     return NULL;
   }
   pthread_mutex_lock(&ergo__g.lock);

@@ -135,9 +135,8 @@ static int q_value(void *ctx, const ergo_region *r, double *out) {
   return 0;
 }
 
-static void q_footer(void *ctx, void *stdio_file) {
+static void q_footer(void *ctx, FILE *f) {
   (void)ctx;
-  FILE *f = stdio_file;
   fprintf(f, "ergo energy: meter %s, %llu region readings", E.meter.ops->name,
           (unsigned long long)E.region_reads);
   if (E.sample_ms)

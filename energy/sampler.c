@@ -39,9 +39,9 @@ static FILE *open_tmp(const char *path, char **final) {
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
-    ergo__warn("cannot write '%s': %s; no power timeline there (fix: make the directory "
-               "writable or choose another path)",
-               tmp, strerror(errno));
+    ergo__error("cannot write '%s': %s; no power timeline there (fix: make the directory "
+                "writable or choose another path)",
+                tmp, strerror(errno));
     return NULL;
   }
   *final = strdup(path);
@@ -56,7 +56,7 @@ static void finish(FILE *f, char *final, const char *tail) {
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", final);
   if (bad || rename(tmp, final) != 0)
-    ergo__warn("writing '%s' failed; the partial timeline is in '%s'", final, tmp);
+    ergo__error("writing '%s' failed; the partial timeline is in '%s'", final, tmp);
   free(final);
 }
 

@@ -6,6 +6,7 @@
 #include "miniapp_work.h"
 
 #include <ergo.h>
+#include <ergo_sim.h>
 
 #include <math.h>
 #include <omp.h>

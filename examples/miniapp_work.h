@@ -4,6 +4,7 @@
 #define ERGO_EXAMPLES_MINIAPP_WORK_H
 
 #include <ergo.h>
+#include <ergo_sim.h>
 
 /* Workload classes (../shared/SIM.md). */
 enum {

@@ -1,9 +1,11 @@
-/* ergo.h - the whole public API of ergo: region timers, reports, checkpoints, hooks. */
+/* ergo.h - the public API of ergo: region timers, reports, checkpoints, hooks, energy, knobs and
+ * tuning.  The sim node's API (ergo_sim_work, ergo_sim_oracle, ...) is in ergo_sim.h. */
 #ifndef ERGO_H
 #define ERGO_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,7 +55,7 @@ typedef uint64_t (*ergo_clock_fn)(void *ctx);
 
 typedef enum {
   ERGO_ON_ERROR_WARN = 0, /* print one line to stderr, recover, go on */
-  ERGO_ON_ERROR_ABORT = 1 /* print one line to stderr, then abort() */
+  ERGO_ON_ERROR_ABORT = 1 /* print one line to stderr, then abort() on an error (not a warning) */
 } ergo_on_error;
 
 typedef enum {
@@ -235,9 +237,17 @@ ERGO_EXPORT void ergo_poppush_lit(int level, const char *old_name, const char *n
 #define ERGO_STEP(step) ((void)ergo_step(step))
 #endif
 
-/* Number of region errors seen since ergo_init (for tests and tools). */
+/* Number of "ergo: error:" lines since ergo_init (for tests and tools): region
+ * errors, and failures that lose something (a report, checkpoint or model not
+ * written, a checkpoint not loaded, a knob not restored).  Only errors abort
+ * under ERGO_ON_ERROR=abort. */
 ERGO_EXPORT unsigned long ergo_error_count(void);
-/* The last error line (without newline), or "" if none; valid until the next error. */
+/* Number of "ergo: warning:" lines since ergo_init: something refused, ignored
+ * or replaced by its default (a bad ERGO_* value, a call before ergo_init)
+ * while the run goes on unharmed.  Not counted by ergo_error_count(). */
+ERGO_EXPORT unsigned long ergo_warning_count(void);
+/* The last error or warning line (without the "ergo: error: " prefix and the
+ * newline), or "" if none; valid until the next error or warning. */
 ERGO_EXPORT const char *ergo_last_error(void);
 
 /* ------------------------------------------------------------------------ */
@@ -245,8 +255,9 @@ ERGO_EXPORT const char *ergo_last_error(void);
 /* ------------------------------------------------------------------------ */
 
 /* Write the main thread's text report (paper or wide format per config;
- * plus other threads' trees when report_threads is set) to a FILE*. */
-ERGO_EXPORT int ergo_report_fprint(void *stdio_file);
+ * plus other threads' trees when report_threads is set) to `out`, then
+ * flush it.  out == NULL means stdout. */
+ERGO_EXPORT int ergo_report_fprint(FILE *out);
 /* The same into a malloc'd string (caller frees); NULL on failure. */
 ERGO_EXPORT char *ergo_report_string(void);
 /* Whole-tree JSON report (jansson), Hatchet "literal" JSON, flat CSV.
@@ -259,6 +270,10 @@ ERGO_EXPORT int ergo_report_csv(const char *path);
  * step) to the step report file and one balance line to the balance file.
  * `info`, if not NULL, is appended to the step header line. */
 ERGO_EXPORT int ergo_step_info(long step, const char *info);
+/* ergo_step_info(step, NULL).  A real function of libergo (for Fortran's
+ * bind(C) and other FFIs, dlsym, a function pointer, or `(ergo_step)(n)`);
+ * C callers get the macro below, which only saves that one call. */
+ERGO_EXPORT int ergo_step(long step);
 #define ergo_step(step) ergo_step_info((step), NULL)
 
 /* ------------------------------------------------------------------------ */
@@ -339,8 +354,8 @@ typedef struct ergo_quantity {
   /* The region's cumulative amount per component, including an open call so
    * far.  Returns 0, or -1 when the region is not measured (then "-"). */
   int (*value)(void *ctx, const ergo_region *r, double *out);
-  /* Optional: extra lines after the text report (meter, samples, overhead). */
-  void (*footer)(void *ctx, void *stdio_file);
+  /* Optional: extra lines after the text report (meter, samples, overhead), written to `out`. */
+  void (*footer)(void *ctx, FILE *out);
   void *ctx;
 } ergo_quantity;
 
@@ -401,42 +416,8 @@ ERGO_EXPORT char *ergo_knobs_info_json(void);
 ERGO_EXPORT int ergo_restore(long pid, int dry_run);
 
 /* ------------------------------------------------------------------------ */
-/* The sim node (ERGO_PLATFORM=sim): a modelled 20-core node with a virtual  */
-/* clock, simulated energy and knobs; every report then says SIMULATED.     */
+/* Clock                                                                    */
 /* ------------------------------------------------------------------------ */
-
-/* One piece of work: compute in 10^9 cycles, memory traffic in 10^9 bytes,
- * and the Amdahl serial fraction (0..1). */
-typedef struct ergo_sim_work_desc {
-  double gcycles;
-  double gbytes;
-  double serial;
-} ergo_sim_work_desc;
-
-/* 1 while the sim node runs (between ergo_init on the sim platform and ergo_finalize). */
-ERGO_EXPORT int ergo_sim_active(void);
-
-/* Advance the sim node by one piece of work under the knob values in force:
- * the virtual clock moves by its modelled time and the energy counters by
- * its modelled energy.  ERGO_ESTATE when the sim node is not running,
- * ERGO_EINVAL for negative or non-finite work. */
-ERGO_EXPORT int ergo_sim_work(const ergo_sim_work_desc *w);
-
-/* A configuration of the sim node and its modelled figures for one piece of work. */
-typedef struct ergo_sim_point {
-  long core_khz, uncore_khz;
-  int threads;
-  double time_s, energy_j; /* energy: package + dram */
-  double objective;        /* the objective's value (lower is better) */
-} ergo_sim_point;
-
-/* The oracle: the exhaustive best configuration of `w` for `objective`
- * ("energy", "time", "edp", "ed2p", "weighted[:t=..,e=..,r=..]",
- * "energy@5%"; NULL = "energy@5%"), noise-free, with the untuned baseline
- * (maximum frequencies, all cores).  Uses the running sim node's parameters,
- * else the defaults plus ERGO_SIM_NODE.  0 or a negative ERGO_E*. */
-ERGO_EXPORT int ergo_sim_oracle(const ergo_sim_work_desc *w, const char *objective,
-                                ergo_sim_point *best, ergo_sim_point *baseline);
 
 /* Nanoseconds on ergo's clock (the same clock regions are timed with). */
 ERGO_EXPORT uint64_t ergo_now_ns(void);

@@ -338,6 +338,6 @@ const ergo__knob_ops ergo__knob_cpufreq = {
     .get = cf_get,
     .set = cf_set,
     .save = cf_save,
-    .restore = NULL, /* knobs/state.c writes the tracked files back */
+    .restore = NULL, /* knobs/state_restore.c writes the tracked files back */
     .close = cf_close,
 };

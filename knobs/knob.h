@@ -35,7 +35,7 @@ typedef struct ergo__knob_ops {
    * (threads) save nothing. */
   int (*save)(ergo__knob *k);
   /* Put back what open() found, for knobs that state files cannot restore
-   * (threads); file-backed knobs leave this NULL: knobs/state.c restores them. */
+   * (threads); file-backed knobs leave this NULL: knobs/state_restore.c restores them. */
   void (*restore)(ergo__knob *k);
   void (*close)(ergo__knob *k);
 } ergo__knob_ops;

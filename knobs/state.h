@@ -1,6 +1,6 @@
 /* state.h - the saved original values of every file ergo writes, and how they come back:
  * at finalize, at exit, on fatal signals (async-signal-safe), and by `ergo restore` after kill -9.
- */
+ * Implemented by knobs/state_*.c, one job per file (knobs/state_internal.h lists them). */
 #ifndef ERGO_KNOBS_STATE_H
 #define ERGO_KNOBS_STATE_H
 

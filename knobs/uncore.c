@@ -309,6 +309,6 @@ const ergo__knob_ops ergo__knob_uncore = {
     .get = uncore_get,
     .set = uncore_set,
     .save = uncore_save,
-    .restore = NULL, /* knobs/state.c writes the tracked files back */
+    .restore = NULL, /* knobs/state_restore.c writes the tracked files back */
     .close = uncore_close,
 };

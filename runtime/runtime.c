@@ -84,11 +84,14 @@ int ergo_init(const ergo_config *user) {
     cfg.size = sizeof cfg;
   } else {
     ergo_config_default(&cfg);
-    /* Bad environment values were reported and kept at their defaults; with
-     * ERGO_ON_ERROR=abort (when that variable itself is valid) they are fatal. */
+    /* Bad environment values were reported (warnings) and kept at their defaults; with
+     * ERGO_ON_ERROR=abort (when that variable itself is valid) they are an error, and errors
+     * abort through the one log path like every other. */
     if (ergo_config_from_env(&cfg) && cfg.on_error == ERGO_ON_ERROR_ABORT) {
-      ergo__warn("aborting because ERGO_ON_ERROR=abort and the environment has errors");
-      abort();
+      ergo__log_set_abort(1);
+      ergo__error("ERGO_ON_ERROR=abort and the environment has invalid ERGO_* values (the "
+                  "warnings above say which)");
+      abort(); /* not reached: ergo__error aborted */
     }
   }
   /* The job first: under MPI every later layer knows its rank and node. */

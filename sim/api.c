@@ -1,5 +1,5 @@
 /* api.c - the public face of the sim node: ergo_sim_work, ergo_sim_active, ergo_sim_oracle. */
-#include "ergo.h"
+#include "ergo_sim.h"
 #include "sim/node.h"
 #include "sim/oracle.h"
 #include "util/log.h"

@@ -404,7 +404,7 @@ static void save_set_restore(const store *saved, int nsaved, int64_t value) {
 static void test_acpi_save_restore(void **state) {
   (void)state;
   /* The governor comes back first; setspeed's "<unsupported>" is then what
-   * the kernel shows again by itself (state.c does not write it back). */
+   * the kernel shows again by itself (knobs/state_restore.c does not write it back). */
   const store saved[] = {
       {CPU "/cpu0/cpufreq/scaling_governor", "schedutil\n"},
       {CPU "/cpu0/cpufreq/scaling_setspeed", "<unsupported>\n"},

@@ -1,4 +1,5 @@
-/* test_errors.c - every region error: its one line, and how the stack recovers after a warn. */
+/* test_errors.c - every region error: its one line, and how the stack recovers after a warn; errors
+ * and warnings counted apart, and only errors abort under ERGO_ON_ERROR=abort. */
 #include "test_util.h"
 
 #include "internal.h"
@@ -233,6 +234,120 @@ static void test_warn_mode_stderr(void **state) {
                            "pop ignored (fix: make the pop name its push)\n");
 }
 
+/* Errors and warnings are counted apart: a warning (the run goes on unharmed) is not an error. */
+static void test_counts_errors_and_warnings(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  test_init(&c);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(ergo_warning_count(), 0);
+  assert_string_equal(ergo_last_error(), "");
+  /* A warning: the second ergo_init is refused, nothing else changes. */
+  assert_int_equal(ergo_init(&c), ERGO_ESTATE);
+  assert_int_equal(ergo_warning_count(), 1);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_non_null(strstr(ergo_last_error(), "ergo_init called twice"));
+  /* A region error. */
+  POP_AT(1, "A", 12);
+  assert_int_equal(ergo_error_count(), 1);
+  assert_int_equal(ergo_warning_count(), 1);
+  /* A file not written is an error, not a warning. */
+  region_ms(1, "A", 1);
+  assert_int_equal(ergo_report_json("/nonexistent-dir/report.json"), ERGO_EIO);
+  assert_int_equal(ergo_error_count(), 2);
+  assert_int_equal(ergo_warning_count(), 1);
+  assert_non_null(strstr(ergo_last_error(), "cannot write '/nonexistent-dir/report.json'"));
+  /* Notes and information lines are counted nowhere and are not the last error. */
+  ergo__note("a note");
+  ergo__info("an information line");
+  assert_int_equal(ergo_error_count(), 2);
+  assert_int_equal(ergo_warning_count(), 1);
+  assert_non_null(strstr(ergo_last_error(), "cannot write '/nonexistent-dir/report.json'"));
+  ergo_finalize();
+  /* The counts outlive ergo_finalize (a tool reads them after it) ... */
+  assert_int_equal(ergo_error_count(), 2);
+  assert_int_equal(ergo_warning_count(), 1);
+  /* ... a call after it is one more warning ... */
+  assert_int_equal(ergo_step(1), ERGO_ESTATE);
+  assert_int_equal(ergo_warning_count(), 2);
+  assert_int_equal(ergo_error_count(), 2);
+  /* ... and ergo_init starts both from zero. */
+  test_init(&c);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(ergo_warning_count(), 0);
+  assert_string_equal(ergo_last_error(), "");
+  ergo_finalize();
+}
+
+/* A checkpoint that cannot be loaded or saved is an error; asking before ergo_init is a warning. */
+static void test_counts_checkpoint(void **state) {
+  (void)state;
+  unsigned long w = ergo_warning_count(), e = ergo_error_count();
+  assert_int_equal(ergo_checkpoint_load("/nonexistent-dir/ck.json"), ERGO_ESTATE);
+  assert_int_equal(ergo_warning_count(), w + 1);
+  assert_int_equal(ergo_error_count(), e);
+  test_init_default();
+  assert_int_equal(ergo_checkpoint_load("/nonexistent-dir/ck.json"), ERGO_EIO);
+  assert_int_equal(ergo_checkpoint_save("/nonexistent-dir/ck.json"), ERGO_EIO);
+  assert_int_equal(ergo_checkpoint_save(NULL), ERGO_EINVAL);
+  assert_int_equal(ergo_error_count(), 3);
+  assert_int_equal(ergo_warning_count(), 0);
+  ergo_finalize();
+}
+
+/* Run `body` in a child with ERGO_ON_ERROR=abort and stderr captured into buf; its wait status. */
+static int in_abort_mode(void (*body)(void), char *buf, size_t size) {
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    ergo_config c = test_config();
+    c.on_error = ERGO_ON_ERROR_ABORT;
+    test_now_ns = 1;
+    if (ergo_init(&c) != 0) _exit(3);
+    body();
+    _exit(7);
+  }
+  close(fds[1]);
+  size_t len = 0;
+  ssize_t n;
+  while ((n = read(fds[0], buf + len, size - 1 - len)) > 0) len += (size_t)n;
+  buf[len] = '\0';
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+static void warnings_only(void) {
+  ergo_config c = test_config();
+  int id;
+  (void)ergo_init(&c);                                  /* called twice */
+  (void)ergo_quantity_attach(&(ergo_quantity){0}, &id); /* no name, unit or value: refused */
+  if (ergo_warning_count() == 0 || ergo_error_count() != 0) _exit(4);
+}
+
+static void report_not_written(void) { (void)ergo_report_csv("/nonexistent-dir/report.csv"); }
+
+/* Under ERGO_ON_ERROR=abort a warning goes on; an error that loses a file aborts. */
+static void test_abort_mode_errors_only(void **state) {
+  (void)state;
+  char buf[2048];
+  int status = in_abort_mode(warnings_only, buf, sizeof buf);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 7);
+  assert_non_null(strstr(buf, "ergo: warning: ergo_init called twice"));
+  assert_null(strstr(buf, "aborting"));
+  status = in_abort_mode(report_not_written, buf, sizeof buf);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(WTERMSIG(status), SIGABRT);
+  assert_non_null(strstr(buf, "ergo: error: cannot write '/nonexistent-dir/report.csv'"));
+  assert_non_null(strstr(buf, "ergo: aborting because ERGO_ON_ERROR=abort\n"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_underflow),
@@ -245,6 +360,9 @@ int main(void) {
       ERGO_DIR_TEST(test_open_at_finalize_reported),
       ERGO_TEST(test_abort_mode),
       ERGO_TEST(test_warn_mode_stderr),
+      ERGO_TEST(test_counts_errors_and_warnings),
+      ERGO_TEST(test_counts_checkpoint),
+      ERGO_TEST(test_abort_mode_errors_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

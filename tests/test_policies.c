@@ -2,6 +2,8 @@
  * (round trip, malformed, foreign), and bad ERGO_* tuning values. */
 #include "test_util.h"
 
+#include <ergo_sim.h>
+
 #include "internal.h"
 #include "policies/model.h"
 #include "sim/node.h"

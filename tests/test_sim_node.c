@@ -2,6 +2,8 @@
  * behind the same interfaces as the machine's, reports marked SIMULATED, seeded noise. */
 #include "test_util.h"
 
+#include <ergo_sim.h>
+
 #include "internal.h"
 #include "sim/model.h"
 #include "sim/node.h"

@@ -510,7 +510,7 @@ static void test_signal_failure_said(void **unused) {
   said[n > 0 ? n : 0] = '\0';
   char want[512];
   snprintf(want, sizeof want,
-           "ergo: warning: cannot restore %s after a fatal signal (fix: run `ergo restore` once "
+           "ergo: error: cannot restore %s after a fatal signal (fix: run `ergo restore` once "
            "this process is gone)\n",
            files[1].path);
   assert_string_equal(said, want);

@@ -6,6 +6,7 @@
 #include "runtime/toolkit.h"
 
 #include <ergo.h>
+#include <ergo_sim.h>
 
 #include <errno.h>
 #include <fcntl.h>

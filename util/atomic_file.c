@@ -20,8 +20,8 @@ int ergo__atomic_write(const char *path, const char *data, size_t len) {
   snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    ergo__warn("cannot write '%s': %s (fix: make its directory writable or choose another path)",
-               path, strerror(errno));
+    ergo__error("cannot write '%s': %s (fix: make its directory writable or choose another path)",
+                path, strerror(errno));
     free(tmp);
     return ERGO_EIO;
   }
@@ -37,9 +37,9 @@ int ergo__atomic_write(const char *path, const char *data, size_t len) {
   if (close(fd) != 0 && !err) err = errno;
   if (!err && rename(tmp, path) != 0) err = errno;
   if (err) {
-    ergo__warn("cannot write '%s': %s; the previous file, if any, is unchanged (fix: check free "
-               "space and permissions)",
-               path, strerror(err ? err : EIO));
+    ergo__error("cannot write '%s': %s; the previous file, if any, is unchanged (fix: check free "
+                "space and permissions)",
+                path, strerror(err ? err : EIO));
     unlink(tmp);
     free(tmp);
     return ERGO_EIO;

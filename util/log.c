@@ -1,4 +1,6 @@
-/* log.c - error codes, and the one-line error/warning/note channel with its policy. */
+/* log.c - error codes, and the one-line error/warning/note channel with its policy: every message
+ * goes through emit(), which counts errors and warnings apart and applies ERGO_ON_ERROR=abort to
+ * errors only. */
 #include "util/log.h"
 
 #include "ergo.h"
@@ -10,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long error_count;
-static char last_error[512];
+typedef enum { LOG_ERROR, LOG_WARNING, LOG_NOTE, LOG_INFO } log_kind;
+
+static unsigned long error_count, warning_count;
+static char last_error[512]; /* the last error or warning */
 static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
 static int abort_on_error; /* ERGO_ON_ERROR=abort */
 
@@ -28,63 +32,43 @@ const char *ergo_strerror(int err) {
   }
 }
 
-static void emit(const char *kind, const char *fmt, va_list ap) {
+/* The one path: "ergo: <kind>: message" (info: "ergo: message") on stderr, counted by kind; an
+ * error under ERGO_ON_ERROR=abort then aborts the process. */
+static void emit(log_kind kind, const char *fmt, va_list ap) {
+  static const char *const prefix[] = {"error: ", "warning: ", "note: ", ""};
   char msg[sizeof last_error];
   vsnprintf(msg, sizeof msg, fmt, ap);
   pthread_mutex_lock(&err_lock);
-  memcpy(last_error, msg, sizeof msg);
-  error_count++;
+  if (kind == LOG_ERROR) error_count++;
+  if (kind == LOG_WARNING) warning_count++;
+  if (kind == LOG_ERROR || kind == LOG_WARNING) memcpy(last_error, msg, sizeof msg);
   /* One write per line so lines from several threads never interleave. */
-  fprintf(stderr, "ergo: %s: %s\n", kind, msg);
+  fprintf(stderr, "ergo: %s%s\n", prefix[kind], msg);
   fflush(stderr);
   pthread_mutex_unlock(&err_lock);
-}
-
-void ergo__error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  emit("error", fmt, ap);
-  va_end(ap);
-  if (__atomic_load_n(&abort_on_error, __ATOMIC_RELAXED)) {
+  if (kind == LOG_ERROR && __atomic_load_n(&abort_on_error, __ATOMIC_RELAXED)) {
     fprintf(stderr, "ergo: aborting because ERGO_ON_ERROR=abort\n");
     abort();
   }
 }
 
-void ergo__warn(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  emit("warning", fmt, ap);
-  va_end(ap);
-}
-
-void ergo__note(const char *fmt, ...) {
-  char msg[sizeof last_error];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  pthread_mutex_lock(&err_lock);
-  fprintf(stderr, "ergo: note: %s\n", msg);
-  fflush(stderr);
-  pthread_mutex_unlock(&err_lock);
-}
-
-void ergo__info(const char *fmt, ...) {
-  char msg[sizeof last_error];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  pthread_mutex_lock(&err_lock);
-  fprintf(stderr, "ergo: %s\n", msg);
-  fflush(stderr);
-  pthread_mutex_unlock(&err_lock);
-}
+#define ERGO__LOG_FN(fn, kind)                                                                     \
+  void fn(const char *fmt, ...) {                                                                  \
+    va_list ap;                                                                                    \
+    va_start(ap, fmt);                                                                             \
+    emit(kind, fmt, ap);                                                                           \
+    va_end(ap);                                                                                    \
+  }
+ERGO__LOG_FN(ergo__error, LOG_ERROR)
+ERGO__LOG_FN(ergo__warn, LOG_WARNING)
+ERGO__LOG_FN(ergo__note, LOG_NOTE)
+ERGO__LOG_FN(ergo__info, LOG_INFO)
+#undef ERGO__LOG_FN
 
 void ergo__errors_reset(void) {
   pthread_mutex_lock(&err_lock);
   error_count = 0;
+  warning_count = 0;
   last_error[0] = '\0';
   pthread_mutex_unlock(&err_lock);
 }
@@ -92,6 +76,13 @@ void ergo__errors_reset(void) {
 unsigned long ergo_error_count(void) {
   pthread_mutex_lock(&err_lock);
   unsigned long n = error_count;
+  pthread_mutex_unlock(&err_lock);
+  return n;
+}
+
+unsigned long ergo_warning_count(void) {
+  pthread_mutex_lock(&err_lock);
+  unsigned long n = warning_count;
   pthread_mutex_unlock(&err_lock);
   return n;
 }

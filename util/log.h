@@ -3,9 +3,12 @@
 #ifndef ERGO_UTIL_LOG_H
 #define ERGO_UTIL_LOG_H
 
-/* One "ergo: error: ..." line; counted by ergo_error_count(); aborts under ERGO_ON_ERROR=abort. */
+/* One "ergo: error: ..." line: a region error, or something lost: a report, checkpoint, model or
+ * timeline not written, a checkpoint not loaded, measurements dropped, a knob not restored.
+ * Counted by ergo_error_count(); aborts under ERGO_ON_ERROR=abort. */
 void ergo__error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* One "ergo: warning: ..." line: something was refused or ignored and the run goes on. */
+/* One "ergo: warning: ..." line: something was refused, ignored or replaced by a default and the
+ * run goes on unharmed.  Counted by ergo_warning_count(); never aborts. */
 void ergo__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One "ergo: note: ..." line: information, counted nowhere. */
 void ergo__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -2,6 +2,7 @@
  * grows with its rank, rank 3 alone runs ONLY_RANK3, and EXCHANGE holds a real MPI_Allreduce.
  * With --steps N it calls ergo_step every step (the node's tuning sync point). */
 #include "ergo.h"
+#include "ergo_sim.h"
 
 #include <mpi.h>
 #include <stdio.h>

@@ -1,5 +1,7 @@
-/* main.c - a minimal ergo user: three regions, the report on stdout, "ok" at the end. */
+/* main.c - a minimal ergo user: three regions, the report on stdout, "ok" at the end; it includes
+ * both installed headers and calls each once. */
 #include <ergo.h>
+#include <ergo_sim.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +27,13 @@ int main(void) {
   ERGO_POP(1, "package_outer");
   if (ergo_error_count()) {
     fprintf(stderr, "consumer: unexpected region error: %s\n", ergo_last_error());
+    return 1;
+  }
+  /* ergo_sim.h from the install: the sim node runs only when asked for (or no meter works). */
+  ergo_sim_work_desc none = {0, 0, 0};
+  rc = ergo_sim_work(&none);
+  if (rc != 0 && rc != ERGO_ESTATE) {
+    fprintf(stderr, "consumer: ergo_sim_work: %s\n", ergo_strerror(rc));
     return 1;
   }
   if ((rc = ergo_finalize())) {

@@ -28,8 +28,9 @@ mkdir -p "$work"
 step "cmake --install $build --prefix $prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; exit 1; }
 libdir=$(dirname "$(find "$prefix" -name 'libergo.so' | head -n 1)")
-for f in "$prefix/include/ergo.h" "$libdir/libergo.a" "$libdir/pkgconfig/ergo.pc" \
-  "$libdir/cmake/ergo/ergoConfig.cmake" "$libdir/cmake/ergo/ergoConfigVersion.cmake"; do
+for f in "$prefix/include/ergo.h" "$prefix/include/ergo_sim.h" "$libdir/libergo.a" \
+  "$libdir/pkgconfig/ergo.pc" "$libdir/cmake/ergo/ergoConfig.cmake" \
+  "$libdir/cmake/ergo/ergoConfigVersion.cmake"; do
   [ -f "$f" ] || { echo "FAIL: $f was not installed"; exit 1; }
 done
 

@@ -1,0 +1,121 @@
+/* state_file.c - the state file: every tracked file with its original contents and who wrote it
+ * (pid, start time, host, program), written atomically before the first change; committing it
+ * publishes the table the restore paths read and arms them. */
+#include "knobs/state_internal.h"
+
+#include "ergo.h"
+#include "util/atomic_file.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ergo__state_proc_stat(long pid, char *state, long long *starttime) {
+  char path[64], buf[1024];
+  if (pid == 0)
+    snprintf(path, sizeof path, "/proc/self/stat");
+  else
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  /* The command name (field 2) may hold spaces and parentheses: count from the last ')'. */
+  char *p = strrchr(buf, ')');
+  if (!p) return -1;
+  p++;
+  for (int field = 3; field <= 22; field++) {
+    while (*p == ' ') p++;
+    if (!*p) return -1;
+    if (field == 3) *state = *p;
+    if (field == 22) {
+      char *end;
+      errno = 0;
+      *starttime = strtoll(p, &end, 10);
+      return errno || end == p ? -1 : 0;
+    }
+    while (*p && *p != ' ') p++;
+  }
+  return -1;
+}
+
+static json_t *state_doc(void) {
+  char host[256] = "", exe[PATH_MAX] = "";
+  if (gethostname(host, sizeof host) != 0) host[0] = '\0';
+  host[sizeof host - 1] = '\0';
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  char state;
+  long long start = 0;
+  if (ergo__state_proc_stat(0, &state, &start) != 0) start = 0;
+  json_t *files = json_array();
+  for (size_t i = 0; i < ergo__state_ncommitted; i++) {
+    json_t *f = json_object();
+    json_object_set_new(f, "path", json_string(ergo__state_tracked[i]->path));
+    json_object_set_new(f, "content",
+                        json_stringn(ergo__state_tracked[i]->content, ergo__state_tracked[i]->len));
+    json_array_append_new(files, f);
+  }
+  json_t *doc = json_object();
+  json_object_set_new(doc, "format", json_string(STATE_FORMAT));
+  json_object_set_new(doc, "version", json_integer(STATE_VERSION));
+  json_object_set_new(doc, "pid", json_integer((json_int_t)getpid()));
+  json_object_set_new(doc, "starttime", json_integer(start));
+  json_object_set_new(doc, "host", json_string(host));
+  json_object_set_new(doc, "exe", json_string(exe));
+  json_object_set_new(doc, "files", files);
+  return doc;
+}
+
+int ergo__state_commit(void) {
+  ergo__state_once();
+  pthread_mutex_lock(&ergo__state_lock);
+  ergo__state_forget_if_forked();
+  if (ergo__state_ntracked == 0 ||
+      (atomic_load(&ergo__state_published) && ergo__state_ncommitted == ergo__state_ntracked)) {
+    pthread_mutex_unlock(&ergo__state_lock);
+    return 0; /* nothing to save, or the state file already lists everything */
+  }
+  char dir[PATH_MAX], why[WHY_LEN], path[PATH_MAX + 32];
+  if (ergo__state_pick_dir(dir, sizeof dir, why, sizeof why) != 0) {
+    pthread_mutex_unlock(&ergo__state_lock);
+    ergo__warn("%s", why);
+    return ERGO_EIO;
+  }
+  snprintf(path, sizeof path, "%s/%ld.json", dir, (long)getpid());
+  state_table *t = malloc(sizeof *t + ergo__state_ntracked * sizeof(state_entry *));
+  char *state_path = strdup(path);
+  size_t before = ergo__state_ncommitted;
+  ergo__state_ncommitted = ergo__state_ntracked;
+  json_t *doc = t && state_path ? state_doc() : NULL;
+  char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+  json_decref(doc);
+  int rc = text ? ergo__atomic_write(path, text, strlen(text)) : ERGO_ENOMEM;
+  free(text);
+  if (rc) {
+    ergo__state_ncommitted = before;
+    free(t);
+    free(state_path);
+    pthread_mutex_unlock(&ergo__state_lock);
+    if (rc == ERGO_ENOMEM) ergo__warn("out of memory writing the state file %s", path);
+    return rc == ERGO_ENOMEM ? rc : ERGO_EIO;
+  }
+  t->state_path = state_path;
+  t->n = ergo__state_ntracked;
+  memcpy(t->e, ergo__state_tracked, ergo__state_ntracked * sizeof(state_entry *));
+  atomic_store(&ergo__state_owner_pid, (int)getpid());
+  t->older = atomic_exchange(&ergo__state_published, t);
+  /* ERGO_STATE_DIR changed since the last commit: the older file is superseded. */
+  if (t->older && strcmp(t->older->state_path, path) != 0) unlink(t->older->state_path);
+  ergo__state_arm();
+  pthread_mutex_unlock(&ergo__state_lock);
+  return 0;
+}

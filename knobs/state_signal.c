@@ -1,0 +1,94 @@
+/* state_signal.c - the restore paths that run without being called: handlers for the fatal
+ * signals (async-signal-safe, chained to whatever was there before) and atexit. */
+#include "knobs/state_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Room for a handler on a thread whose stack overflowed (a deep recursion's SIGSEGV). */
+#define ALTSTACK_SIZE (64 * 1024)
+
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
+#define NFATAL (sizeof fatal_signals / sizeof *fatal_signals)
+
+/* Guarded by ergo__state_lock. */
+static int atexit_installed;
+static void *altstack_mem; /* kept reachable: the kernel holds the only other reference */
+
+/* The handler's view: lock-free. */
+static struct sigaction previous[NFATAL];
+
+static int fatal_index(int sig) {
+  for (size_t i = 0; i < NFATAL; i++)
+    if (fatal_signals[i] == sig) return (int)i;
+  return -1;
+}
+
+/* Restore, then let the signal do what it would have done without us: with the default action
+ * the process dies of it (the state file goes first); with the application's handler that one
+ * runs next, and as the program may go on, the state file stays and atexit restores again. */
+static void on_fatal_signal(int sig, siginfo_t *info, void *uctx) {
+  (void)info, (void)uctx;
+  int saved_errno = errno;
+  int i = fatal_index(sig);
+  const struct sigaction *prev = &previous[i < 0 ? 0 : i];
+  int dies = !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_DFL;
+  atomic_fetch_add(&ergo__state_readers, 1);
+  state_table *t = atomic_load(&ergo__state_published);
+  if (t && atomic_load(&ergo__state_owner_pid) == (int)getpid() &&
+      ergo__state_write_all(t->e, t->n, NULL) == 0 && dies)
+    unlink(t->state_path);
+  atomic_fetch_sub(&ergo__state_readers, 1);
+  if (i >= 0) {
+    /* Blocked until we return (the handler's own mask), then delivered to `prev`. */
+    sigaction(sig, prev, NULL);
+    raise(sig);
+  }
+  errno = saved_errno;
+}
+
+static int is_ours(const struct sigaction *sa) {
+  return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_fatal_signal;
+}
+
+/* Handlers for every fatal signal not already ours.  Checked at each commit: an application
+ * handler installed since, or our own handed back by an earlier signal, is chained again.  An
+ * ignored signal (nohup's SIGHUP) cannot end the process, so it is left alone. */
+static void install_handlers(void) {
+  for (size_t i = 0; i < NFATAL; i++) {
+    struct sigaction cur;
+    if (sigaction(fatal_signals[i], NULL, &cur) != 0 || is_ours(&cur)) continue;
+    if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;
+    previous[i] = cur;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    /* A second fatal signal waits until this restore is over. */
+    sigemptyset(&sa.sa_mask);
+    for (size_t j = 0; j < NFATAL; j++) sigaddset(&sa.sa_mask, fatal_signals[j]);
+    sigaction(fatal_signals[i], &sa, NULL);
+  }
+  stack_t cur;
+  if (!altstack_mem && sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+    stack_t ss = {.ss_sp = malloc(ALTSTACK_SIZE), .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
+    if (ss.ss_sp && sigaltstack(&ss, NULL) == 0)
+      altstack_mem = ss.ss_sp;
+    else
+      free(ss.ss_sp);
+  }
+}
+
+static void restore_at_exit(void) {
+  /* Not the committing process (a fork): the lock may even be a copy held by a lost thread. */
+  if (atomic_load(&ergo__state_owner_pid) != (int)getpid()) return;
+  (void)ergo__state_restore();
+}
+
+void ergo__state_arm(void) {
+  install_handlers();
+  if (!atexit_installed) atexit_installed = atexit(restore_at_exit) == 0;
+}
