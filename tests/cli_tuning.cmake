@@ -8,11 +8,13 @@ if(TARGET ergo-example-miniapp)
   file(MAKE_DIRECTORY ${tun_dir})
   # Step and balance files and knob state land in the test's directory.
   set(tun_env "ERGO_STATE_DIR=${tun_dir}/state;ERGO_REPORT=none")
-  set(tun_expect ${CMAKE_COMMAND} -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake --)
+  set(tun_num "[0-9]+\\.[0-9]+")
 
   # monitor and fixed runs of the mini-app, then the table: totals with every energy domain,
   # the main regions, savings against the first run; then the same as CSV.
-  add_test(NAME cli_tuning_compare COMMAND sh -c [=[
+  add_test(NAME cli_tuning_compare COMMAND ${ERGO_EXPECT}
+    "--match=^Energy to solution \\[SIMULATED\\] of 2 runs \\(saving: energy saved, time: time change, against monitor\\.json\\)\n\nrun +time s +energy J +saving +time +package-0 J +core-0 J +dram-0 J\nmonitor\\.json +${tun_num} +${tun_num} +ref +ref +${tun_num} +${tun_num} +${tun_num}\nfixed\\.json +${tun_num} +${tun_num} +-?${tun_num}% +\\+${tun_num}% +${tun_num} +${tun_num} +${tun_num}\n\\(core-0 is part of its package, not added to the total\\)\n\nregion +run +time s +energy J +saving +time\nTimestep +monitor\\.json +${tun_num} +${tun_num} +ref +ref\n +fixed\\.json +${tun_num} +${tun_num} +-?${tun_num}% +\\+${tun_num}%\nTimestep/FIND_HSML +monitor\\.json .*Timestep/HYDRO_ACCEL +monitor\\.json .*run,file,region,depth,time_s,energy_j,energy_saving_pct,time_change_pct,package-0_j,core-0_j,dram-0_j\nmonitor\\.json,monitor\\.json,Global,0,${tun_num},${tun_num},0,0,${tun_num},${tun_num},${tun_num}\nfixed\\.json,fixed\\.json,Global,0,${tun_num},${tun_num},-?${tun_num},${tun_num},${tun_num},${tun_num},${tun_num}\nmonitor\\.json,monitor\\.json,Timestep,1,"
+    -- sh -c [=[
 cli=$1 app=$2
 rm -f monitor.json fixed.json
 "$cli" run --platform sim --policy monitor --report-json monitor.json -- "$app" --steps 3 >/dev/null 2>&1 || { echo "FAIL: monitor run"; exit 1; }
@@ -21,14 +23,14 @@ ERGO_FIXED=cpu=1500000,threads=10 "$cli" run --platform=sim --policy fixed --rep
 "$cli" compare monitor.json fixed.json || { echo "FAIL: compare"; exit 1; }
 "$cli" compare --csv monitor.json fixed.json || { echo "FAIL: compare --csv"; exit 1; }
 ]=] sh ${tun_cli} ${tun_app})
-  set(tun_num "[0-9]+\\.[0-9]+")
   set_tests_properties(cli_tuning_compare PROPERTIES WORKING_DIRECTORY ${tun_dir}
-    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:"
-    PASS_REGULAR_EXPRESSION "^Energy to solution \\[SIMULATED\\] of 2 runs \\(saving: energy saved, time: time change, against monitor\\.json\\)\n\nrun +time s +energy J +saving +time +package-0 J +core-0 J +dram-0 J\nmonitor\\.json +${tun_num} +${tun_num} +ref +ref +${tun_num} +${tun_num} +${tun_num}\nfixed\\.json +${tun_num} +${tun_num} +-?${tun_num}% +\\+${tun_num}% +${tun_num} +${tun_num} +${tun_num}\n\\(core-0 is part of its package, not added to the total\\)\n\nregion +run +time s +energy J +saving +time\nTimestep +monitor\\.json +${tun_num} +${tun_num} +ref +ref\n +fixed\\.json +${tun_num} +${tun_num} +-?${tun_num}% +\\+${tun_num}%\nTimestep/FIND_HSML +monitor\\.json .*Timestep/HYDRO_ACCEL +monitor\\.json .*run,file,region,depth,time_s,energy_j,energy_saving_pct,time_change_pct,package-0_j,core-0_j,dram-0_j\nmonitor\\.json,monitor\\.json,Global,0,${tun_num},${tun_num},0,0,${tun_num},${tun_num},${tun_num}\nfixed\\.json,fixed\\.json,Global,0,${tun_num},${tun_num},-?${tun_num},${tun_num},${tun_num},${tun_num},${tun_num}\nmonitor\\.json,monitor\\.json,Timestep,1,")
+    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
 
   # One run per configuration of the small grid, one model; the static policy loads it without
   # a word and saves energy against the untuned run.
-  add_test(NAME cli_tuning_sweep_runs COMMAND sh -c [=[
+  add_test(NAME cli_tuning_sweep_runs COMMAND ${ERGO_EXPECT}
+    "--match=ergo sweep: 12 runs of [^\n]* on platform sim \\(untuned, then 11 configurations\\)\nergo sweep: run 1/12 untuned: ${tun_num} s, ${tun_num} J\n.*ergo sweep: run 12/12 cpu=[^\n]*\nergo sweep: best configurations \\(energy@5%\\), against the untuned run:\n.*ergo sweep: model of [1-9][0-9]* regions written to runs-model\\.json\n.*\nstatic\\.json +${tun_num} +${tun_num} +${tun_num}% "
+    -- sh -c [=[
 cli=$1 app=$2
 rm -rf runs-model.json untuned.json static.json tmp && mkdir tmp
 TMPDIR=$PWD/tmp "$cli" sweep --runs --platform sim --grid small --out runs-model.json -- "$app" --steps 2 || { echo "FAIL: sweep --runs"; exit 1; }
@@ -40,11 +42,12 @@ case $out in *"tuning model"*|*error*|*warning*) echo "FAIL: static said: $out";
 "$cli" compare untuned.json static.json
 ]=] sh ${tun_cli} ${tun_app})
   set_tests_properties(cli_tuning_sweep_runs PROPERTIES WORKING_DIRECTORY ${tun_dir}
-    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:"
-    PASS_REGULAR_EXPRESSION "ergo sweep: 12 runs of [^\n]* on platform sim \\(untuned, then 11 configurations\\)\nergo sweep: run 1/12 untuned: ${tun_num} s, ${tun_num} J\n.*ergo sweep: run 12/12 cpu=[^\n]*\nergo sweep: best configurations \\(energy@5%\\), against the untuned run:\n.*ergo sweep: model of [1-9][0-9]* regions written to runs-model\\.json\n.*\nstatic\\.json +${tun_num} +${tun_num} +${tun_num}% ")
+    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
 
   # The sweep inside one run (ERGO_POLICY=sweep) writes a model at the end that static applies.
-  add_test(NAME cli_tuning_sweep_policy COMMAND sh -c [=[
+  add_test(NAME cli_tuning_sweep_policy COMMAND ${ERGO_EXPECT}
+    "--match=\nstatic\\.json +${tun_num} +${tun_num} +${tun_num}% "
+    -- sh -c [=[
 cli=$1 app=$2
 rm -f sweep-model.json untuned.json static.json
 out=$("$cli" run --platform sim --policy sweep --model sweep-model.json -- "$app" --steps 310 2>&1) || { echo "FAIL: sweep run: $out"; exit 1; }
@@ -55,8 +58,7 @@ grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; e
 "$cli" compare untuned.json static.json
 ]=] sh ${tun_cli} ${tun_app})
   set_tests_properties(cli_tuning_sweep_policy PROPERTIES WORKING_DIRECTORY ${tun_dir}
-    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:"
-    PASS_REGULAR_EXPRESSION "\nstatic\\.json +${tun_num} +${tun_num} +${tun_num}% ")
+    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
   # The three share the directory's report files.
   set_tests_properties(cli_tuning_compare cli_tuning_sweep_runs cli_tuning_sweep_policy
     PROPERTIES RESOURCE_LOCK cli_tuning_dir)
@@ -65,59 +67,59 @@ grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; e
   # cannot be read is one line naming it, exit code 1; ergo run exits with the application's
   # status.
   set(tun_expected_obj "expected energy, time, edp, ed2p, weighted\\[:t=W,e=W,r=W\\] \\(weights >= 0, not all 0\\) or energy@N% \\(N from 0 to 1000\\)")
-  add_test(NAME cli_tuning_run_bad_policy COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo run: --policy 'bogus' is not valid: expected monitor, fixed, static, sweep or online\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run --policy bogus -- true)
-  add_test(NAME cli_tuning_run_bad_objective COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo run: --objective 'energy@' is not valid: ${tun_expected_obj}\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run --objective energy@ -- true)
-  add_test(NAME cli_tuning_run_bad_platform COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo run: --platform 'gpu' is not valid: expected real, sim or auto\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run --platform=gpu -- true)
-  add_test(NAME cli_tuning_run_no_app COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo run: no application given: expected ergo run \\[options\\] -- APP \\[ARGS...\\]\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run --policy monitor)
-  add_test(NAME cli_tuning_run_missing_value COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo run: --model needs a value \\(--help lists them\\)\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run --model)
-  add_test(NAME cli_tuning_run_unknown COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo run: unknown option '--polcy': expected --policy, --objective, --model, --platform, --report-json, --help, or -- before the application\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run --polcy static -- true)
-  add_test(NAME cli_tuning_run_no_model COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo run: the tuning model '${tun_dir}/absent.json' cannot be read: No such file or directory \\(static needs one: write it with --policy sweep or `ergo sweep --runs`\\)\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run --policy static --model ${tun_dir}/absent.json -- true)
-  add_test(NAME cli_tuning_run_status COMMAND ${CMAKE_COMMAND} -DRC=7
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run -- sh -c "exit 7")
-  add_test(NAME cli_tuning_run_not_found COMMAND ${CMAKE_COMMAND} -DRC=127
-    "-DMATCH=^ergo run: cannot run '${tun_dir}/no-such-app': No such file or directory\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} run -- ${tun_dir}/no-such-app)
-  add_test(NAME cli_tuning_compare_none COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo compare: no report given: expected one or more JSON reports \\(ERGO_REPORT_JSON, ergo run --report-json\\)\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} compare --csv)
-  add_test(NAME cli_tuning_compare_missing COMMAND ${CMAKE_COMMAND} -DRC=1
-    "-DMATCH=^ergo compare: '${tun_dir}/absent.json': cannot be read: [^\n]*No such file or directory\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} compare ${tun_dir}/absent.json)
+  add_test(NAME cli_tuning_run_bad_policy COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: --policy 'bogus' is not valid: expected monitor, fixed, static, sweep or online\n$"
+    -- ${tun_cli} run --policy bogus -- true)
+  add_test(NAME cli_tuning_run_bad_objective COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: --objective 'energy@' is not valid: ${tun_expected_obj}\n$"
+    -- ${tun_cli} run --objective energy@ -- true)
+  add_test(NAME cli_tuning_run_bad_platform COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: --platform 'gpu' is not valid: expected real, sim or auto\n$"
+    -- ${tun_cli} run --platform=gpu -- true)
+  add_test(NAME cli_tuning_run_no_app COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: no application given: expected ergo run \\[options\\] -- APP \\[ARGS...\\]\n$"
+    -- ${tun_cli} run --policy monitor)
+  add_test(NAME cli_tuning_run_missing_value COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: --model needs a value \\(--help lists them\\)\n$"
+    -- ${tun_cli} run --model)
+  add_test(NAME cli_tuning_run_unknown COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: unknown option '--polcy': expected --policy, --objective, --model, --platform, --report-json, --help, or -- before the application\n$"
+    -- ${tun_cli} run --polcy static -- true)
+  add_test(NAME cli_tuning_run_no_model COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: the tuning model '${tun_dir}/absent.json' cannot be read: No such file or directory \\(static needs one: write it with --policy sweep or `ergo sweep --runs`\\)\n$"
+    -- ${tun_cli} run --policy static --model ${tun_dir}/absent.json -- true)
+  add_test(NAME cli_tuning_run_status COMMAND ${ERGO_EXPECT} --rc=7
+    -- ${tun_cli} run -- sh -c "exit 7")
+  add_test(NAME cli_tuning_run_not_found COMMAND ${ERGO_EXPECT} --rc=127
+    "--match=^ergo run: cannot run '${tun_dir}/no-such-app': No such file or directory\n$"
+    -- ${tun_cli} run -- ${tun_dir}/no-such-app)
+  add_test(NAME cli_tuning_compare_none COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo compare: no report given: expected one or more JSON reports \\(ERGO_REPORT_JSON, ergo run --report-json\\)\n$"
+    -- ${tun_cli} compare --csv)
+  add_test(NAME cli_tuning_compare_missing COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo compare: '${tun_dir}/absent.json': cannot be read: [^\n]*No such file or directory\n$"
+    -- ${tun_cli} compare ${tun_dir}/absent.json)
   file(WRITE ${tun_dir}/truncated.json "{\"format\": \"ergo-report\", \"version\": 1, \"threads\": [")
   file(WRITE ${tun_dir}/foreign.json "{\"format\": \"ergo-model\", \"version\": 1, \"regions\": {}}\n")
   file(WRITE ${tun_dir}/treeless.json "{\"format\": \"ergo-report\", \"version\": 1, \"threads\": []}\n")
-  add_test(NAME cli_tuning_compare_truncated COMMAND ${CMAKE_COMMAND} -DRC=1
-    "-DMATCH=^ergo compare: '${tun_dir}/truncated.json': is not valid JSON: [^\n]* \\(line 1, column [0-9]+\\)\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} compare ${tun_dir}/truncated.json)
-  add_test(NAME cli_tuning_compare_foreign COMMAND ${CMAKE_COMMAND} -DRC=1
-    "-DMATCH=^ergo compare: '${tun_dir}/foreign.json': is not an ergo JSON report: its format is 'ergo-model', expected 'ergo-report' \\(write one with ERGO_REPORT_JSON or ergo run --report-json\\)\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} compare ${tun_dir}/foreign.json)
-  add_test(NAME cli_tuning_compare_treeless COMMAND ${CMAKE_COMMAND} -DRC=1
-    "-DMATCH=^ergo compare: '${tun_dir}/treeless.json': has no main thread tree \\(threads\\[0\\]\\.tree with time_s\\): truncated\\?\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} compare ${tun_dir}/treeless.json)
-  add_test(NAME cli_tuning_sweep_no_runs COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo sweep: --runs is required: this command runs the application once per configuration \\(for a sweep inside one run: ergo run --policy sweep -- APP\\)\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} sweep -- true)
-  add_test(NAME cli_tuning_sweep_bad_grid COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo sweep: --grid 'gpu=1' is not valid: 'gpu=1' names no knob or option; expected KNOB=V,V,[.][.][.] with KNOB cpu or uncore \\(kHz\\) or threads and V a positive integer or FROM:TO:STEP, and options repeats=N \\(1 to 100\\) and budget=N \\(10 to 100000\\), separated by ',' or ';'\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} sweep --runs --platform sim --grid gpu=1 -- true)
-  add_test(NAME cli_tuning_sweep_bad_objective COMMAND ${CMAKE_COMMAND} -DRC=2
-    "-DMATCH=^ergo sweep: --objective 'speed' is not valid: ${tun_expected_obj}\n$"
-    -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/expect.cmake -- ${tun_cli} sweep --runs --objective speed -- true)
+  add_test(NAME cli_tuning_compare_truncated COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo compare: '${tun_dir}/truncated.json': is not valid JSON: [^\n]* \\(line 1, column [0-9]+\\)\n$"
+    -- ${tun_cli} compare ${tun_dir}/truncated.json)
+  add_test(NAME cli_tuning_compare_foreign COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo compare: '${tun_dir}/foreign.json': is not an ergo JSON report: its format is 'ergo-model', expected 'ergo-report' \\(write one with ERGO_REPORT_JSON or ergo run --report-json\\)\n$"
+    -- ${tun_cli} compare ${tun_dir}/foreign.json)
+  add_test(NAME cli_tuning_compare_treeless COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo compare: '${tun_dir}/treeless.json': has no main thread tree \\(threads\\[0\\]\\.tree with time_s\\): truncated\\?\n$"
+    -- ${tun_cli} compare ${tun_dir}/treeless.json)
+  add_test(NAME cli_tuning_sweep_no_runs COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo sweep: --runs is required: this command runs the application once per configuration \\(for a sweep inside one run: ergo run --policy sweep -- APP\\)\n$"
+    -- ${tun_cli} sweep -- true)
+  add_test(NAME cli_tuning_sweep_bad_grid COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo sweep: --grid 'gpu=1' is not valid: 'gpu=1' names no knob or option; expected KNOB=V,V,[.][.][.] with KNOB cpu or uncore \\(kHz\\) or threads and V a positive integer or FROM:TO:STEP, and options repeats=N \\(1 to 100\\) and budget=N \\(10 to 100000\\), separated by ',' or ';'\n$"
+    -- ${tun_cli} sweep --runs --platform sim --grid gpu=1 -- true)
+  add_test(NAME cli_tuning_sweep_bad_objective COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo sweep: --objective 'speed' is not valid: ${tun_expected_obj}\n$"
+    -- ${tun_cli} sweep --runs --objective speed -- true)
   set_tests_properties(cli_tuning_run_bad_policy cli_tuning_run_bad_objective
     cli_tuning_run_bad_platform cli_tuning_run_no_app cli_tuning_run_missing_value
     cli_tuning_run_unknown cli_tuning_run_no_model cli_tuning_run_status cli_tuning_run_not_found

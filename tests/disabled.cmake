@@ -3,6 +3,6 @@ add_executable(ergo-example-timers-disabled ${PROJECT_SOURCE_DIR}/examples/timer
 target_include_directories(ergo-example-timers-disabled PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_compile_definitions(ergo-example-timers-disabled PRIVATE ERGO_DISABLE)
 target_link_libraries(ergo-example-timers-disabled PRIVATE m)
-add_test(NAME disabled_build COMMAND ergo-example-timers-disabled 1)
+add_test(NAME disabled_build COMMAND ${ERGO_EXPECT} -- $<TARGET_FILE:ergo-example-timers-disabled> 1)
 # Nothing of ergo may run: no report on stdout.
 set_tests_properties(disabled_build PROPERTIES FAIL_REGULAR_EXPRESSION "Total wall clock time")

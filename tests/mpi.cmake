@@ -18,7 +18,7 @@ if(ERGO_WITH_MPI)
 
   # One merged report: exactly one Global line in the whole output, the job header, rank
   # figures on every region, ONLY_RANK3 (never run on rank 0) on 1 of 4 ranks; the JSON agrees.
-  add_test(NAME mpi_merged_report COMMAND sh -c [=[
+  add_test(NAME mpi_merged_report COMMAND ${ERGO_EXPECT} "--match=one merged report\n$" -- sh -c [=[
 check="$1"; shift
 rm -f merged.json
 out=$("$@" 2>&1); rc=$?
@@ -39,18 +39,19 @@ echo "one merged report"
   file(MAKE_DIRECTORY ${mpi_dir}/merged)
   set_tests_properties(mpi_merged_report PROPERTIES WORKING_DIRECTORY ${mpi_dir}/merged
     ENVIRONMENT "${mpi_env};ERGO_ENERGY=none;ERGO_REPORT_JSON=merged.json"
-    PASS_REGULAR_EXPRESSION "one merged report\n" FAIL_REGULAR_EXPRESSION "FAIL:")
+    FAIL_REGULAR_EXPRESSION "FAIL:")
 
   # The same program without mpiexec: a singleton MPI job is one rank, so a plain report.
-  add_test(NAME mpi_singleton COMMAND ${ranks_app} --steps 1)
+  add_test(NAME mpi_singleton COMMAND ${ERGO_EXPECT}
+    "--match=^Total wall clock time for Global = [0-9.]+ sec\n\\* Timestep +: [0-9.]+ sec, +[0-9.]+%\n"
+    -- ${ranks_app} --steps 1)
   set_tests_properties(mpi_singleton PROPERTIES WORKING_DIRECTORY ${mpi_dir}
-    ENVIRONMENT "${mpi_env};ERGO_ENERGY=none"
-    PASS_REGULAR_EXPRESSION "^Total wall clock time for Global = [0-9.]+ sec\n\\* Timestep +: [0-9.]+ sec, +[0-9.]+%\n"
-    FAIL_REGULAR_EXPRESSION "MPI-Tasks|ranks min")
+    ENVIRONMENT "${mpi_env};ERGO_ENERGY=none" FAIL_REGULAR_EXPRESSION "MPI-Tasks|ranks min")
 
   # Two pretend nodes of two ranks on the sim node: ranks 0 and 2 read their node's energy, 1 and
   # 3 read none, and the job's energy is the sum of the two readers'.
-  add_test(NAME mpi_node_energy COMMAND sh -c [=[
+  set(mpi_readers "node readers: 0 2 \\(2\\)\; job energy [0-9.]+ J, sum of readers [0-9.]+ J\nreaders=2\nok\n")
+  add_test(NAME mpi_node_energy COMMAND ${ERGO_EXPECT} "--match=${mpi_readers}.*ok\n$" -- sh -c [=[
 check="$1"; shift
 rm -f job*.json
 "$@" || { echo "FAIL: exit code $?"; exit 1; }
@@ -60,14 +61,14 @@ rm -f job*.json
   file(MAKE_DIRECTORY ${mpi_dir}/energy)
   set_tests_properties(mpi_node_energy PROPERTIES WORKING_DIRECTORY ${mpi_dir}/energy
     ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_REPORT_RANKS=1;ERGO_REPORT_JSON=job.json"
-    PASS_REGULAR_EXPRESSION "node readers: 0 2 \\(2\\); job energy [0-9.]+ J, sum of readers [0-9.]+ J\nreaders=2\nok\n.*ok\n"
     FAIL_REGULAR_EXPRESSION "FAIL:")
 
   # The same on the real powercap path: the fake RAPL machine (a private mount namespace; root
   # only, else SKIPPED) under mpiexec.  Both pretend nodes read the one fake package, and the
   # merged Global energy is the sum of what the two readers' own reports say.
   if(TARGET ergo-fakesys-run)
-    add_test(NAME mpi_node_energy_powercap COMMAND sh -c [=[
+    add_test(NAME mpi_node_energy_powercap COMMAND ${ERGO_EXPECT} "--match=${mpi_readers}$"
+      -- sh -c [=[
 fake="$1"; check="$2"; shift 2
 rm -f job*.json
 "$fake" --watts=100 -- "$@"; rc=$?
@@ -78,7 +79,6 @@ rm -f job*.json
     file(MAKE_DIRECTORY ${mpi_dir}/powercap)
     set_tests_properties(mpi_node_energy_powercap PROPERTIES WORKING_DIRECTORY ${mpi_dir}/powercap
       ENVIRONMENT "${mpi_env};ERGO_ENERGY=powercap;ERGO_NODE_SPLIT=2;ERGO_REPORT_RANKS=1;ERGO_REPORT_JSON=job.json;ERGO_REPORT=none"
-      PASS_REGULAR_EXPRESSION "node readers: 0 2 \\(2\\); job energy [0-9.]+ J, sum of readers [0-9.]+ J\nreaders=2\nok\n"
       FAIL_REGULAR_EXPRESSION "FAIL:" SKIP_RETURN_CODE 77)
   endif()
 
@@ -86,7 +86,9 @@ rm -f job*.json
   # step; the two ranks of each pretend node must agree at every step (their work differs, so
   # their own measurements would not), and the tuner must really have moved the settings.
   foreach(policy sweep online)
-    add_test(NAME mpi_node_${policy} COMMAND sh -c [=[
+    add_test(NAME mpi_node_${policy} COMMAND ${ERGO_EXPECT}
+      "--match=identical settings on each pretend node over 14 steps \\([0-9]+ distinct on node 0\\)\n$"
+      -- sh -c [=[
 out=$("$@" 2>&1); rc=$?
 [ "$rc" -eq 0 ] || { printf '%s\n' "$out"; echo "FAIL: exit code $rc"; exit 1; }
 printf '%s\n' "$out" | grep '^config ' | awk '
@@ -100,12 +102,12 @@ printf '%s\n' "$out" | grep '^config ' | awk '
     }
     if (n < 3) { print "FAIL: node 0 ran only " n " distinct settings: nothing was tuned"; bad = 1 }
     if (!bad) print "identical settings on each pretend node over " steps " steps (" n " distinct on node 0)"
+    exit bad
   }'
 ]=] mpi ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --steps 14 --log-configs)
     file(MAKE_DIRECTORY ${mpi_dir}/${policy})
     set_tests_properties(mpi_node_${policy} PROPERTIES WORKING_DIRECTORY ${mpi_dir}/${policy}
       ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_POLICY=${policy};ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
-      PASS_REGULAR_EXPRESSION "identical settings on each pretend node over 14 steps"
       FAIL_REGULAR_EXPRESSION "FAIL:")
   endforeach()
 endif()

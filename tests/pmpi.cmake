@@ -47,18 +47,17 @@ echo "pmpi: one merged report"
 ]=])
 
   string(CONCAT pmpi_sh "${pmpi_head}" "${pmpi_merged}")
-  add_test(NAME pmpi_auto COMMAND sh -c "${pmpi_sh}" pmpi
+  set(pmpi_ok "pmpi_app: 4 ranks, MPI_Init, checksum 18\n.*pmpi: one merged report\n")
+  add_test(NAME pmpi_auto COMMAND ${ERGO_EXPECT} "--match=${pmpi_ok}" -- sh -c "${pmpi_sh}" pmpi
     ${pmpi_mpiexec} $<TARGET_FILE:ergo-test-pmpi-app> ${MPIEXEC_POSTFLAGS})
-  add_test(NAME pmpi_auto_init_thread COMMAND sh -c "${pmpi_sh}" pmpi
+  add_test(NAME pmpi_auto_init_thread COMMAND ${ERGO_EXPECT}
+    "--match=pmpi_app: 4 ranks, MPI_Init_thread, checksum 18\n.*pmpi: one merged report\n"
+    -- sh -c "${pmpi_sh}" pmpi
     ${pmpi_mpiexec} $<TARGET_FILE:ergo-test-pmpi-app> ${MPIEXEC_POSTFLAGS} --init-thread)
   # The same program linked with ergo but not ergo-mpi-auto, which comes by LD_PRELOAD (env runs
   # under mpiexec, so mpiexec itself does not load it).
-  add_test(NAME pmpi_preload COMMAND sh -c "${pmpi_sh}" pmpi
+  add_test(NAME pmpi_preload COMMAND ${ERGO_EXPECT} "--match=${pmpi_ok}" -- sh -c "${pmpi_sh}" pmpi
     ${pmpi_mpiexec} ${pmpi_preload} $<TARGET_FILE:ergo-test-pmpi-app-ergo> ${MPIEXEC_POSTFLAGS})
-  set(pmpi_ok "pmpi_app: 4 ranks, MPI_Init, checksum 18\n.*pmpi: one merged report\n")
-  set_tests_properties(pmpi_auto pmpi_preload PROPERTIES PASS_REGULAR_EXPRESSION "${pmpi_ok}")
-  set_tests_properties(pmpi_auto_init_thread PROPERTIES PASS_REGULAR_EXPRESSION
-    "pmpi_app: 4 ranks, MPI_Init_thread, checksum 18\n.*pmpi: one merged report\n")
 
   # An MPI binary without ergo: the whole job's Global total and no regions.
   string(CONCAT pmpi_sh "${pmpi_head}" [=[
@@ -67,21 +66,21 @@ has 1 '^MPI-Tasks: 4, nodes: [0-9]+;'
 has 0 '^(- )*\* '
 echo "pmpi: Global only"
 ]=])
-  add_test(NAME pmpi_preload_plain COMMAND sh -c "${pmpi_sh}" pmpi
+  add_test(NAME pmpi_preload_plain COMMAND ${ERGO_EXPECT}
+    "--match=pmpi_app: 4 ranks, MPI_Init_thread, checksum 18\n.*pmpi: Global only\n"
+    -- sh -c "${pmpi_sh}" pmpi
     ${pmpi_mpiexec} ${pmpi_preload} $<TARGET_FILE:ergo-test-pmpi-app-plain> ${MPIEXEC_POSTFLAGS}
     --init-thread)
-  set_tests_properties(pmpi_preload_plain PROPERTIES PASS_REGULAR_EXPRESSION
-    "pmpi_app: 4 ranks, MPI_Init_thread, checksum 18\n.*pmpi: Global only\n")
 
   # ERGO_MPI_AUTO=0: no ergo, the program runs (its regions warn that ergo is not initialised).
   string(CONCAT pmpi_sh "${pmpi_head}" [=[
 has 0 '^Total wall clock time'
 echo "pmpi: no report"
 ]=])
-  add_test(NAME pmpi_auto_off COMMAND sh -c "${pmpi_sh}" pmpi
+  add_test(NAME pmpi_auto_off COMMAND ${ERGO_EXPECT}
+    "--match=pmpi_app: 4 ranks, MPI_Init, checksum 18\n.*pmpi: no report\n"
+    -- sh -c "${pmpi_sh}" pmpi
     ${pmpi_mpiexec} $<TARGET_FILE:ergo-test-pmpi-app> ${MPIEXEC_POSTFLAGS})
-  set_tests_properties(pmpi_auto_off PROPERTIES PASS_REGULAR_EXPRESSION
-    "pmpi_app: 4 ranks, MPI_Init, checksum 18\n.*pmpi: no report\n")
 
   # A bad value: one line (from rank 0) naming the variable, the value and what is accepted;
   # the default (on) and one merged report.
@@ -90,10 +89,10 @@ has 1 "^ergo: warning: ERGO_MPI_AUTO='maybe' is not valid: expected 0 \(off\) or
 has 1 '^Total wall clock time for Global = [0-9.]+ sec'
 echo "pmpi: warned once, still on"
 ]=])
-  add_test(NAME pmpi_auto_bad_value COMMAND sh -c "${pmpi_sh}" pmpi
+  add_test(NAME pmpi_auto_bad_value COMMAND ${ERGO_EXPECT}
+    "--match=pmpi_app: 4 ranks, MPI_Init, checksum 18\n.*pmpi: warned once, still on\n"
+    -- sh -c "${pmpi_sh}" pmpi
     ${pmpi_mpiexec} $<TARGET_FILE:ergo-test-pmpi-app> ${MPIEXEC_POSTFLAGS})
-  set_tests_properties(pmpi_auto_bad_value PROPERTIES PASS_REGULAR_EXPRESSION
-    "pmpi_app: 4 ranks, MPI_Init, checksum 18\n.*pmpi: warned once, still on\n")
 
   # No mpiexec: a singleton MPI job of one rank and its normal report.
   string(CONCAT pmpi_sh "${pmpi_head}" [=[
@@ -102,15 +101,15 @@ has 1 '^(- )*\* WORK +: [0-9.]+ sec'
 has 0 'ONLY_RANK3'
 echo "pmpi: singleton report"
 ]=])
-  add_test(NAME pmpi_singleton COMMAND sh -c "${pmpi_sh}" pmpi
+  add_test(NAME pmpi_singleton COMMAND ${ERGO_EXPECT}
+    "--match=pmpi_app: 1 ranks, MPI_Init, checksum 0\n.*pmpi: singleton report\n"
+    -- sh -c "${pmpi_sh}" pmpi
     $<TARGET_FILE:ergo-test-pmpi-app>)
-  set_tests_properties(pmpi_singleton PROPERTIES PASS_REGULAR_EXPRESSION
-    "pmpi_app: 1 ranks, MPI_Init, checksum 0\n.*pmpi: singleton report\n")
 
   # The library exports the three C bindings and nothing else; the linked program takes
   # MPI_Init and MPI_Finalize from it, and so does the preloaded plain one MPI_Init_thread,
   # rather than from the MPI library (where they are weak aliases of PMPI_*).
-  add_test(NAME pmpi_exports COMMAND sh -c [=[
+  add_test(NAME pmpi_exports COMMAND ${ERGO_EXPECT} "--match=pmpi: interposed\n" -- sh -c [=[
 syms=$("$1" -D --defined-only "$2" | awk '$2 ~ /^[TW]$/ {print $3}' | sort | tr '\n' ' ')
 echo "exported: $syms"
 [ "$syms" = "MPI_Finalize MPI_Init MPI_Init_thread " ] || { echo "FAIL: exports"; exit 1; }
@@ -122,8 +121,6 @@ n=$(LD_DEBUG=bindings LD_PRELOAD="$2" "$4" --init-thread 2>&1 >/dev/null | bound
 echo "pmpi: interposed"
 ]=] pmpi ${CMAKE_NM} $<TARGET_FILE:ergo_mpi_auto> $<TARGET_FILE:ergo-test-pmpi-app>
     $<TARGET_FILE:ergo-test-pmpi-app-plain>)
-  set_tests_properties(pmpi_exports PROPERTIES PASS_REGULAR_EXPRESSION "pmpi: interposed\n"
-    FAIL_REGULAR_EXPRESSION "FAIL:")
 
   set(pmpi_tests pmpi_auto pmpi_auto_init_thread pmpi_preload pmpi_preload_plain pmpi_auto_off
     pmpi_auto_bad_value pmpi_singleton pmpi_exports)

@@ -1,16 +1,5 @@
 /* test_papi.c - the PAPI meter: one reason for its three paths, PAPI's lifetime, fake powercap. */
-#include <ergo.h>
-
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-
-#include <cmocka.h>
-
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "test_util.h"
 
 #include "energy/meter.h"
 #include "fakesys.h"
@@ -32,15 +21,25 @@
 
 static const char without[] = "papi: ergo was built without PAPI (install libpapi-dev and rebuild)";
 
+/* papi.c keeps each path's reason in 160 bytes: longer ones are cut to 159 characters. */
+#define REASON_MAX 159
+
 static int open_papi(ergo__meter *m, char *why) {
   memset(m, 0, sizeof *m);
   why[0] = '\0';
   return ergo__meter_open(m, "papi", why, ERGO__WHY_LEN);
 }
 
+/* What ergo__meter_open("papi") should say on this machine: the line for a build without PAPI,
+ * or each path's reason as papi.c words it, from PAPI's component table; a path whose component
+ * is there and enabled has NULL (its reason depends on events this test does not predict). */
+typedef struct expected {
+  int without;
+  const char *part[3]; /* powercap component, rapl component, rapl:: (perf_event_uncore) */
+  char buf[3][300];
+} expected;
+
 #if HAVE_PAPI_H
-/* Why ergo cannot use component `name`, as papi.c words it; NULL when the
- * component is there and enabled (then the reason depends on its events). */
 static const char *component_reason(const char *name, char *buf, size_t len) {
   int cidx = PAPI_get_component_index(name);
   if (cidx < 0) {
@@ -48,65 +47,79 @@ static const char *component_reason(const char *name, char *buf, size_t len) {
     return buf;
   }
   const PAPI_component_info_t *info = PAPI_get_component_info(cidx);
+  assert_non_null(info);
   if (!info->disabled) return NULL;
-  snprintf(buf, len, "disabled: %.200s", info->disabled_reason);
+  snprintf(buf, len, "disabled: %.200s",
+           info->disabled_reason[0] ? info->disabled_reason : PAPI_strerror(info->disabled));
+  if (strlen(buf) > REASON_MAX) buf[REASON_MAX] = '\0';
   return buf;
 }
 #endif
 
-/* The whole line ergo__meter_open should give here, or "" if it depends on
- * events this test does not predict. */
-static void expected_line(char *want, size_t len) {
-  want[0] = '\0';
+static void expect_here(expected *e) {
+  memset(e, 0, sizeof *e);
 #if HAVE_PAPI_H
   if (!PAPI_library_init) {
-    snprintf(want, len, "%s", without);
+    e->without = 1;
     return;
   }
   assert_int_equal(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
-  char b[3][300];
-  const char *r[3] = {component_reason("powercap", b[0], sizeof b[0]),
-                      component_reason("rapl", b[1], sizeof b[1]),
-                      component_reason("perf_event_uncore", b[2], sizeof b[2])};
+  static const char *const comps[3] = {"powercap", "rapl", "perf_event_uncore"};
+  for (int i = 0; i < 3; i++) e->part[i] = component_reason(comps[i], e->buf[i], sizeof e->buf[i]);
   PAPI_shutdown();
-  if (r[0] && r[1] && r[2] &&
-      snprintf(want, len,
-               "papi: powercap component: %s; rapl component: %s; rapl:: "
-               "(perf_event_uncore): %s",
-               r[0], r[1], r[2]) >= (int)len)
-    want[0] = '\0'; /* ergo's line is cut there too: not predicted */
 #else
-  snprintf(want, len, "%s", without);
+  e->without = 1;
 #endif
 }
 
+/* `why` is one line naming the three paths in order, each with its reason: exactly the
+ * predicted one, or (where the reason depends on events) a non-empty one. */
+static void assert_reason(const char *why, const expected *e) {
+  assert_null(strchr(why, '\n'));
+  if (e->without) {
+    assert_string_equal(why, without);
+    return;
+  }
+  static const char *const label[3] = {
+      "papi: powercap component: ", "; rapl component: ", "; rapl:: (perf_event_uncore): "};
+  const char *at[3];
+  for (int i = 0; i < 3; i++) {
+    at[i] = strstr(why, label[i]);
+    assert_non_null(at[i]);
+  }
+  assert_ptr_equal(at[0], why);
+  assert_true(at[0] < at[1] && at[1] < at[2]);
+  for (int i = 0; i < 3; i++) {
+    const char *from = at[i] + strlen(label[i]);
+    size_t len = i < 2 ? (size_t)(at[i + 1] - from) : strlen(from);
+    if (e->part[i]) {
+      if (len != strlen(e->part[i]) || memcmp(from, e->part[i], len) != 0)
+        print_message("path %d: expected '%s' in '%s'\n", i, e->part[i], why);
+      assert_int_equal(len, strlen(e->part[i]));
+      assert_memory_equal(from, e->part[i], len);
+    } else {
+      assert_in_range(len, 1, REASON_MAX);
+    }
+  }
+}
+
 /* On this kind of machine (no RAPL) every path fails: one line naming the
- * three, in order. */
+ * three, in order, each with its reason. */
 static void test_reason_line(void **state) {
   (void)state;
   ergo__meter m;
-  char why[ERGO__WHY_LEN], want[ERGO__WHY_LEN];
-  expected_line(want, sizeof want);
+  char why[ERGO__WHY_LEN];
+  expected e;
+  expect_here(&e);
   int rc = open_papi(&m, why);
   if (rc == 0) {
-    printf("PAPI has an energy path here (%s, ...): nothing to refuse\n", m.dom[0].name);
+    char dom[sizeof m.dom[0].name];
+    snprintf(dom, sizeof dom, "%s", m.dom[0].name);
     ergo__meter_close(&m);
-    skip();
+    skip_because("PAPI has an energy path here (%s, ...): no reason line to check", dom);
   }
   assert_int_equal(rc, ERGO_EIO);
-  assert_null(strchr(why, '\n'));
-  if (strcmp(why, without) == 0) return;
-  const char *a = strstr(why, "papi: powercap component: ");
-  const char *b = strstr(why, "; rapl component: ");
-  const char *c = strstr(why, "; rapl:: (perf_event_uncore): ");
-  assert_true(a == why);
-  assert_non_null(b);
-  assert_non_null(c);
-  assert_true(a < b && b < c);
-  if (want[0])
-    assert_string_equal(why, want);
-  else
-    printf("reason not predicted exactly here: %s\n", why);
+  assert_reason(why, &e);
 }
 
 /* PAPI's state, or PAPI_NOT_INITED's value 0 without PAPI. */
@@ -124,7 +137,7 @@ static void test_open_twice(void **state) {
   char why1[ERGO__WHY_LEN], why2[ERGO__WHY_LEN];
   if (open_papi(&m, why1) == 0) {
     ergo__meter_close(&m);
-    skip();
+    skip_because("PAPI has an energy path here: the open does not fail twice");
   }
   ergo__meter_close(&m); /* a meter that failed to open closes harmlessly */
   assert_int_equal(papi_state(), 0);
@@ -137,22 +150,23 @@ static void test_open_twice(void **state) {
 static void test_app_owns_papi(void **state) {
   (void)state;
 #if HAVE_PAPI_H
-  if (!PAPI_library_init) skip();
-  char want[ERGO__WHY_LEN], why[ERGO__WHY_LEN];
-  expected_line(want, sizeof want);
+  if (!PAPI_library_init) skip_because("ergo was built without PAPI: there is no PAPI to own");
+  char why[ERGO__WHY_LEN];
+  expected e;
+  expect_here(&e);
   assert_int_equal(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
   ergo__meter m;
   if (open_papi(&m, why) == 0) {
     ergo__meter_close(&m);
     PAPI_shutdown();
-    skip();
+    skip_because("PAPI has an energy path here: its lifetime is checked on a failed open");
   }
-  if (want[0]) assert_string_equal(why, want);
+  assert_reason(why, &e);
   assert_int_equal(PAPI_is_initialized(), PAPI_LOW_LEVEL_INITED);
   PAPI_shutdown();
   assert_int_equal(PAPI_is_initialized(), PAPI_NOT_INITED);
 #else
-  skip();
+  skip_because("papi.h is not installed: this test cannot start PAPI itself");
 #endif
 }
 
@@ -167,7 +181,8 @@ static void test_app_owns_papi(void **state) {
  * linux-powercap.c's init still refuses any vendor but Intel ("Not an Intel
  * processor"; our VMs are AMD EPYC), looks only at intel-rapl:<s> for s below
  * PAPI's socket count, and reads the tree once, at PAPI_library_init.  So
- * here the reason line must stay the same as without the fake tree. */
+ * there the reason line must stay the same as without the fake tree, and the
+ * test says it skipped the reading. */
 static void test_fake_powercap(void **state) {
   fakesys *fs = *state;
   fakesys_write(fs, "/sys/class/powercap/intel-rapl/enabled", "1\n", 0444);
@@ -182,16 +197,29 @@ static void test_fake_powercap(void **state) {
   fakesys_write(fs, "/sys/class/powercap/intel-rapl:0:0/enabled", "0\n", 0444);
 
   ergo__meter m;
-  char why[ERGO__WHY_LEN], want[ERGO__WHY_LEN];
-  expected_line(want, sizeof want);
-  if (open_papi(&m, why) != 0) {
-    if (want[0])
-      assert_string_equal(why, want);
-    else
-      assert_non_null(strstr(why, "papi: powercap component: "));
-    return;
+  char why[ERGO__WHY_LEN];
+  expected e;
+  expect_here(&e);
+  int rc = open_papi(&m, why);
+  const char *cannot = e.without ? without : e.part[0];
+  if (cannot) {
+    /* PAPI cannot read any powercap tree here. */
+    if (rc == 0) {
+      ergo__meter_close(&m);
+      skip_because("PAPI's powercap component: %s; PAPI reads energy through another path "
+                   "here, so the fake zones are not read",
+                   cannot);
+    }
+    assert_int_equal(rc, ERGO_EIO);
+    assert_reason(why, &e);
+    if (e.without) skip_because("%s: nothing reads the fake zones", without);
+    skip_because("PAPI's powercap component: %s, so PAPI cannot read the fake zones here (its "
+                 "reason line was checked)",
+                 e.part[0]);
   }
-  /* PAPI's powercap component read the fake zones. */
+  /* The component is there and enabled: PAPI's powercap component reads the fake zones. */
+  if (rc != 0) print_message("ergo__meter_open(papi): %s\n", why);
+  assert_int_equal(rc, 0);
   assert_string_equal(m.ops->name, "papi");
   assert_int_equal(m.ndomains, 2);
   assert_string_equal(m.dom[0].name, "package-0");

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 #include "energy/meter.h"
 #include "fakesys.h"
 
@@ -237,10 +239,8 @@ static void test_paranoid(void **state) {
     fclose(f);
   }
   p[strcspn(p, "\n")] = '\0';
-  if (atoi(p) <= 0) {
-    printf("perf_event_paranoid is %s here: an unprivileged user is not refused\n", p);
-    skip();
-  }
+  if (atoi(p) <= 0)
+    skip_because("perf_event_paranoid is %s here: an unprivileged user is not refused", p);
   fake_pmu("1\n", 0, 1);
   fake_event("energy-pkg", "event=0x00\n");
   int fd[2];

@@ -1,0 +1,516 @@
+/* test_merge.c - core/merge.c: the per-rank trees of a job merged into one report on rank 0, over
+ * fake ranks.  Each fake rank is one ergo session on the manual clock that packs its main tree
+ * through a capturing gather (as ergo_finalize does on a rank that is not 0); rank 0's session
+ * then merges its own pack and theirs through a gather that hands them over.  Every figure is
+ * known exactly: the union of regions, mean/min/max/std of their time over the ranks,
+ * imbalance, calls and per-call extremes, summed quantities, a region on fewer ranks, and packs
+ * rank 0 cannot read (truncated at every length, foreign, of another version) refused with one
+ * line each and nothing else lost. */
+#include "test_util.h"
+
+#include "core/internal.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#define MAX_RANKS 8
+
+/* ---- every fake rank's tree ------------------------------------------------------------- */
+
+/* Rank r (0..2), on the manual clock from 1 s:
+ *   Timestep (1) 100/120/140 ms: WORK (2) 30+30 / 80 / 40+60 ms; ONLY1 (3) 10 ms on rank 1
+ *   IO (1)       5 / - / 15 ms
+ * and an "energy" quantity (package-0, dram-0) with a known amount per region. */
+static void build_rank(int r) {
+  ERGO_PUSH(1, "Timestep");
+  switch (r) {
+  case 0:
+    region_ms(2, "WORK", 30);
+    advance_ms(10);
+    region_ms(2, "WORK", 30);
+    advance_ms(30);
+    break;
+  case 1:
+    region_ms(2, "WORK", 80);
+    region_ms(3, "ONLY1", 10);
+    advance_ms(30);
+    break;
+  default:
+    region_ms(2, "WORK", 40);
+    region_ms(2, "WORK", 60);
+    advance_ms(40);
+    break;
+  }
+  ERGO_POP(1, "Timestep");
+  if (r == 0) region_ms(1, "IO", 5);
+  if (r == 2) region_ms(1, "IO", 15);
+}
+
+/* The quantity's amount in a region of rank `rank`'s tree. */
+static int q_rank;
+static int q_value(void *ctx, const ergo_region *r, double *out) {
+  (void)ctx;
+  const char *n = ergo_region_name(r);
+  double k = q_rank + 1;
+  if (!strcmp(n, "Timestep")) {
+    out[0] = 10 * k;
+    out[1] = 1;
+  } else if (!strcmp(n, "WORK")) {
+    out[0] = 6 * k;
+    out[1] = 0.5;
+  } else if (!strcmp(n, "ONLY1")) {
+    out[0] = 2;
+    out[1] = 0.25;
+  } else if (!strcmp(n, "IO")) {
+    out[0] = 1;
+    out[1] = 0;
+  } else { /* Global */
+    out[0] = 20 * k;
+    out[1] = 2;
+  }
+  return 0;
+}
+static void attach_energy(const char *second_component) {
+  ergo_quantity q = {.name = "energy",
+                     .unit = "J",
+                     .rate_unit = "W",
+                     .ncomponents = 2,
+                     .components = {"package-0", second_component},
+                     .total_mask = 3,
+                     .value = q_value};
+  assert_int_equal(ergo_quantity_attach(&q, NULL), 0);
+}
+
+/* ---- the fake job ------------------------------------------------------------------------- */
+
+static char *packs[MAX_RANKS]; /* what each rank but 0 sent */
+static size_t pack_len[MAX_RANKS];
+static int capturing;
+
+/* A rank but 0 in the collective: its pack is kept for rank 0, which alone gets the packs. */
+static int capture_gather(const void *buf, size_t len, char **all, size_t **lens) {
+  free(packs[capturing]);
+  packs[capturing] = malloc(len ? len : 1);
+  assert_non_null(packs[capturing]);
+  memcpy(packs[capturing], buf, len);
+  pack_len[capturing] = len;
+  *all = NULL;
+  *lens = NULL;
+  return 0;
+}
+static int usable(void) { return 1; }
+
+static int job_size, job_nodes = 2, gathers;
+/* Rank 0: its own pack, then every other rank's, as MPI_Gatherv would hand them over. */
+static int gather_all(const void *buf, size_t len, char **all, size_t **lens) {
+  gathers++;
+  size_t total = len;
+  for (int r = 1; r < job_size; r++) total += pack_len[r];
+  *all = malloc(total ? total : 1);
+  *lens = malloc((size_t)job_size * sizeof **lens);
+  assert_non_null(*all);
+  assert_non_null(*lens);
+  memcpy(*all, buf, len);
+  (*lens)[0] = len;
+  size_t off = len;
+  for (int r = 1; r < job_size; r++) {
+    memcpy(*all + off, packs[r], pack_len[r]);
+    (*lens)[r] = pack_len[r];
+    off += pack_len[r];
+  }
+  return 0;
+}
+
+/* Rank r's session: its tree and quantity, packed at ergo_finalize as on a real rank. */
+static void run_rank(int r, const char *second_component) {
+  test_init_default();
+  q_rank = r;
+  attach_energy(second_component);
+  build_rank(r);
+  ergo__ranks rk = {r, job_size, job_nodes, usable, capture_gather};
+  ergo__ranks_set(&rk);
+  capturing = r;
+  pack_len[r] = (size_t)-1;
+  assert_int_equal(ergo_finalize(), 0);
+  assert_true(pack_len[r] != (size_t)-1); /* it took part in the gather */
+  assert_null(ergo__merged());            /* and did not merge */
+}
+
+/* Rank 0's session up to the merge: the merged snapshot, or NULL.  The lines said while merging
+ * are the error count's growth: after that (ergo_init resets the count). */
+static unsigned long merge_errors;
+static const char *rank0_json; /* ERGO_REPORT_JSON of rank 0's session, or NULL */
+static const ergo__snap *merge_on_rank0(void) {
+  ergo_config c = test_config();
+  c.report_json = rank0_json;
+  test_init(&c);
+  q_rank = 0;
+  attach_energy("dram-0");
+  build_rank(0);
+  ergo__ranks rk = {0, job_size, job_nodes, usable, gather_all};
+  ergo__ranks_set(&rk);
+  unsigned long before = ergo_error_count();
+  int rc = ergo__merge_take();
+  merge_errors = ergo_error_count() - before;
+  assert_int_equal(rc, 0);
+  return ergo__merged();
+}
+
+static int setup(void **state) {
+  (void)state;
+  for (int r = 0; r < MAX_RANKS; r++) {
+    free(packs[r]);
+    packs[r] = NULL;
+    pack_len[r] = 0;
+  }
+  gathers = 0;
+  job_nodes = 2;
+  return test_dir_setup(state);
+}
+static int loud(int show);
+static int teardown(void **state) {
+  loud(1); /* a test that ended while stderr was away */
+  ergo__merged_free();
+  ergo__ranks_set(NULL);
+  for (int r = 0; r < MAX_RANKS; r++) {
+    free(packs[r]);
+    packs[r] = NULL;
+  }
+  return test_dir_teardown(state);
+}
+
+static const ergo__snap *child(const ergo__snap *s, const char *name) {
+  for (size_t i = 0; s && i < s->nchildren; i++)
+    if (strcmp(s->children[i].name, name) == 0) return &s->children[i];
+  return NULL;
+}
+
+#define assert_close(a, b)                                                                         \
+  do {                                                                                             \
+    double a_ = (a), b_ = (b);                                                                     \
+    if (!(fabs(a_ - b_) <= 1e-12 * fmax(1, fabs(b_))))                                             \
+      print_message("%s = %.17g, expected %.17g\n", #a, a_, b_);                                   \
+    assert_true(fabs(a_ - b_) <= 1e-12 * fmax(1, fabs(b_)));                                       \
+  } while (0)
+
+/* The population standard deviation of n values. */
+static double stdev(const double *v, int n) {
+  double mean = 0, sq = 0;
+  for (int i = 0; i < n; i++) mean += v[i] / n;
+  for (int i = 0; i < n; i++) sq += (v[i] - mean) * (v[i] - mean);
+  return sqrt(sq / n);
+}
+
+/* One region's figures over the ranks: times[r] (0 where absent). */
+static void assert_ranks(const ergo__snap *s, int nranks, int ran, const double *times) {
+  assert_non_null(s);
+  assert_int_equal(s->nranks, nranks);
+  assert_int_equal(s->ranks_ran, ran);
+  double sum = 0, lo = INFINITY, hi = 0;
+  for (int r = 0; r < nranks; r++) {
+    sum += times[r];
+    lo = fmin(lo, times[r]);
+    hi = fmax(hi, times[r]);
+  }
+  assert_close(s->time_s, sum / nranks);
+  assert_close(s->r_min_s, lo);
+  assert_close(s->r_max_s, hi);
+  assert_close(s->r_std_s, stdev(times, nranks));
+}
+
+/* The job of three ranks: the union of their regions, with every figure over the ranks. */
+static void test_three_ranks(void **state) {
+  (void)state;
+  job_size = 3;
+  run_rank(1, "dram-0");
+  run_rank(2, "dram-0");
+  char path[512];
+  snprintf(path, sizeof path, "%s", test_in_dir("job.json"));
+  rank0_json = path;
+  const ergo__snap *m = merge_on_rank0();
+  rank0_json = NULL;
+  assert_non_null(m);
+  assert_int_equal(gathers, 1);
+  assert_string_equal(m->name, "Global");
+  assert_int_equal(m->nranks, 3);
+  assert_int_equal(m->nnodes, 2);
+  assert_int_equal(m->calls, 1);
+  assert_ranks(m, 3, 3, (double[]){0.105, 0.120, 0.155});
+
+  /* Union of regions, sorted by their mean time: Timestep, IO. */
+  assert_int_equal(m->nchildren, 2);
+  assert_string_equal(m->children[0].name, "Timestep");
+  assert_string_equal(m->children[1].name, "IO");
+  const ergo__snap *ts = child(m, "Timestep"), *io = child(m, "IO");
+  assert_ranks(ts, 3, 3, (double[]){0.100, 0.120, 0.140});
+  assert_int_equal(ts->level, 1);
+  assert_int_equal(ts->depth, 1);
+  assert_int_equal(ts->calls, 3);
+  assert_close(ts->min_s, 0.100);
+  assert_close(ts->max_s, 0.140);
+  /* IO is on ranks 0 and 2: rank 1 counts 0 s. */
+  assert_ranks(io, 3, 2, (double[]){0.005, 0, 0.015});
+  assert_int_equal(io->calls, 2);
+  assert_close(io->min_s, 0.005);
+  assert_close(io->max_s, 0.015);
+
+  assert_int_equal(ts->nchildren, 2);
+  assert_string_equal(ts->children[0].name, "WORK");
+  assert_string_equal(ts->children[1].name, "ONLY1"); /* only rank 1 has it: seen all the same */
+  const ergo__snap *work = child(ts, "WORK"), *only1 = child(ts, "ONLY1");
+  assert_ranks(work, 3, 3, (double[]){0.060, 0.080, 0.100});
+  assert_int_equal(work->level, 2);
+  assert_int_equal(work->depth, 2);
+  assert_int_equal(work->calls, 5);
+  assert_close(work->min_s, 0.030); /* the shortest call on any rank */
+  assert_close(work->max_s, 0.080); /* the longest */
+  assert_ranks(only1, 3, 1, (double[]){0, 0.010, 0});
+  assert_int_equal(only1->level, 3);
+  assert_int_equal(only1->calls, 1);
+  assert_int_equal(only1->nchildren, 0);
+
+  /* Quantities: summed over the ranks, component by component. */
+  assert_int_equal(ts->q_ok, 1);
+  assert_close(ts->q[0][0], 10 + 20 + 30);
+  assert_close(ts->q[0][1], 3);
+  assert_close(work->q[0][0], 6 + 12 + 18);
+  assert_close(work->q[0][1], 1.5);
+  assert_close(only1->q[0][0], 2);
+  assert_close(io->q[0][0], 2);
+  assert_close(m->q[0][0], 20 + 40 + 60);
+
+  /* The text report is the merged one while it exists: header, spread and imbalance. */
+  char *text = ergo_report_string();
+  assert_non_null(text);
+  assert_non_null(strstr(text, "MPI-Tasks: 3, nodes: 2; sec is the mean over ranks, then "
+                               "min/max/std over ranks and imbalance = max/mean - 1\n"));
+  assert_non_null(strstr(text, "Total energy for Global = 126 J (package-0 120 J, dram-0 6 J)"));
+  /* Whole lines: time (the mean) and share, the spread over the ranks (std over all of them,
+   * imbalance = max / mean - 1), on how many ranks, then the summed energy.  Timestep: mean
+   * 0.12, std sqrt(0.0008 / 3), imbalance 0.14 / 0.12 - 1; 63 J (package and DRAM) of Global's 126
+   * J. */
+  assert_non_null(strstr(text, "\n* Timestep                       : 0.1200 sec,  94.74% | ranks "
+                               "min 0.1000 max 0.1400 std 0.0163 sec, imbalance  16.67% | "
+                               "63.0000 J, 525.00 W,  50.00%\n"));
+  assert_non_null(strstr(text, "\n- * WORK                         : 0.0800 sec,  66.67% | ranks "
+                               "min 0.0600 max 0.1000 std 0.0163 sec, imbalance  25.00% | "
+                               "37.5000 J, 468.75 W,  59.52%\n"));
+  assert_non_null(strstr(text, "\n- * ONLY1                        : 0.0033 sec,   2.78% | ranks "
+                               "min 0.0000 max 0.0100 std 0.0047 sec, imbalance 200.00% | on "
+                               "1/3 ranks | 2.2500 J, 675.00 W,   3.57%\n"));
+  assert_non_null(strstr(text, "\n* IO                             : 0.0067 sec,   5.26% | ranks "
+                               "min 0.0000 max 0.0150 std 0.0062 sec, imbalance 125.00% | on "
+                               "2/3 ranks | 2.0000 J, 300.00 W,   1.59%\n"));
+  free(text);
+  ergo__merged_free();
+  assert_null(ergo__merged());
+
+  /* ergo_finalize merges again (collective) and writes the job's JSON report. */
+  assert_int_equal(ergo_report_json(path), 0); /* before: this rank's own tree */
+  json_error_t err;
+  json_t *doc = json_load_file(path, 0, &err);
+  assert_non_null(doc);
+  assert_false(json_is_true(json_object_get(json_object_get(doc, "mpi"), "merged")));
+  json_decref(doc);
+  assert_int_equal(ergo_finalize(), 0);
+  assert_int_equal(gathers, 2);
+  doc = json_load_file(path, 0, &err);
+  assert_non_null(doc);
+  json_t *mpi = json_object_get(doc, "mpi");
+  assert_true(json_is_true(json_object_get(mpi, "merged")));
+  assert_int_equal(json_integer_value(json_object_get(mpi, "ranks")), 3);
+  json_t *tree = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
+  json_t *jts = json_array_get(json_object_get(tree, "children"), 0);
+  assert_string_equal(json_string_value(json_object_get(jts, "name")), "Timestep");
+  json_t *jr = json_object_get(jts, "ranks");
+  assert_int_equal(json_integer_value(json_object_get(jr, "n")), 3);
+  assert_int_equal(json_integer_value(json_object_get(jr, "ran")), 3);
+  assert_close(json_real_value(json_object_get(jr, "mean_s")), 0.12);
+  assert_close(json_real_value(json_object_get(jr, "min_s")), 0.1);
+  assert_close(json_real_value(json_object_get(jr, "max_s")), 0.14);
+  assert_true(fabs(json_real_value(json_object_get(jr, "imbalance")) - 1.0 / 6) < 1e-12);
+  json_t *jonly = json_array_get(json_object_get(jts, "children"), 1);
+  assert_string_equal(json_string_value(json_object_get(jonly, "name")), "ONLY1");
+  assert_int_equal(json_integer_value(json_object_get(json_object_get(jonly, "ranks"), "ran")), 1);
+  json_decref(doc);
+}
+
+/* A rank whose quantity has other components: its amounts are left out of the sums (one line),
+ * its times are not. */
+static void test_other_components(void **state) {
+  (void)state;
+  job_size = 3;
+  run_rank(1, "dram-0");
+  run_rank(2, "psys"); /* same name, another second component */
+  const ergo__snap *m = merge_on_rank0();
+  assert_non_null(m);
+  assert_int_equal(merge_errors, 1);
+  assert_string_equal(ergo_last_error(),
+                      "ergo_finalize: rank 2 measures energy over other components than rank 0; "
+                      "its energy is left out of the merged report (fix: ERGO_REPORT_RANKS=1 "
+                      "writes it in that rank's own files)");
+  const ergo__snap *ts = child(m, "Timestep");
+  assert_ranks(ts, 3, 3, (double[]){0.100, 0.120, 0.140});
+  assert_close(ts->q[0][0], 10 + 20);
+  assert_close(ts->q[0][1], 2);
+  assert_close(child(m, "IO")->q[0][0], 1); /* rank 0's only */
+}
+
+/* Rank 3 sends half a pack: one line names it, and everything the other ranks sent is merged
+ * as if rank 3 had run nothing (the job still has 4 ranks). */
+static void test_truncated_pack(void **state) {
+  (void)state;
+  job_size = 4;
+  run_rank(1, "dram-0");
+  run_rank(2, "dram-0");
+  run_rank(3, "dram-0"); /* rank 3 runs as rank 2 does (build_rank's default) */
+  pack_len[3] /= 2;
+  char want[256];
+  snprintf(want, sizeof want,
+           "ergo_finalize: rank 3 sent regions rank 0 cannot read (%zu bytes); the merged report "
+           "leaves it out (fix: run the same ergo build on every rank)",
+           pack_len[3]);
+  const ergo__snap *m = merge_on_rank0();
+  assert_non_null(m);
+  assert_int_equal(merge_errors, 1);
+  assert_string_equal(ergo_last_error(), want);
+  assert_int_equal(m->nranks, 4);
+  const ergo__snap *ts = child(m, "Timestep"), *io = child(m, "IO");
+  assert_ranks(ts, 4, 3, (double[]){0.100, 0.120, 0.140, 0});
+  assert_int_equal(ts->calls, 3);
+  assert_close(ts->min_s, 0.100);
+  assert_close(ts->max_s, 0.140);
+  assert_close(ts->q[0][0], 60);
+  const ergo__snap *work = child(ts, "WORK"), *only1 = child(ts, "ONLY1");
+  assert_ranks(work, 4, 3, (double[]){0.060, 0.080, 0.100, 0});
+  assert_int_equal(work->calls, 5);
+  assert_close(work->min_s, 0.030);
+  assert_close(work->max_s, 0.080);
+  assert_ranks(only1, 4, 1, (double[]){0, 0.010, 0, 0});
+  assert_ranks(io, 4, 2, (double[]){0.005, 0, 0.015, 0});
+  char *text = ergo_report_string();
+  assert_non_null(text);
+  assert_non_null(strstr(text, "MPI-Tasks: 4, nodes: 2;"));
+  assert_non_null(strstr(text, "| on 3/4 ranks"));
+  free(text);
+}
+
+/* While the loop below runs, stderr (ergo's warning lines) goes to a file, and the sanitizers'
+ * reports to the saved stderr.  Whatever ends the loop early (a failed check, an assertion in a
+ * helper, a signal cmocka catches) reaches loud(1) - the check itself or the teardown - which
+ * puts stderr back and shows the end of what was said meanwhile, cmocka's message included. */
+extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+static int quiet_fd = -1;
+static FILE *quiet_log;
+static void quiet(void) {
+  fflush(stderr);
+  quiet_log = tmpfile();
+  quiet_fd = dup(2);
+  assert_non_null(quiet_log);
+  assert_true(quiet_fd >= 0);
+  if (__sanitizer_set_report_fd) __sanitizer_set_report_fd((void *)(intptr_t)quiet_fd);
+  dup2(fileno(quiet_log), 2);
+}
+/* stderr back (if it was away); the number of lines written to it meanwhile, their last 2000
+ * bytes shown when `show`. */
+static int loud(int show) {
+  if (quiet_fd < 0) return -1;
+  fflush(stderr);
+  dup2(quiet_fd, 2);
+  if (__sanitizer_set_report_fd) __sanitizer_set_report_fd((void *)(intptr_t)2);
+  close(quiet_fd);
+  quiet_fd = -1;
+  int lines = 0, ch;
+  long size = 0;
+  rewind(quiet_log);
+  while ((ch = fgetc(quiet_log)) != EOF) lines += ch == '\n', size++;
+  if (show) {
+    fprintf(stderr, "--- the end of stderr while it was counted (%d lines):\n", lines);
+    fseek(quiet_log, size > 2000 ? size - 2000 : 0, SEEK_SET);
+    while ((ch = fgetc(quiet_log)) != EOF) fputc(ch, stderr);
+    fprintf(stderr, "---\n");
+  }
+  fclose(quiet_log);
+  return lines;
+}
+#define quiet_check(cond, cut)                                                                     \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      loud(1);                                                                                     \
+      print_message("with rank 1's pack cut to %zu bytes:\n", (size_t)(cut));                      \
+      assert_true(cond);                                                                           \
+    }                                                                                              \
+  } while (0)
+
+/* Every cut of rank 1's pack, a foreign pack, another version, trailing bytes: each refused
+ * with one line and never read past its end; rank 2 is always merged in full.  An empty pack
+ * (a rank that could not pack said so itself) is left out without a word from rank 0. */
+static void test_unreadable_packs(void **state) {
+  (void)state;
+  job_size = 3;
+  run_rank(1, "dram-0");
+  run_rank(2, "dram-0");
+  size_t full = pack_len[1];
+  char *orig = packs[1];
+  assert_true(full > 64);
+  /* One warning per cut, hundreds: counted, not shown (see quiet()). */
+  quiet();
+  size_t refused = 0;
+  for (size_t cut = 0; cut <= full + 1; cut++) {
+    /* A copy of exactly `cut` bytes, so a read past the end is caught (ASan). */
+    char *p = malloc(cut ? cut : 1);
+    quiet_check(p != NULL, cut);
+    memcpy(p, orig, cut < full ? cut : full);
+    if (cut > full) p[full] = 0; /* one trailing byte */
+    packs[1] = p;
+    pack_len[1] = cut;
+    const ergo__snap *m = merge_on_rank0();
+    int whole = cut == full;
+    quiet_check(m != NULL, cut);
+    quiet_check(merge_errors == (whole || cut == 0 ? 0u : 1u), cut);
+    const ergo__snap *ts = child(m, "Timestep");
+    quiet_check(
+        ts && ts->nranks == 3 && ts->ranks_ran == (whole ? 3 : 2) && ts->calls == 3u - !whole, cut);
+    quiet_check(fabs(ts->time_s - (whole ? 0.36 : 0.24) / 3) < 1e-12, cut);
+    quiet_check(fabs(ts->r_max_s - 0.14) < 1e-12 && fabs(ts->r_min_s - (whole ? 0.1 : 0)) < 1e-12,
+                cut);
+    quiet_check((child(ts, "ONLY1") != NULL) == whole, cut);
+    refused += !whole && cut;
+    ergo__merged_free();
+    ergo__ranks_set(NULL);
+    ergo_finalize();
+    free(p);
+  }
+  packs[1] = orig;
+  pack_len[1] = full;
+  int lines = loud(0);
+  assert_int_equal(refused, full);  /* 1 .. full-1 bytes, and full+1 */
+  assert_int_equal(lines, refused); /* one line each, and nothing else */
+
+  /* A pack of another program (magic) or another version of the format. */
+  for (int kind = 0; kind < 2; kind++) {
+    memcpy(packs[1], orig, full);
+    if (kind == 0)
+      memcpy(packs[1], "ERGX", 4);
+    else
+      packs[1][4] ^= 0x7f; /* the version's low byte */
+    const ergo__snap *m = merge_on_rank0();
+    assert_non_null(m);
+    assert_int_equal(merge_errors, 1);
+    assert_non_null(strstr(ergo_last_error(), "rank 1 sent regions rank 0 cannot read"));
+    assert_ranks(child(m, "Timestep"), 3, 2, (double[]){0.100, 0, 0.140});
+    ergo__merged_free();
+    ergo__ranks_set(NULL);
+    ergo_finalize();
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_three_ranks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_other_components, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_truncated_pack, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unreadable_packs, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
+}
