@@ -30,9 +30,9 @@ static void test_unknown_variable_once(void **state) {
   setenv("ERGO__RC", "1", 1); /* internal: never warned about */
   ergo_config c;
   ergo_config_default(&c);
-  unsigned long before = ergo_error_count();
+  unsigned long before = ergo_warning_count();
   assert_int_equal(ergo_config_from_env(&c), 0); /* not an error: it changes nothing */
-  assert_int_equal(ergo_error_count(), before + 1);
+  assert_int_equal(ergo_warning_count(), before + 1);
   assert_string_equal(ergo_last_error(), "ERGO_POLCY: unknown variable; did you mean ERGO_POLICY?");
   assert_string_equal(c.policy, "monitor");
   assert_int_equal(ergo_config_from_env(&c), 0);
@@ -40,7 +40,7 @@ static void test_unknown_variable_once(void **state) {
   setenv("ERGO_ENERGY", "none", 1);
   setenv("ERGO_KNOBS", "none", 1);
   assert_int_equal(ergo_init(NULL), 0);
-  assert_int_equal(ergo_error_count(), 0); /* ergo_init reset the count: nothing said again */
+  assert_int_equal(ergo_warning_count(), 0); /* ergo_init reset the count: nothing said again */
   ergo_finalize();
   unsetenv("ERGO_POLCY");
   unsetenv("ERGO__RC");
@@ -292,11 +292,11 @@ static void test_every_field_checked(void **state) {
   for (size_t i = 0; i < sizeof bad_fields / sizeof *bad_fields; i++) {
     ergo_config c = test_config();
     bad_fields[i].set(&c);
-    unsigned long before = ergo_error_count();
+    unsigned long before = ergo_warning_count();
     print_message("ergo_config.%s\n", bad_fields[i].field);
     assert_int_equal(ergo_init(&c), ERGO_EINVAL);
     assert_int_equal(ergo_initialized(), 0);
-    assert_int_equal(ergo_error_count(), before + 1); /* one line, this field's */
+    assert_int_equal(ergo_warning_count(), before + 1); /* one line, this field's */
     assert_string_equal(ergo_last_error(), bad_fields[i].line);
   }
   /* every row with a field has its line above */
@@ -322,9 +322,9 @@ static void test_every_field_checked(void **state) {
   c = test_config();
   c.policy = "bogus";
   c.energy = "sim"; /* the sim platform's own meter, not one to name */
-  unsigned long before = ergo_error_count();
+  unsigned long before = ergo_warning_count();
   assert_int_equal(ergo_init(&c), ERGO_EINVAL);
-  assert_int_equal(ergo_error_count(), before + 2);
+  assert_int_equal(ergo_warning_count(), before + 2);
 }
 
 /* Good values of the struct are the variables' good values. */
@@ -460,9 +460,9 @@ static void test_env_rejects_the_same(void **state) {
     ergo_config_default(&c);
     d = c;
     setenv(bad[i].var, bad[i].value, 1);
-    unsigned long before = ergo_error_count();
+    unsigned long before = ergo_warning_count();
     assert_int_equal(ergo_config_from_env(&c), ERGO_EINVAL);
-    assert_int_equal(ergo_error_count(), before + 1);
+    assert_int_equal(ergo_warning_count(), before + 1);
     assert_string_equal(ergo_last_error(), bad[i].line);
     assert_memory_equal(&c, &d, sizeof c); /* the default kept */
     unsetenv(bad[i].var);

@@ -8,6 +8,8 @@
 #include "sim/model.h"
 #include "sim/node.h"
 
+#include <ergo_sim.h>
+
 #include <jansson.h>
 #include <math.h>
 
