@@ -4,10 +4,14 @@
 #include <string.h>
 
 int ergo__nhooks;
-/* The attached hook tables (ergo__nhooks stays apart: the hot path reads it alone). */
+/* The attached hook tables (ergo__nhooks stays apart: the hot path reads it alone), and their
+ * slots in order of attachment: a table keeps its slot, but a freed slot taken again must not
+ * put its new table before older ones. */
 static struct {
   ergo_hooks table[ERGO_MAX_HOOKS];
   int used[ERGO_MAX_HOOKS];
+  int order[ERGO_MAX_HOOKS]; /* slots, first attached first */
+  int n;
 } H;
 
 int ergo_hooks_attach(const ergo_hooks *hooks, int *slot) {
@@ -16,8 +20,9 @@ int ergo_hooks_attach(const ergo_hooks *hooks, int *slot) {
     if (H.used[i]) continue;
     H.table[i] = *hooks;
     H.used[i] = 1;
+    H.order[H.n++] = i;
     if (slot) *slot = i;
-    __atomic_store_n(&ergo__nhooks, ergo__nhooks + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&ergo__nhooks, H.n, __ATOMIC_RELEASE);
     return 0;
   }
   ergo__warn("ergo_hooks_attach: all %d hook slots are taken (fix: detach one first)",
@@ -29,36 +34,46 @@ int ergo_hooks_detach(int slot) {
   if (slot < 0 || slot >= ERGO_MAX_HOOKS || !H.used[slot]) return ERGO_EINVAL;
   H.used[slot] = 0;
   memset(&H.table[slot], 0, sizeof H.table[slot]);
-  __atomic_store_n(&ergo__nhooks, ergo__nhooks - 1, __ATOMIC_RELEASE);
+  int k = 0;
+  for (int i = 0; i < H.n; i++)
+    if (H.order[i] != slot) H.order[k++] = H.order[i];
+  H.n = k;
+  __atomic_store_n(&ergo__nhooks, H.n, __ATOMIC_RELEASE);
   return 0;
 }
 
 void ergo__hooks_enter(ergo__node *n, int level) {
-  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
-    if (H.used[i] && H.table[i].enter) H.table[i].enter(H.table[i].ctx, n, level);
+  for (int i = 0; i < H.n; i++) {
+    const ergo_hooks *h = &H.table[H.order[i]];
+    if (h->enter) h->enter(h->ctx, n, level);
+  }
 }
 
-/* Exit hooks run in reverse order of attachment, so a hook attached first
- * wraps the later ones (the tuner switches knobs outside the energy readings). */
+/* Exit hooks run in reverse order of attachment, so a hook attached first wraps the later ones. */
 void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
   uint64_t ns = ergo__ticks_to_ns(ticks);
-  for (int i = ERGO_MAX_HOOKS - 1; i >= 0; i--)
-    if (H.used[i] && H.table[i].exit) H.table[i].exit(H.table[i].ctx, n, level, ns);
+  for (int i = H.n - 1; i >= 0; i--) {
+    const ergo_hooks *h = &H.table[H.order[i]];
+    if (h->exit) h->exit(h->ctx, n, level, ns);
+  }
 }
 
 void ergo__hooks_finalize(void) {
-  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
-    if (H.used[i] && H.table[i].finalize) H.table[i].finalize(H.table[i].ctx);
+  for (int i = 0; i < H.n; i++) {
+    const ergo_hooks *h = &H.table[H.order[i]];
+    if (h->finalize) h->finalize(h->ctx);
+  }
 }
 
 void ergo__hooks_step(long step) {
-  for (int i = 0; i < ERGO_MAX_HOOKS; i++)
-    if (H.used[i] && H.table[i].step) H.table[i].step(H.table[i].ctx, step);
+  for (int i = 0; i < H.n; i++) {
+    const ergo_hooks *h = &H.table[H.order[i]];
+    if (h->step) h->step(h->ctx, step);
+  }
 }
 
 void ergo__hooks_reset(void) {
-  memset(H.table, 0, sizeof H.table);
-  memset(H.used, 0, sizeof H.used);
+  memset(&H, 0, sizeof H);
   __atomic_store_n(&ergo__nhooks, 0, __ATOMIC_RELEASE);
 }
 

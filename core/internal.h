@@ -54,6 +54,8 @@ static inline uint64_t ergo__ticks(void) {
 /* The core's part of ergo_init/ergo_finalize (runtime/runtime.c adds the layers). */
 ERGO__HIDDEN int ergo__core_init(const ergo_config *cfg);
 ERGO__HIDDEN int ergo__core_finalize(void);
+/* The configuration ergo__core_init took, with strings the core owns until finalize. */
+ERGO__HIDDEN const ergo_config *ergo__core_config(void);
 /* ergo's own cost is timed in real time: the region clock when it is real,
  * CLOCK_MONOTONIC (ns) when regions run on a user or virtual clock. */
 static inline uint64_t ergo__cost_now(void) {

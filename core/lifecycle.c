@@ -96,6 +96,8 @@ int ergo__core_init(const ergo_config *user) {
 
 int ergo_initialized(void) { return ergo__g.initialized; }
 
+const ergo_config *ergo__core_config(void) { return &ergo__g.cfg; }
+
 /* Report every region still open, then close it so its time is kept. */
 static void close_open_regions(ergo__tree *t, uint64_t now) {
   for (int d = t->depth; d > 0; d--) {

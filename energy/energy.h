@@ -5,12 +5,13 @@
 #include "energy/meter.h"
 #include "ergo.h"
 
-/* Open the meter cfg->energy names, attach the "energy" quantity, start the sampler.  Call
+/* Open the meter cfg->energy names (the sim node's with sim, and no sampler then: its time is
+ * virtual), attach the "energy" quantity, start the sampler.  Call
  * after the core is initialised.
  * When no meter works the run goes on measuring time only: one line says so
  * (a warning when the user named a meter, a note under "auto").  Returns 0
  * when energy is measured, else a negative ERGO_E* (never fatal). */
-int ergo__energy_start(const ergo_config *cfg);
+int ergo__energy_start(const ergo_config *cfg, int sim);
 
 /* Before ergo__energy_start: the domains this process reads.  An MPI node elects one reader per
  * package (bit p of packages: the domains of package p); `unbound`: also domains of no package

@@ -151,8 +151,10 @@ static void q_footer(void *ctx, FILE *f) {
   fputc('\n', f);
 }
 
-int ergo__energy_start(const ergo_config *cfg) {
-  const char *which = cfg->energy ? cfg->energy : "auto";
+int ergo__energy_start(const ergo_config *cfg, int sim) {
+  /* The sim node's meter stands in for the machine's; its time is virtual, so a wall-clock
+   * sampler would see nothing move. */
+  const char *which = sim ? "sim" : cfg->energy ? cfg->energy : "auto";
   memset(&E, 0, sizeof E);
   if (strcmp(which, "none") == 0) return 0;
   char why[4 * ERGO__WHY_LEN];
@@ -196,7 +198,7 @@ int ergo__energy_start(const ergo_config *cfg) {
     ergo__meter_close(&E.meter);
     return rc;
   }
-  E.sample_ms = E.reads_any ? cfg->sample_ms : 0;
+  E.sample_ms = E.reads_any && !sim ? cfg->sample_ms : 0;
   if (E.sample_ms > 0 &&
       ergo__sampler_start(&E.sampler, &E.meter, E.sample_ms, cfg->power_csv, cfg->trace) != 0)
     E.sample_ms = 0; /* the sampler said why; regions are still measured */

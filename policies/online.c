@@ -70,9 +70,8 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
   o->opt.max_evals = ONLINE_BUDGET;
   /* The sim node says how noisy it is; real hardware gets repeats and a
    * modest guess, which the optimiser corrects from what the repeats show. */
-  int sim = p->cfg->platform && strcmp(p->cfg->platform, "sim") == 0;
-  o->opt.noise_rel = sim ? p->cfg->sim_noise : ONLINE_NOISE;
-  o->opt.repeats = sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
+  o->opt.noise_rel = p->sim ? p->cfg->sim_noise : ONLINE_NOISE;
+  o->opt.repeats = p->sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
   o->tail = &o->regions;
   p->priv = o;
   return 0;
@@ -167,7 +166,7 @@ static int online_finish(ergo__policy *p) {
   memset(&m, 0, sizeof m);
   snprintf(m.policy, sizeof m.policy, "online");
   ergo__objective_name(&p->objective, m.objective, sizeof m.objective);
-  snprintf(m.platform, sizeof m.platform, "%s", p->cfg->platform ? p->cfg->platform : "real");
+  snprintf(m.platform, sizeof m.platform, "%s", p->sim ? "sim" : "real");
   int rc = 0, unfinished = 0;
   const online_region *first = NULL;
   for (const online_region * or = o->regions; or &&rc >= 0; or = or->next) {

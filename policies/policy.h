@@ -44,6 +44,7 @@ struct ergo__policy {
   ergo__space space;
   ergo__objective objective;
   const ergo_config *cfg; /* ERGO_MODEL, ERGO_FIXED, ERGO_SWEEP, ... */
+  int sim;                /* the sim node stands in for the machine (models say so) */
   void *priv;
 };
 

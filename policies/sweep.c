@@ -102,7 +102,7 @@ static int sweep_finish(ergo__policy *p) {
   memset(&m, 0, sizeof m);
   snprintf(m.policy, sizeof m.policy, "sweep");
   ergo__objective_name(&p->objective, m.objective, sizeof m.objective);
-  snprintf(m.platform, sizeof m.platform, "%s", p->cfg->platform ? p->cfg->platform : "real");
+  snprintf(m.platform, sizeof m.platform, "%s", p->sim ? "sim" : "real");
   int rc = 0, unfinished = 0;
   const sweep_region *first = NULL;
   for (const sweep_region *sr = s->regions; sr && rc >= 0; sr = sr->next) {

@@ -358,7 +358,7 @@ static void build_space(ergo__space *s) {
                  : 1;
 }
 
-int ergo__tuner_start(const ergo_config *cfg) {
+int ergo__tuner_start(const ergo_config *cfg, int sim) {
   memset(&T, 0, sizeof T);
   const char *name = cfg->policy ? cfg->policy : "monitor";
   const ergo__policy_ops *ops = ergo__policy_find(name);
@@ -378,6 +378,7 @@ int ergo__tuner_start(const ergo_config *cfg) {
   T.pol.ops = ops;
   T.pol.objective = obj;
   T.pol.cfg = cfg;
+  T.pol.sim = sim;
   build_space(&T.pol.space);
   T.min_s = cfg->min_region_ms * 1e-3;
   T.level = cfg->energy_level;

@@ -121,17 +121,16 @@ int ergo_init(const ergo_config *user) {
       ergo__warn("the sim node cannot start: %s", why);
       return agree_or_stop(rc, 0);
     }
-    /* The sim node's clock, meter and knobs stand in for the machine's; its
-     * time is virtual, so a wall-clock sampler would see nothing move. */
-    cfg.platform = "sim";
-    cfg.clock = ergo__sim_clock;
-    cfg.clock_ctx = NULL;
-    cfg.energy = "sim";
-    cfg.sample_ms = 0;
-  } else {
-    cfg.platform = "real";
   }
-  int rc = ergo__core_init(&cfg);
+  /* The core's inputs: the clock regions are timed with (the sim node's virtual one) and the
+   * platform the reports name.  The other layers are told `sim` below, as an argument. */
+  ergo_config core = cfg;
+  core.platform = sim ? "sim" : "real";
+  if (sim) {
+    core.clock = ergo__sim_clock;
+    core.clock_ctx = NULL;
+  }
+  int rc = ergo__core_init(&core);
   if (rc) return agree_or_stop(rc, sim);
   if (!ergo__job_agree(1))
     ergo__warn("ergo_init failed on another rank (it said why); this rank reports on its own, "
@@ -141,10 +140,11 @@ int ergo_init(const ergo_config *user) {
   ergo__ranks_set(&rk);
   share_node(job);
   /* Knobs that do not open are absent; only named ones warn. */
-  ergo__knobs_start(ergo__g.cfg.knobs, sim);
-  ergo__tuner_start(&ergo__g.cfg);
+  const ergo_config *own = ergo__core_config(); /* the same, with strings the core owns */
+  ergo__knobs_start(own->knobs, sim);
+  ergo__tuner_start(own, sim);
   /* Energy is an addition: without a meter the run measures time and goes on. */
-  ergo__energy_start(&ergo__g.cfg);
+  ergo__energy_start(own, sim);
   /* The one path of a region execution through the layers (pipeline.c says in which order). */
   ergo__pipeline_start();
   return 0;
