@@ -95,6 +95,7 @@ int main(int argc, char **argv) {
     printf("%s_change_ns=%.1f\n%s_nochange_ns=%.1f\n%s_backend_sets=%llu\n", name, change, name,
            same, name, (unsigned long long)k->sets);
   }
+  ergo__settings_reset();
   ergo__knobs_stop();
   return 0;
 }

@@ -2,26 +2,27 @@
  * start and stop. */
 #include "knobs/knobs.h"
 
-#include "util/log.h"
 #include "knobs/state.h"
+#include "util/log.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The sim node's knobs while it runs, the machine's otherwise (the table's sim and real). */
-static int simulated;
+/* The knob layer's registry: which backends are in use, the knobs and which of them opened. */
+static struct {
+  int simulated; /* the sim node's knobs while it runs, the machine's otherwise */
+  ergo__knob knobs[ERGO__NKNOBS];
+  int open_[ERGO__NKNOBS];
+} K;
 
 static const ergo__knob_ops *backend(int slot) {
-  return simulated ? ergo__knob_table[slot].sim : ergo__knob_table[slot].real;
+  return K.simulated ? ergo__knob_table[slot].sim : ergo__knob_table[slot].real;
 }
 
-static ergo__knob knobs[ERGO__NKNOBS];
-static int open_[ERGO__NKNOBS];
-
 ergo__knob *ergo__knob_get(int slot) {
-  return slot >= 0 && slot < ERGO__NKNOBS && open_[slot] ? &knobs[slot] : NULL;
+  return slot >= 0 && slot < ERGO__NKNOBS && K.open_[slot] ? &K.knobs[slot] : NULL;
 }
 
 static int named(const char *which, const char *name) {
@@ -52,17 +53,17 @@ static int open_one(ergo__knob *k, int slot, char *why, size_t whylen) {
 }
 
 int ergo__knobs_start(const char *which, int sim) {
-  simulated = sim;
+  K.simulated = sim;
   if (!which) which = "auto";
   if (strcmp(which, "none") == 0) return 0;
   int rc = 0;
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     const char *name = ergo__knob_table[i].backend;
-    if (open_[i] || !named(which, name)) continue;
+    if (K.open_[i] || !named(which, name)) continue;
     char why[ERGO__KNOB_WHY_LEN];
-    int r = open_one(&knobs[i], i, why, sizeof why);
+    int r = open_one(&K.knobs[i], i, why, sizeof why);
     if (r == 0) {
-      open_[i] = 1;
+      K.open_[i] = 1;
     } else if (strcmp(which, "auto") != 0) {
       ergo__warn("ERGO_KNOBS=%s: %s: %s; that knob is left alone", which, name,
                  why[0] ? why : ergo_strerror(r));
@@ -73,16 +74,15 @@ int ergo__knobs_start(const char *which, int sim) {
 }
 
 void ergo__knobs_stop(void) {
-  ergo__settings_reset();
   ergo__state_restore(); /* belt and braces: every tracked file as found */
   for (int i = 0; i < ERGO__NKNOBS; i++) {
-    if (!open_[i]) continue;
-    if (knobs[i].saved && knobs[i].ops->restore) knobs[i].ops->restore(&knobs[i]);
-    if (knobs[i].ops->close) knobs[i].ops->close(&knobs[i]);
-    memset(&knobs[i], 0, sizeof knobs[i]);
-    open_[i] = 0;
+    if (!K.open_[i]) continue;
+    if (K.knobs[i].saved && K.knobs[i].ops->restore) K.knobs[i].ops->restore(&K.knobs[i]);
+    if (K.knobs[i].ops->close) K.knobs[i].ops->close(&K.knobs[i]);
+    memset(&K.knobs[i], 0, sizeof K.knobs[i]);
+    K.open_[i] = 0;
   }
-  simulated = 0;
+  K.simulated = 0;
 }
 
 char *ergo_knobs_info_json(void) {
@@ -90,9 +90,9 @@ char *ergo_knobs_info_json(void) {
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     const ergo__knob_ops *ops = backend(i);
     const ergo__knob_row *row = &ergo__knob_table[i];
-    ergo__knob tmp, *k = open_[i] ? &knobs[i] : &tmp;
+    ergo__knob tmp, *k = K.open_[i] ? &K.knobs[i] : &tmp;
     char why[ERGO__KNOB_WHY_LEN] = "";
-    int rc = open_[i] ? 0 : open_one(&tmp, i, why, sizeof why);
+    int rc = K.open_[i] ? 0 : open_one(&tmp, i, why, sizeof why);
     json_t *o;
     if (rc) {
       o = json_pack("{s:s, s:b, s:s}", "name", row->backend, "available", 0, "reason",
@@ -104,7 +104,7 @@ char *ergo_knobs_info_json(void) {
       int got = ops->get(k, &cur) == 0;
       o = json_pack("{s:s, s:b, s:s, s:o, s:o}", "name", row->backend, "available", 1, "unit",
                     row->unit, "values", vals, "current", got ? json_integer(cur) : json_null());
-      if (!open_[i] && ops->close) ops->close(&tmp);
+      if (!K.open_[i] && ops->close) ops->close(&tmp);
     }
     json_array_append_new(list, o);
   }

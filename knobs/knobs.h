@@ -20,8 +20,9 @@ int ergo__knobs_start(const char *which, int sim);
  * the same decisions) but their writes skip those dies.  Default: every package. */
 void ergo__uncore_share(uint64_t packages);
 
-/* Unwind every setting, put every knob back as found, remove the state
- * file, close.  Safe to call twice. */
+/* Put every knob back as found (the state file's records, then each backend's own restore),
+ * remove the state file, close.  Unwind the settings stack first (ergo__settings_reset), so that
+ * its values go back through the backends.  Safe to call twice. */
 void ergo__knobs_stop(void);
 
 /* The open knob in slot i, or NULL. */

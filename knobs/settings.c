@@ -2,8 +2,8 @@
  * writing only what changes. */
 #include "knobs/knobs.h"
 
-#include "util/log.h"
 #include "knobs/state.h"
+#include "util/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +11,10 @@
 
 /* Effective values per depth; 0 = the machine's own value (never changed). */
 #define ERGO__SETTINGS_DEPTH 256
-static int64_t stack[ERGO__SETTINGS_DEPTH][ERGO__NKNOBS];
-static int depth;
+static struct {
+  int64_t stack[ERGO__SETTINGS_DEPTH][ERGO__NKNOBS];
+  int depth; /* levels in force above the bottom (the machine's own values) */
+} S;
 
 static int allowed(const ergo__knob *k, int64_t v) {
   for (int i = 0; i < k->nvalues; i++)
@@ -75,7 +77,7 @@ static int apply_level(int d) {
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     ergo__knob *k = ergo__knob_get(i);
     if (!k) continue;
-    int64_t v = stack[d][i] ? stack[d][i] : (k->saved ? k->original : 0);
+    int64_t v = S.stack[d][i] ? S.stack[d][i] : (k->saved ? k->original : 0);
     if (!v) continue; /* never changed: leave it */
     int r = apply(k, v);
     if (r && !rc) rc = r;
@@ -84,7 +86,7 @@ static int apply_level(int d) {
 }
 
 int ergo__settings_push(const int64_t want[ERGO__NKNOBS]) {
-  if (depth + 1 >= ERGO__SETTINGS_DEPTH) {
+  if (S.depth + 1 >= ERGO__SETTINGS_DEPTH) {
     ergo__error("ergo_setting_push: more than %d nested settings; ignored (fix: "
                 "pop each setting you push)",
                 ERGO__SETTINGS_DEPTH - 1);
@@ -108,23 +110,24 @@ int ergo__settings_push(const int64_t want[ERGO__NKNOBS]) {
       return ERGO_EINVAL;
     }
   }
-  for (int i = 0; i < ERGO__NKNOBS; i++) stack[depth + 1][i] = want[i] ? want[i] : stack[depth][i];
-  depth++;
-  return apply_level(depth);
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    S.stack[S.depth + 1][i] = want[i] ? want[i] : S.stack[S.depth][i];
+  S.depth++;
+  return apply_level(S.depth);
 }
 
 int ergo__settings_pop(void) {
-  if (depth == 0) {
+  if (S.depth == 0) {
     ergo__error("ergo_setting_pop: no setting is in force; ignored (fix: pop "
                 "only what you pushed)");
     return ERGO_ESTATE;
   }
-  depth--;
-  return apply_level(depth);
+  S.depth--;
+  return apply_level(S.depth);
 }
 
 void ergo__settings_reset(void) {
-  depth = 0;
+  S.depth = 0;
   apply_level(0);
 }
 

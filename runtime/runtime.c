@@ -156,7 +156,8 @@ int ergo_finalize(void) {
   ergo__pipeline_stop();
   ergo__energy_stop();
   ergo__tuner_stop();
-  ergo__knobs_stop(); /* every knob back as found, the state file removed */
+  ergo__settings_reset(); /* the settings stack unwound: the original values in force */
+  ergo__knobs_stop();     /* every knob back as found, the state file removed */
   ergo__sim_stop();
   ergo__ranks_set(NULL);
   ergo__job_stop();

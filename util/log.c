@@ -14,12 +14,15 @@
 
 typedef enum { LOG_ERROR, LOG_WARNING, LOG_NOTE, LOG_INFO } log_kind;
 
-static unsigned long error_count, warning_count;
-static char last_error[512]; /* the last error or warning */
-static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
-static int abort_on_error; /* ERGO_ON_ERROR=abort */
+/* The log's state: the counts, the last message and the policy. */
+static struct {
+  unsigned long error_count, warning_count;
+  char last_error[512]; /* the last error or warning */
+  pthread_mutex_t err_lock;
+  int abort_on_error; /* ERGO_ON_ERROR=abort */
+} L = {0, 0, "", PTHREAD_MUTEX_INITIALIZER, 0};
 
-void ergo__log_set_abort(int on) { __atomic_store_n(&abort_on_error, on, __ATOMIC_RELAXED); }
+void ergo__log_set_abort(int on) { __atomic_store_n(&L.abort_on_error, on, __ATOMIC_RELAXED); }
 
 const char *ergo_strerror(int err) {
   switch (err) {
@@ -36,17 +39,17 @@ const char *ergo_strerror(int err) {
  * error under ERGO_ON_ERROR=abort then aborts the process. */
 static void emit(log_kind kind, const char *fmt, va_list ap) {
   static const char *const prefix[] = {"error: ", "warning: ", "note: ", ""};
-  char msg[sizeof last_error];
+  char msg[sizeof L.last_error];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  pthread_mutex_lock(&err_lock);
-  if (kind == LOG_ERROR) error_count++;
-  if (kind == LOG_WARNING) warning_count++;
-  if (kind == LOG_ERROR || kind == LOG_WARNING) memcpy(last_error, msg, sizeof msg);
+  pthread_mutex_lock(&L.err_lock);
+  if (kind == LOG_ERROR) L.error_count++;
+  if (kind == LOG_WARNING) L.warning_count++;
+  if (kind == LOG_ERROR || kind == LOG_WARNING) memcpy(L.last_error, msg, sizeof msg);
   /* One write per line so lines from several threads never interleave. */
   fprintf(stderr, "ergo: %s%s\n", prefix[kind], msg);
   fflush(stderr);
-  pthread_mutex_unlock(&err_lock);
-  if (kind == LOG_ERROR && __atomic_load_n(&abort_on_error, __ATOMIC_RELAXED)) {
+  pthread_mutex_unlock(&L.err_lock);
+  if (kind == LOG_ERROR && __atomic_load_n(&L.abort_on_error, __ATOMIC_RELAXED)) {
     fprintf(stderr, "ergo: aborting because ERGO_ON_ERROR=abort\n");
     abort();
   }
@@ -66,25 +69,25 @@ ERGO__LOG_FN(ergo__info, LOG_INFO)
 #undef ERGO__LOG_FN
 
 void ergo__errors_reset(void) {
-  pthread_mutex_lock(&err_lock);
-  error_count = 0;
-  warning_count = 0;
-  last_error[0] = '\0';
-  pthread_mutex_unlock(&err_lock);
+  pthread_mutex_lock(&L.err_lock);
+  L.error_count = 0;
+  L.warning_count = 0;
+  L.last_error[0] = '\0';
+  pthread_mutex_unlock(&L.err_lock);
 }
 
 unsigned long ergo_error_count(void) {
-  pthread_mutex_lock(&err_lock);
-  unsigned long n = error_count;
-  pthread_mutex_unlock(&err_lock);
+  pthread_mutex_lock(&L.err_lock);
+  unsigned long n = L.error_count;
+  pthread_mutex_unlock(&L.err_lock);
   return n;
 }
 
 unsigned long ergo_warning_count(void) {
-  pthread_mutex_lock(&err_lock);
-  unsigned long n = warning_count;
-  pthread_mutex_unlock(&err_lock);
+  pthread_mutex_lock(&L.err_lock);
+  unsigned long n = L.warning_count;
+  pthread_mutex_unlock(&L.err_lock);
   return n;
 }
 
-const char *ergo_last_error(void) { return last_error; }
+const char *ergo_last_error(void) { return L.last_error; }
