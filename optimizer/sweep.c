@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+int ergo__sweep_explicit(const ergo__sweep_spec *spec) {
+  if (!spec) return 0;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+    if (spec->n[i]) return 1;
+  return 0;
+}
+
 /* ---- the schedule ---------------------------------------------------------------------------- */
 
 /* PH_LAST: an explicit grid, planned in full; over once measured. */

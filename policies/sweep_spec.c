@@ -44,13 +44,6 @@ static void spec_default(ergo__sweep_spec *spec) {
   spec->budget = ERGO__SWEEP_BUDGET;
 }
 
-int ergo__sweep_explicit(const ergo__sweep_spec *spec) {
-  if (!spec) return 0;
-  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
-    if (spec->n[i]) return 1;
-  return 0;
-}
-
 /* A positive decimal integer of exactly len characters (no sign, no spaces). */
 static int positive(const char *p, size_t len, long long *out) {
   if (len == 0 || len > 13) return -1;
