@@ -168,9 +168,8 @@ static void test_open_at_finalize_reported(void **state) {
   free(got);
 }
 
-/* ERGO_ON_ERROR=abort: the line is printed, then the process aborts. */
-static void test_abort_mode(void **state) {
-  (void)state;
+/* Run `body` in a child with ERGO_ON_ERROR=abort and stderr captured into buf; its wait status. */
+static int in_abort_mode(void (*body)(void), char *buf, size_t size) {
   int fds[2];
   assert_int_equal(pipe(fds), 0);
   pid_t pid = fork();
@@ -182,18 +181,30 @@ static void test_abort_mode(void **state) {
     c.on_error = ERGO_ON_ERROR_ABORT;
     test_now_ns = 1;
     if (ergo_init(&c) != 0) _exit(3);
-    PUSH_AT(1, "A", 1);
-    POP_AT(1, "B", 2);
-    _exit(0); /* not reached */
+    body();
+    _exit(7);
   }
   close(fds[1]);
-  char buf[1024] = {0};
   size_t len = 0;
   ssize_t n;
-  while ((n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0) len += (size_t)n;
+  while ((n = read(fds[0], buf + len, size - 1 - len)) > 0) len += (size_t)n;
+  buf[len] = '\0';
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
+  return status;
+}
+
+static void mismatched_pop(void) {
+  PUSH_AT(1, "A", 1);
+  POP_AT(1, "B", 2);
+}
+
+/* ERGO_ON_ERROR=abort: the line is printed, then the process aborts. */
+static void test_abort_mode(void **state) {
+  (void)state;
+  char buf[1024];
+  int status = in_abort_mode(mismatched_pop, buf, sizeof buf);
   assert_true(WIFSIGNALED(status));
   assert_int_equal(WTERMSIG(status), SIGABRT);
   assert_non_null(strstr(buf, "ergo: error: app.c:2: ERGO_POP(1, \"B\"): label mismatch: "));
@@ -293,33 +304,6 @@ static void test_counts_checkpoint(void **state) {
   assert_int_equal(ergo_error_count(), 3);
   assert_int_equal(ergo_warning_count(), 0);
   ergo_finalize();
-}
-
-/* Run `body` in a child with ERGO_ON_ERROR=abort and stderr captured into buf; its wait status. */
-static int in_abort_mode(void (*body)(void), char *buf, size_t size) {
-  int fds[2];
-  assert_int_equal(pipe(fds), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    ergo_config c = test_config();
-    c.on_error = ERGO_ON_ERROR_ABORT;
-    test_now_ns = 1;
-    if (ergo_init(&c) != 0) _exit(3);
-    body();
-    _exit(7);
-  }
-  close(fds[1]);
-  size_t len = 0;
-  ssize_t n;
-  while ((n = read(fds[0], buf + len, size - 1 - len)) > 0) len += (size_t)n;
-  buf[len] = '\0';
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
 }
 
 static void warnings_only(void) {
