@@ -12,9 +12,9 @@ extern "C" {
 #endif
 
 #define ERGO_VERSION_MAJOR 0
-#define ERGO_VERSION_MINOR 1
+#define ERGO_VERSION_MINOR 2
 #define ERGO_VERSION_PATCH 0
-#define ERGO_VERSION_STRING "0.1.0"
+#define ERGO_VERSION_STRING "0.2.0"
 
 #if defined(__GNUC__)
 #define ERGO_EXPORT __attribute__((visibility("default")))
