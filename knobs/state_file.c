@@ -57,11 +57,11 @@ static json_t *state_doc(void) {
   long long start = 0;
   if (ergo__state_proc_stat(0, &state, &start) != 0) start = 0;
   json_t *files = json_array();
-  for (size_t i = 0; i < ergo__state_ncommitted; i++) {
+  for (size_t i = 0; i < ergo__st.ncommitted; i++) {
     json_t *f = json_object();
-    json_object_set_new(f, "path", json_string(ergo__state_tracked[i]->path));
+    json_object_set_new(f, "path", json_string(ergo__st.tracked[i]->path));
     json_object_set_new(f, "content",
-                        json_stringn(ergo__state_tracked[i]->content, ergo__state_tracked[i]->len));
+                        json_stringn(ergo__st.tracked[i]->content, ergo__st.tracked[i]->len));
     json_array_append_new(files, f);
   }
   json_t *doc = json_object();
@@ -77,45 +77,45 @@ static json_t *state_doc(void) {
 
 int ergo__state_commit(void) {
   ergo__state_once();
-  pthread_mutex_lock(&ergo__state_lock);
+  pthread_mutex_lock(&ergo__st.lock);
   ergo__state_forget_if_forked();
-  if (ergo__state_ntracked == 0 ||
-      (atomic_load(&ergo__state_published) && ergo__state_ncommitted == ergo__state_ntracked)) {
-    pthread_mutex_unlock(&ergo__state_lock);
+  if (ergo__st.ntracked == 0 ||
+      (atomic_load(&ergo__st.published) && ergo__st.ncommitted == ergo__st.ntracked)) {
+    pthread_mutex_unlock(&ergo__st.lock);
     return 0; /* nothing to save, or the state file already lists everything */
   }
   char dir[PATH_MAX], why[WHY_LEN], path[PATH_MAX + 32];
   if (ergo__state_pick_dir(dir, sizeof dir, why, sizeof why) != 0) {
-    pthread_mutex_unlock(&ergo__state_lock);
+    pthread_mutex_unlock(&ergo__st.lock);
     ergo__warn("%s", why);
     return ERGO_EIO;
   }
   snprintf(path, sizeof path, "%s/%ld.json", dir, (long)getpid());
-  state_table *t = malloc(sizeof *t + ergo__state_ntracked * sizeof(state_entry *));
+  state_table *t = malloc(sizeof *t + ergo__st.ntracked * sizeof(state_entry *));
   char *state_path = strdup(path);
-  size_t before = ergo__state_ncommitted;
-  ergo__state_ncommitted = ergo__state_ntracked;
+  size_t before = ergo__st.ncommitted;
+  ergo__st.ncommitted = ergo__st.ntracked;
   json_t *doc = t && state_path ? state_doc() : NULL;
   char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
   json_decref(doc);
   int rc = text ? ergo__atomic_write(path, text, strlen(text)) : ERGO_ENOMEM;
   free(text);
   if (rc) {
-    ergo__state_ncommitted = before;
+    ergo__st.ncommitted = before;
     free(t);
     free(state_path);
-    pthread_mutex_unlock(&ergo__state_lock);
+    pthread_mutex_unlock(&ergo__st.lock);
     if (rc == ERGO_ENOMEM) ergo__warn("out of memory writing the state file %s", path);
     return rc == ERGO_ENOMEM ? rc : ERGO_EIO;
   }
   t->state_path = state_path;
-  t->n = ergo__state_ntracked;
-  memcpy(t->e, ergo__state_tracked, ergo__state_ntracked * sizeof(state_entry *));
-  atomic_store(&ergo__state_owner_pid, (int)getpid());
-  t->older = atomic_exchange(&ergo__state_published, t);
+  t->n = ergo__st.ntracked;
+  memcpy(t->e, ergo__st.tracked, ergo__st.ntracked * sizeof(state_entry *));
+  atomic_store(&ergo__st.owner_pid, (int)getpid());
+  t->older = atomic_exchange(&ergo__st.published, t);
   /* ERGO_STATE_DIR changed since the last commit: the older file is superseded. */
   if (t->older && strcmp(t->older->state_path, path) != 0) unlink(t->older->state_path);
   ergo__state_arm();
-  pthread_mutex_unlock(&ergo__state_lock);
+  pthread_mutex_unlock(&ergo__st.lock);
   return 0;
 }

@@ -46,16 +46,18 @@ typedef struct state_table {
 
 /* ---- state_lock.c ---- */
 
-/* Everything but the handler's view is guarded by ergo__state_lock. */
-extern pthread_mutex_t ergo__state_lock;
-extern state_entry **ergo__state_tracked;
-extern size_t ergo__state_ntracked, ergo__state_tracked_cap, ergo__state_ncommitted;
-
-/* The handler's view: lock-free atomics only. */
-extern _Atomic(state_table *) ergo__state_published;
-extern atomic_int ergo__state_readers;   /* handlers reading the published table right now */
-extern atomic_int ergo__state_owner_pid; /* the process that committed: any other (a fork)
-                                            restores nothing */
+/* The state layer's context: the tracked list under its lock, and the handler's view. */
+typedef struct ergo__state_ctx {
+  /* Everything but the handler's view is guarded by lock. */
+  pthread_mutex_t lock;
+  state_entry **tracked;
+  size_t ntracked, tracked_cap, ncommitted;
+  /* The handler's view: lock-free atomics only. */
+  _Atomic(state_table *) published;
+  atomic_int readers;   /* handlers reading the published table right now */
+  atomic_int owner_pid; /* the process that committed: any other (a fork) restores nothing */
+} ergo__state_ctx;
+extern ergo__state_ctx ergo__st;
 
 /* Once per process, before the first lock: re-initialise the lock in a forked child. */
 void ergo__state_once(void);

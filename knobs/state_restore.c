@@ -43,12 +43,12 @@ size_t ergo__state_write_all(state_entry *const *e, size_t n, int *errs) {
 
 int ergo__state_restore(void) {
   ergo__state_once();
-  pthread_mutex_lock(&ergo__state_lock);
+  pthread_mutex_lock(&ergo__st.lock);
   ergo__state_forget_if_forked();
-  state_table *t = atomic_load(&ergo__state_published);
+  state_table *t = atomic_load(&ergo__st.published);
   if (!t) {
     ergo__state_forget(); /* tracked but never committed: nothing was written */
-    pthread_mutex_unlock(&ergo__state_lock);
+    pthread_mutex_unlock(&ergo__st.lock);
     return 0;
   }
   int *errs = calloc(t->n, sizeof *errs);
@@ -68,6 +68,6 @@ int ergo__state_restore(void) {
                  t->state_path, strerror(errno));
     ergo__state_forget();
   }
-  pthread_mutex_unlock(&ergo__state_lock);
+  pthread_mutex_unlock(&ergo__st.lock);
   return failed;
 }

@@ -14,12 +14,12 @@
 static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
 #define NFATAL (sizeof fatal_signals / sizeof *fatal_signals)
 
-/* Guarded by ergo__state_lock. */
-static int atexit_installed;
-static void *altstack_mem; /* kept reachable: the kernel holds the only other reference */
-
-/* The handler's view: lock-free. */
-static struct sigaction previous[NFATAL];
+/* The handlers' own state. */
+static struct {
+  int atexit_installed;              /* guarded by ergo__st.lock */
+  void *altstack_mem;                /* kept reachable: the kernel holds the only other reference */
+  struct sigaction previous[NFATAL]; /* the handler's view: lock-free */
+} H;
 
 static int fatal_index(int sig) {
   for (size_t i = 0; i < NFATAL; i++)
@@ -34,14 +34,14 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *uctx) {
   (void)info, (void)uctx;
   int saved_errno = errno;
   int i = fatal_index(sig);
-  const struct sigaction *prev = &previous[i < 0 ? 0 : i];
+  const struct sigaction *prev = &H.previous[i < 0 ? 0 : i];
   int dies = !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_DFL;
-  atomic_fetch_add(&ergo__state_readers, 1);
-  state_table *t = atomic_load(&ergo__state_published);
-  if (t && atomic_load(&ergo__state_owner_pid) == (int)getpid() &&
+  atomic_fetch_add(&ergo__st.readers, 1);
+  state_table *t = atomic_load(&ergo__st.published);
+  if (t && atomic_load(&ergo__st.owner_pid) == (int)getpid() &&
       ergo__state_write_all(t->e, t->n, NULL) == 0 && dies)
     unlink(t->state_path);
-  atomic_fetch_sub(&ergo__state_readers, 1);
+  atomic_fetch_sub(&ergo__st.readers, 1);
   if (i >= 0) {
     /* Blocked until we return (the handler's own mask), then delivered to `prev`. */
     sigaction(sig, prev, NULL);
@@ -62,7 +62,7 @@ static void install_handlers(void) {
     struct sigaction cur;
     if (sigaction(fatal_signals[i], NULL, &cur) != 0 || is_ours(&cur)) continue;
     if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;
-    previous[i] = cur;
+    H.previous[i] = cur;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fatal_signal;
@@ -73,10 +73,10 @@ static void install_handlers(void) {
     sigaction(fatal_signals[i], &sa, NULL);
   }
   stack_t cur;
-  if (!altstack_mem && sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+  if (!H.altstack_mem && sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
     stack_t ss = {.ss_sp = malloc(ALTSTACK_SIZE), .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
     if (ss.ss_sp && sigaltstack(&ss, NULL) == 0)
-      altstack_mem = ss.ss_sp;
+      H.altstack_mem = ss.ss_sp;
     else
       free(ss.ss_sp);
   }
@@ -84,11 +84,11 @@ static void install_handlers(void) {
 
 static void restore_at_exit(void) {
   /* Not the committing process (a fork): the lock may even be a copy held by a lost thread. */
-  if (atomic_load(&ergo__state_owner_pid) != (int)getpid()) return;
+  if (atomic_load(&ergo__st.owner_pid) != (int)getpid()) return;
   (void)ergo__state_restore();
 }
 
 void ergo__state_arm(void) {
   install_handlers();
-  if (!atexit_installed) atexit_installed = atexit(restore_at_exit) == 0;
+  if (!H.atexit_installed) H.atexit_installed = atexit(restore_at_exit) == 0;
 }

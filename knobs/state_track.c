@@ -54,11 +54,11 @@ int ergo__state_track(const char *path) {
     return ERGO_EINVAL;
   }
   ergo__state_once();
-  pthread_mutex_lock(&ergo__state_lock);
+  pthread_mutex_lock(&ergo__st.lock);
   ergo__state_forget_if_forked();
-  for (size_t i = 0; i < ergo__state_ntracked; i++)
-    if (strcmp(ergo__state_tracked[i]->path, path) == 0) {
-      pthread_mutex_unlock(&ergo__state_lock);
+  for (size_t i = 0; i < ergo__st.ntracked; i++)
+    if (strcmp(ergo__st.tracked[i]->path, path) == 0) {
+      pthread_mutex_unlock(&ergo__st.lock);
       return 0; /* the first reading is the original; later ones may be ours */
     }
   char buf[CONTENT_MAX + 1];
@@ -67,13 +67,13 @@ int ergo__state_track(const char *path) {
   if (rc == -1) {
     ergo__warn("cannot read %s to save its original value: %s; not changing it", path,
                strerror(errno));
-    pthread_mutex_unlock(&ergo__state_lock);
+    pthread_mutex_unlock(&ergo__st.lock);
     return ERGO_EIO;
   }
   if (rc == -2 || !is_text(buf, len)) {
     ergo__warn("%s is %s, not a setting ergo can save and write back; not changing it", path,
                rc == -2 ? "longer than 4096 bytes" : "not text");
-    pthread_mutex_unlock(&ergo__state_lock);
+    pthread_mutex_unlock(&ergo__st.lock);
     return ERGO_EFORMAT;
   }
   state_entry *e = ergo__state_entry_new(path, buf, len);
@@ -86,21 +86,21 @@ int ergo__state_track(const char *path) {
     e->failmsg = strdup(msg);
     e->failmsg_len = e->failmsg ? (size_t)mlen : 0;
   }
-  if (e && ergo__state_ntracked == ergo__state_tracked_cap) {
-    size_t cap = ergo__state_tracked_cap ? 2 * ergo__state_tracked_cap : 16;
-    state_entry **grown = realloc(ergo__state_tracked, cap * sizeof *grown);
+  if (e && ergo__st.ntracked == ergo__st.tracked_cap) {
+    size_t cap = ergo__st.tracked_cap ? 2 * ergo__st.tracked_cap : 16;
+    state_entry **grown = realloc(ergo__st.tracked, cap * sizeof *grown);
     if (grown) {
-      ergo__state_tracked = grown;
-      ergo__state_tracked_cap = cap;
+      ergo__st.tracked = grown;
+      ergo__st.tracked_cap = cap;
     }
   }
-  if (!e || !e->failmsg || ergo__state_ntracked == ergo__state_tracked_cap) {
+  if (!e || !e->failmsg || ergo__st.ntracked == ergo__st.tracked_cap) {
     ergo__state_entry_free(e);
-    pthread_mutex_unlock(&ergo__state_lock);
+    pthread_mutex_unlock(&ergo__st.lock);
     ergo__warn("out of memory saving %s; not changing it", path);
     return ERGO_ENOMEM;
   }
-  ergo__state_tracked[ergo__state_ntracked++] = e;
-  pthread_mutex_unlock(&ergo__state_lock);
+  ergo__st.tracked[ergo__st.ntracked++] = e;
+  pthread_mutex_unlock(&ergo__st.lock);
   return 0;
 }
