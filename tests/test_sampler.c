@@ -86,7 +86,7 @@ static void test_period_and_count(void **state) {
   uint64_t t0 = mono_ns();
   assert_int_equal(ergo__sampler_start(&s, &meter, PERIOD_MS, NULL, NULL), 0);
   assert_non_null(s);
-  /* start reads once: the origin of the first sample (the thread may be reading already) */
+  /* start reads once: the origin of the first sample (read atomically: the thread runs) */
   assert_int_equal(__atomic_load_n(&fake.reads, __ATOMIC_RELAXED), 1);
   wait_reads(5);
   double cost = -1;
