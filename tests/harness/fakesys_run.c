@@ -31,6 +31,8 @@ typedef struct options {
   double package_w, dram_w;
   uint64_t step_uj; /* fixed package step per period instead of watts x elapsed; 0 = off */
   uint64_t start_uj;
+  uint64_t range_uj; /* max_energy_range_uj of both counters; 0 = the kernel's values */
+  double tdp_w;      /* package constraint_0_max_power_uw and _power_limit_uw; 0 = none */
   long period_us;
   char **cmd;
 } options;
@@ -41,7 +43,6 @@ typedef struct counter {
   uint64_t value, range_uj;
   double watts;
   double carry_uj; /* fractions of a microjoule not yet written */
-  size_t width;    /* longest value written so far */
 } counter;
 
 static void usage(FILE *out) {
@@ -57,7 +58,11 @@ static void usage(FILE *out) {
           "  --energy-step-uj=N  add exactly N uJ to the package (N/10 to dram) per period,\n"
           "                      whatever the time elapsed: deterministic counters\n"
           "  --start-uj=N        initial package counter (dram N/10); near the range, it wraps\n"
-          "  --period-us=N       how often the counters move (default 1000)\n");
+          "  --period-us=N       how often the counters move (default 1000)\n"
+          "  --range-uj=N        max_energy_range_uj of both counters (default: a Skylake\n"
+          "                      server's, 262 kJ and 65.7 kJ): small, they wrap often\n"
+          "  --tdp-w=W           write the package's constraint_0 (long_term) with a power\n"
+          "                      limit and max power of W (default: no constraint files)\n");
 }
 
 static int bad(const char *arg, const char *expected) {
@@ -105,12 +110,22 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strncmp(a, "--start-uj=", 11) == 0) {
       if (parse_u64(v, &n) != 0 || n >= PKG_RANGE_UJ) return bad(a, "microjoules below the range");
       o->start_uj = n;
+    } else if (strncmp(a, "--range-uj=", 11) == 0) {
+      if (parse_u64(v, &n) != 0 || n < 1000 || n > PKG_RANGE_UJ)
+        return bad(a, "microjoules from 1000 to 262143328850");
+      o->range_uj = n;
+    } else if (strncmp(a, "--tdp-w=", 8) == 0) {
+      char *end;
+      double w = strtod(v, &end);
+      if (end == v || *end || !(w > 0) || w > 100000) return bad(a, "watts above 0, to 100000");
+      o->tdp_w = w;
     } else if (strncmp(a, "--period-us=", 12) == 0) {
       if (parse_u64(v, &n) != 0 || n < 100 || n > 10000000)
         return bad(a, "microseconds from 100 to 10000000");
       o->period_us = (long)n;
     } else {
-      return bad(a, "--rapl=, --watts=, --energy-step-uj=, --start-uj=, --period-us=, --help, "
+      return bad(a, "--rapl=, --watts=, --energy-step-uj=, --start-uj=, --period-us=, "
+                    "--range-uj=, --tdp-w=, --help, "
                     "then -- CMD");
     }
   }
@@ -118,22 +133,32 @@ static int parse_args(int argc, char **argv, options *o) {
     fprintf(stderr, "ergo-fakesys-run: no command: expected [options] -- CMD [ARGS...]\n");
     return 2;
   }
+  if (o->range_uj && o->start_uj >= o->range_uj) {
+    fprintf(stderr, "ergo-fakesys-run: --start-uj=%" PRIu64 " is not below --range-uj=%" PRIu64 "\n",
+            o->start_uj, o->range_uj);
+    return 2;
+  }
   o->cmd = argv + i + 1;
   return 0;
 }
 
-/* Write a counter in place, never shorter than before: a reader holding the
- * file open (powercap.c preads one fd for the whole run) must never see it
- * empty or half-truncated, so after a wrap the value is zero-padded (which
- * the kernel never does, but every parser reads). */
+/* Every counter file holds exactly COUNTER_WIDTH bytes: 19 digits (above any range), zero-padded,
+ * and a newline.  A reader holding the file open (powercap.c preads one fd for the whole run;
+ * renaming a new file in would leave it reading the old inode forever) then never sees the file
+ * change size, so no read is empty, cut short or missing its newline: one pwrite rewrites the
+ * same bytes in place.  The kernel does not zero-pad, but every parser reads it. */
+#define COUNTER_WIDTH 20
+
+static int counter_format(const counter *c, char *buf, size_t len) {
+  return snprintf(buf, len, "%019" PRIu64 "\n", c->value);
+}
+
 static int counter_write(counter *c) {
   char buf[32];
-  int n =
-      snprintf(buf, sizeof buf, "%0*" PRIu64 "\n", (int)(c->width ? c->width - 1 : 0), c->value);
-  if ((size_t)n > c->width) c->width = (size_t)n;
+  int n = counter_format(c, buf, sizeof buf);
   int fd = open(c->path, O_WRONLY);
   if (fd < 0) return -1;
-  int ok = pwrite(fd, buf, (size_t)n, 0) == n;
+  int ok = n == COUNTER_WIDTH && pwrite(fd, buf, (size_t)n, 0) == n;
   close(fd);
   return ok ? 0 : -1;
 }
@@ -141,7 +166,7 @@ static int counter_write(counter *c) {
 /* The first value, root-only (mode 0400) as since Linux 5.10 (CVE-2020-8694). */
 static int counter_create(fakesys *fs, counter *c) {
   char buf[32];
-  c->width = (size_t)snprintf(buf, sizeof buf, "%" PRIu64 "\n", c->value);
+  counter_format(c, buf, sizeof buf);
   if (fakesys_write(fs, c->path, buf, 0400) != 0) return -1;
   /* From now on the runner writes the fake file directly: it needs no namespace for that. */
   snprintf(c->path, sizeof c->path, "%s", fakesys_path(fs, c->path));
@@ -163,16 +188,26 @@ static void counter_advance(counter *c, double uj) {
  * it (nothing to mount over), so here they are the directories themselves. */
 static int build_rapl(fakesys *fs, const options *o, counter *pkg, counter *dram) {
   int rc = 0;
+  uint64_t pkg_range = o->range_uj ? o->range_uj : PKG_RANGE_UJ;
+  uint64_t dram_range = o->range_uj ? o->range_uj : DRAM_RANGE_UJ;
   rc |= fakesys_write(fs, PC "/intel-rapl/enabled", "1\n", 0644);
   rc |= fakesys_write(fs, PC "/intel-rapl:0/name", "package-0\n", 0444);
   rc |= fakesys_write(fs, PC "/intel-rapl:0/enabled", "1\n", 0644);
-  rc |= fakesys_writef(fs, PC "/intel-rapl:0/max_energy_range_uj", 0444, "%llu\n", PKG_RANGE_UJ);
+  rc |= fakesys_writef(fs, PC "/intel-rapl:0/max_energy_range_uj", 0444, "%" PRIu64 "\n", pkg_range);
+  if (o->tdp_w > 0) {
+    /* The kernel's names (Documentation/power/powercap/powercap.rst); intel_rapl fills
+     * max_power from the package's thermal spec power (TDP). */
+    uint64_t uw = (uint64_t)(o->tdp_w * 1e6);
+    rc |= fakesys_write(fs, PC "/intel-rapl:0/constraint_0_name", "long_term\n", 0444);
+    rc |= fakesys_writef(fs, PC "/intel-rapl:0/constraint_0_power_limit_uw", 0644, "%" PRIu64 "\n", uw);
+    rc |= fakesys_writef(fs, PC "/intel-rapl:0/constraint_0_max_power_uw", 0444, "%" PRIu64 "\n", uw);
+  }
   rc |= fakesys_write(fs, PC "/intel-rapl:0:0/name", "dram\n", 0444);
   rc |= fakesys_write(fs, PC "/intel-rapl:0:0/enabled", "1\n", 0644);
-  rc |= fakesys_writef(fs, PC "/intel-rapl:0:0/max_energy_range_uj", 0444, "%llu\n", DRAM_RANGE_UJ);
+  rc |= fakesys_writef(fs, PC "/intel-rapl:0:0/max_energy_range_uj", 0444, "%" PRIu64 "\n", dram_range);
   rc |= fakesys_symlink(fs, PC "/intel-rapl:0/intel-rapl:0:0", "../intel-rapl:0:0");
-  *pkg = (counter){.value = o->start_uj, .range_uj = PKG_RANGE_UJ, .watts = o->package_w};
-  *dram = (counter){.value = o->start_uj / 10, .range_uj = DRAM_RANGE_UJ, .watts = o->dram_w};
+  *pkg = (counter){.value = o->start_uj, .range_uj = pkg_range, .watts = o->package_w};
+  *dram = (counter){.value = o->start_uj / 10, .range_uj = dram_range, .watts = o->dram_w};
   snprintf(pkg->path, sizeof pkg->path, "%s", PC "/intel-rapl:0/energy_uj");
   snprintf(dram->path, sizeof dram->path, "%s", PC "/intel-rapl:0:0/energy_uj");
   rc |= counter_create(fs, pkg) | counter_create(fs, dram);
