@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static const ergo__meter_ops *const registry[] = {
     &ergo__meter_powercap, &ergo__meter_perf, &ergo__meter_papi,
@@ -30,6 +31,18 @@ const char *ergo__meter_choice(int i) {
   return i == 1 ? "none" : NULL;
 }
 
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double ergo__domain_wrap_s(const ergo__domain *d) {
+  if (!d->range_ticks) return 0;
+  double w = d->max_watts > 0 ? d->max_watts : ERGO__MAX_WATTS_UNKNOWN;
+  return (double)d->range_ticks * d->joules_per_tick / w;
+}
+
 static int open_one(ergo__meter *m, const ergo__meter_ops *ops, char *why, size_t whylen) {
   memset(m, 0, sizeof *m);
   m->ops = ops;
@@ -45,6 +58,11 @@ static int open_one(ergo__meter *m, const ergo__meter_ops *ops, char *why, size_
     rc = ops->read_raw(m, raw);
     if (rc == 0) {
       memcpy(m->last, raw, sizeof raw);
+      m->last_read_s = now_s();
+      for (int i = 0; i < m->ndomains; i++) {
+        double w = ergo__domain_wrap_s(&m->dom[i]);
+        if (w > 0 && (m->wrap_s == 0 || w < m->wrap_s)) m->wrap_s = w;
+      }
       pthread_mutex_init(&m->lock, NULL);
       return 0;
     }
@@ -89,6 +107,12 @@ int ergo__meter_read(ergo__meter *m, double *joules) {
   int rc = m->ops->read_raw(m, raw);
   if (rc == 0) {
     m->reads++;
+    double t = now_s();
+    /* Longer than a wrap at full power since the last read: a counter that went back may have
+     * wrapped twice, and one that did not may have wrapped once; either way the delta below is
+     * a lower bound. */
+    if (m->wrap_s > 0 && t - m->last_read_s > m->wrap_s) m->unsure++;
+    m->last_read_s = t;
     for (int i = 0; i < m->ndomains; i++) {
       const ergo__domain *d = &m->dom[i];
       uint64_t delta;

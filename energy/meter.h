@@ -16,7 +16,11 @@ typedef struct ergo__domain {
   int in_total;           /* summed into the node total: packages and dram, not their parts */
   double joules_per_tick; /* 1e-6 for powercap's microjoules */
   uint64_t range_ticks;   /* the counter wraps to 0 after this value; 0 = never wraps */
+  double max_watts;       /* the most this domain can draw (powercap's constraints), 0 = unknown */
 } ergo__domain;
+
+/* The bound on a domain's power when its meter gives none: no package of today draws more. */
+#define ERGO__MAX_WATTS_UNKNOWN 500.0
 
 typedef struct ergo__meter ergo__meter;
 
@@ -45,7 +49,18 @@ struct ergo__meter {
   uint64_t last[ERGO__METER_MAX_DOMAINS];
   uint64_t acc[ERGO__METER_MAX_DOMAINS]; /* ticks since open, wraps corrected */
   uint64_t reads, wraps;
+  /* The shortest time any domain's counter takes to wrap at its maximum power (max_watts, or
+   * ERGO__MAX_WATTS_UNKNOWN): reads closer together than this see at most one wrap.  0 = no
+   * counter wraps. */
+  double wrap_s;
+  double last_read_s; /* CLOCK_MONOTONIC of the last successful read */
+  /* Reads that came more than wrap_s after the previous one: a counter may have wrapped more
+   * than once unseen, so the energy since is a lower bound. */
+  uint64_t unsure;
 };
+
+/* Seconds a counter of domain d takes to wrap at its maximum power; 0 = never wraps. */
+double ergo__domain_wrap_s(const ergo__domain *d);
 
 /* Backends, in energy/<name>.c. */
 extern const ergo__meter_ops ergo__meter_powercap;
@@ -66,8 +81,9 @@ const char *ergo__meter_choice(int i);
  * per backend tried ("powercap: ..."), and a negative ERGO_E* is returned. */
 int ergo__meter_open(ergo__meter *m, const char *which, char *why, size_t whylen);
 
-/* Cumulative joules per domain since open, wraps corrected (one wrap per
- * read at most: sample more often than the shortest wrap time).  Thread-safe. */
+/* Cumulative joules per domain since open, wraps corrected: a counter that went back wrapped
+ * once, which is certain only when the reads are less than m->wrap_s apart (the sampler sees to
+ * it); a read later than that counts one wrap and m->unsure.  Thread-safe. */
 int ergo__meter_read(ergo__meter *m, double *joules);
 
 void ergo__meter_close(ergo__meter *m);

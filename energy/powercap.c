@@ -142,6 +142,20 @@ static int read_zone(pc_zone *z, char *why, size_t whylen) {
   if (parse_u64(buf, (size_t)n, &z->dom.range_ticks) != 0)
     return malformed(path, buf, (size_t)n, "a range in microjoules", why, whylen);
   z->dom.joules_per_tick = 1e-6;
+
+  /* The most the zone can draw, for the sampler's period: the largest of its constraints'
+   * max_power_uw (intel_rapl: the thermal spec power, TDP) and power_limit_uw (PL1, PL2), so
+   * that even a burst to the short-term limit is covered.  None readable: unknown (0). */
+  for (int c = 0; c < 8; c++) {
+    static const char *const files[] = {"max_power_uw", "power_limit_uw"};
+    for (int k = 0; k < 2; k++) {
+      uint64_t uw;
+      snprintf(path, sizeof path, "%s/constraint_%d_%s", dir, c, files[k]);
+      n = read_small(path, buf, sizeof buf);
+      if (n > 0 && parse_u64(buf, (size_t)n, &uw) == 0 && (double)uw * 1e-6 > z->dom.max_watts)
+        z->dom.max_watts = (double)uw * 1e-6;
+    }
+  }
   return 0;
 }
 

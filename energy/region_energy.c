@@ -13,6 +13,9 @@ typedef struct record {
   double start[ERGO__METER_MAX_DOMAINS]; /* reading at the open call's entry */
   double last_total;                     /* the last completed call's total (packages + dram) */
   int open;
+  uint64_t unsure_at_entry; /* the meter's unsure count at the open call's entry */
+  int lower_bound;          /* a call spanned a read more than a wrap time after the previous */
+  const ergo_region *region;
   struct record *next; /* every record, for freeing */
 } record;
 
@@ -59,6 +62,14 @@ static void read_or_keep(double *j) {
     E.failed_reads++;
 }
 
+/* How many meter reads so far came too late to be sure of the wraps (meter.h). */
+static uint64_t unsure_now(void) {
+  pthread_mutex_lock(&E.meter.lock);
+  uint64_t n = E.meter.unsure;
+  pthread_mutex_unlock(&E.meter.lock);
+  return n;
+}
+
 /* Only the main thread's regions, at or below ERGO_ENERGY_LEVEL: package
  * energy belongs to the node, not to a thread. */
 static int measured(ergo_region *r, int level) {
@@ -73,9 +84,11 @@ void ergo__energy_enter(ergo_region *r, int level, void **state) {
     if (!rec) return;
     rec->next = E.records;
     E.records = rec;
+    rec->region = r;
     *slot = rec;
   }
   record *rec = *slot;
+  rec->unsure_at_entry = unsure_now();
   /* Until a read succeeds the call counts from the last good reading. */
   memcpy(rec->start, E.now, sizeof rec->start);
   read_or_keep(rec->start);
@@ -96,6 +109,7 @@ double ergo__energy_exit(ergo_region *r, int level, void **state) {
     rec->acc[d] += delta;
     if (E.meter.dom[d].in_total) rec->last_total += delta;
   }
+  if (unsure_now() != rec->unsure_at_entry) rec->lower_bound = 1;
   rec->open = 0;
   E.region_reads++;
   return rec->last_total;
@@ -135,6 +149,25 @@ static int q_value(void *ctx, const ergo_region *r, double *out) {
   return 0;
 }
 
+/* The regions whose energy is a lower bound: a call of theirs spanned a meter read that came
+ * more than a wrap time after the previous one (no sampler, or one that fell behind), so a
+ * counter may have wrapped more than once unseen.  Global is one when any read was. */
+static void lower_bounds(FILE *f) {
+  uint64_t unsure = unsure_now();
+  if (!unsure) return;
+  fprintf(f, "; energy is a lower bound (>=) for Global");
+  int n = 0;
+  for (const record *rec = E.records; rec; rec = rec->next)
+    if (rec->lower_bound || (rec->open && unsure != rec->unsure_at_entry)) {
+      if (n++ < 8) fprintf(f, ", %s", ergo_region_name(rec->region));
+    }
+  if (n > 8) fprintf(f, " and %d more regions", n - 8);
+  fprintf(f, ": %llu readings came more than %.6g s (a counter's wrap at full power) after the "
+             "previous one, so wraps may be missing (fix: let the sampler run, ERGO_SAMPLE_MS "
+             "unset)",
+          (unsigned long long)unsure, E.meter.wrap_s);
+}
+
 static void q_footer(void *ctx, FILE *f) {
   (void)ctx;
   fprintf(f, "ergo energy: meter %s, %llu region readings", E.meter.ops->name,
@@ -147,8 +180,46 @@ static void q_footer(void *ctx, FILE *f) {
   if (E.failed_reads)
     fprintf(f, ", %llu failed reads kept the last value", (unsigned long long)E.failed_reads);
   if (share.reader_of[0]) fprintf(f, "; %s", share.reader_of);
+  lower_bounds(f);
   if (E.meter.label) fprintf(f, " [%s]", E.meter.label);
   fputc('\n', f);
+}
+
+/* The sampler must read every counter at least twice per wrap at the counter's maximum power
+ * (range / max power / 2), so that it never wraps twice between reads: shorten a longer
+ * ERGO_SAMPLE_MS, and say that ERGO_SAMPLE_MS=0 may miss wraps. */
+static void check_period(int asked_ms) {
+  if (E.meter.wrap_s <= 0) return;
+  const ergo__domain *d = NULL;
+  for (int i = 0; i < E.meter.ndomains; i++)
+    if (E.mine[i] && ergo__domain_wrap_s(&E.meter.dom[i]) > 0 &&
+        (!d || ergo__domain_wrap_s(&E.meter.dom[i]) < ergo__domain_wrap_s(d)))
+      d = &E.meter.dom[i];
+  if (!d) return;
+  double wrap_s = ergo__domain_wrap_s(d), range_j = (double)d->range_ticks * d->joules_per_tick;
+  double watts = d->max_watts > 0 ? d->max_watts : ERGO__MAX_WATTS_UNKNOWN;
+  const char *whence = d->max_watts > 0 ? "its maximum power" : "ergo's bound when none is known";
+  double safe_ms = wrap_s * 1e3 / 2;
+  if (asked_ms == 0) {
+    ergo__warn("ERGO_SAMPLE_MS=0: the %s counter wraps after %.6g J, every %.6g s at %.0f W (%s), "
+               "so a region longer than that may miss wraps and its energy is then a lower bound, "
+               "marked >= (fix: unset ERGO_SAMPLE_MS, or set it to %d or less)",
+               d->name, range_j, wrap_s, watts, whence, safe_ms >= 1 ? (int)safe_ms : 1);
+    return;
+  }
+  if (safe_ms < 1) {
+    E.sample_ms = 1;
+    ergo__warn("the %s counter wraps after %.6g J, every %.6g ms at %.0f W (%s): even a 1 ms "
+               "sampler may miss wraps (the footer says which regions' energy is then a lower "
+               "bound; fix: none but a meter with a longer range, ERGO_ENERGY=perf or papi)",
+               d->name, range_j, wrap_s * 1e3, watts, whence);
+  } else if (asked_ms > (int)safe_ms) {
+    E.sample_ms = (int)safe_ms;
+    if (!share.quiet)
+      ergo__note("the energy sampler reads every %d ms, not %d: the %s counter wraps after %.6g J, "
+                 "every %.6g s at %.0f W (%s), and must be read twice per wrap",
+                 E.sample_ms, asked_ms, d->name, range_j, wrap_s, watts, whence);
+  }
 }
 
 int ergo__energy_start(const ergo_config *cfg, int sim) {
@@ -199,6 +270,7 @@ int ergo__energy_start(const ergo_config *cfg, int sim) {
     return rc;
   }
   E.sample_ms = E.reads_any && !sim ? cfg->sample_ms : 0;
+  if (E.reads_any && !sim) check_period(cfg->sample_ms);
   if (E.sample_ms > 0 &&
       ergo__sampler_start(&E.sampler, &E.meter, E.sample_ms, cfg->power_csv, cfg->trace) != 0)
     E.sample_ms = 0; /* the sampler said why; regions are still measured */

@@ -25,6 +25,7 @@ struct ergo__sampler {
   double cost_s;
   struct timespec t0;
   double last_t, last_j[ERGO__METER_MAX_DOMAINS];
+  int warned_slow, warned_late;
 };
 
 static double since(const struct timespec *t0) {
@@ -67,6 +68,21 @@ static void sample(ergo__sampler *s) {
   if (ergo__meter_read(s->m, j) != 0) return;
   double t = since(&s->t0);
   s->cost_s += t - t0;
+  /* Warned once each, from this thread: the log path is thread-safe. */
+  if (!s->warned_slow && t - t0 > 1e-3 * s->period_ms) {
+    s->warned_slow = 1;
+    ergo__warn("the energy sampler cannot keep up: one reading took %.3f ms, longer than its "
+               "period of %d ms (fix: a larger ERGO_SAMPLE_MS, within the counters' wrap time)",
+               (t - t0) * 1e3, s->period_ms);
+  }
+  if (!s->warned_late && s->m->wrap_s > 0 && s->samples && t - s->last_t > s->m->wrap_s) {
+    s->warned_late = 1;
+    ergo__warn("the energy sampler fell behind: %.3f s between two readings, more than the "
+               "%.6g s a counter takes to wrap at full power, so wraps may be missing and the "
+               "regions then running are marked as lower bounds (fix: fewer busy threads than "
+               "cores, so that the sampler gets to run)",
+               t - s->last_t, s->m->wrap_s);
+  }
   s->samples++;
   double dt = t - s->last_t;
   if (dt > 0 && (s->csv || s->trace)) {

@@ -31,7 +31,7 @@ typedef struct options {
   double package_w, dram_w;
   uint64_t step_uj; /* fixed package step per period instead of watts x elapsed; 0 = off */
   uint64_t start_uj;
-  uint64_t range_uj; /* max_energy_range_uj of both counters; 0 = the kernel's values */
+  uint64_t range_uj; /* the package's max_energy_range_uj; 0 = the kernel's value */
   double tdp_w;      /* package constraint_0_max_power_uw and _power_limit_uw; 0 = none */
   long period_us;
   char **cmd;
@@ -59,8 +59,8 @@ static void usage(FILE *out) {
           "                      whatever the time elapsed: deterministic counters\n"
           "  --start-uj=N        initial package counter (dram N/10); near the range, it wraps\n"
           "  --period-us=N       how often the counters move (default 1000)\n"
-          "  --range-uj=N        max_energy_range_uj of both counters (default: a Skylake\n"
-          "                      server's, 262 kJ and 65.7 kJ): small, they wrap often\n"
+          "  --range-uj=N        the package's max_energy_range_uj (default: a Skylake\n"
+          "                      server's, 262 kJ; dram keeps its 65.7 kJ): small, it wraps often\n"
           "  --tdp-w=W           write the package's constraint_0 (long_term) with a power\n"
           "                      limit and max power of W (default: no constraint files)\n");
 }
@@ -189,7 +189,7 @@ static void counter_advance(counter *c, double uj) {
 static int build_rapl(fakesys *fs, const options *o, counter *pkg, counter *dram) {
   int rc = 0;
   uint64_t pkg_range = o->range_uj ? o->range_uj : PKG_RANGE_UJ;
-  uint64_t dram_range = o->range_uj ? o->range_uj : DRAM_RANGE_UJ;
+  uint64_t dram_range = DRAM_RANGE_UJ;
   rc |= fakesys_write(fs, PC "/intel-rapl/enabled", "1\n", 0644);
   rc |= fakesys_write(fs, PC "/intel-rapl:0/name", "package-0\n", 0444);
   rc |= fakesys_write(fs, PC "/intel-rapl:0/enabled", "1\n", 0644);
