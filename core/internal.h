@@ -183,6 +183,9 @@ ERGO__HIDDEN unsigned ergo__quant_values(const ergo__node *n,
 ERGO__HIDDEN double ergo__quant_total(int qi, const double *v);
 
 /* ---- snapshots: what every report is written from -------------------------- */
+/* The bit of ergo__snap.q_ok (and of ergo__quant_values' result) saying that quantity i's
+ * amount is a lower bound: its value() returned 1. */
+#define ERGO__Q_LOWER(i) (1u << (16 + (i)))
 typedef struct ergo__snap {
   const char *name; /* borrowed from the live node */
   int level;
@@ -191,7 +194,8 @@ typedef struct ergo__snap {
   double time_s;       /* inclusive seconds (includes an open call's time so far) */
   uint64_t calls;      /* completed calls */
   double min_s, max_s; /* per completed call; 0 when calls == 0 */
-  unsigned q_ok;       /* bit i: quantity i measured this region */
+  unsigned q_ok;       /* bit i: quantity i measured this region; ERGO__Q_LOWER(i): and its
+                        * amount is only a lower bound (merged: on some rank) */
   double q[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]; /* inclusive amounts */
   struct ergo__snap *children;                        /* sorted by time, descending; ties by name */
   size_t nchildren;

@@ -223,7 +223,7 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
     }
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       if (!(s->q_ok & (1u << qi)) || !(m->q_agree[r] & (1u << qi))) continue;
-      out->q_ok |= 1u << qi;
+      out->q_ok |= (1u << qi) | (s->q_ok & ERGO__Q_LOWER(qi)); /* a lower bound anywhere */
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) out->q[qi][c] += s->q[qi][c];
     }
   }

@@ -65,11 +65,12 @@ unsigned ergo__quant_values(const ergo__node *n,
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
     const ergo__qslot *s = &ergo__quants[i];
     if (!s->used) continue;
-    if (s->q.value(s->q.ctx, n, v[i]) == 0) {
+    int rc = s->q.value(s->q.ctx, n, v[i]);
+    if (rc == 0 || rc == 1) {
       int finite = 1;
       for (int c = 0; c < s->q.ncomponents; c++) finite &= isfinite(v[i][c]) && v[i][c] >= 0;
       if (finite)
-        ok |= 1u << i;
+        ok |= (1u << i) | (rc == 1 ? ERGO__Q_LOWER(i) : 0);
       else
         memset(v[i], 0, sizeof v[i]);
     }

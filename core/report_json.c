@@ -17,7 +17,8 @@
  *   calls and quantities are sums over the ranks (energy: over the nodes' readers).
  *   NODE = {"name","path","level","depth","time_s","self_s","calls","mean_s","min_s","max_s",
  *           "share_of_parent","open","children":[NODE...],
- *           "energy":{"unit","total","self","share_of_parent","components":{...}} or null}
+ *           "energy":{"unit","total","self","share_of_parent","lower_bound","components":{...}}
+ *           or null}
  *   (one key per attached quantity, named after it)
  * "path" joins the names from Global down with "/" ("Global/FIND_HSML/NGB"); a slash or
  * backslash inside a name gets a backslash before it (region "a/b" has path Global/a\/b),
@@ -163,9 +164,10 @@ static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const ch
       json_t *comp = json_object();
       for (int c = 0; c < q->q.ncomponents; c++)
         json_object_set_new(comp, q->q.components[c], json_real(s->q[qi][c]));
-      v = json_pack("{s:s, s:f, s:f, s:f, s:o}", "unit", q->q.unit, "total",
+      v = json_pack("{s:s, s:f, s:f, s:f, s:b, s:o}", "unit", q->q.unit, "total",
                     ergo__snap_q_total(s, qi), "self", ergo__snap_q_self(s, qi), "share_of_parent",
-                    ergo__snap_q_share(s, parent, qi), "components", comp);
+                    ergo__snap_q_share(s, parent, qi), "lower_bound",
+                    (s->q_ok & ERGO__Q_LOWER(qi)) != 0, "components", comp);
     }
     json_object_set_new(o, q->q.name, v);
   }

@@ -31,7 +31,8 @@ static void qcols(FILE *f, const qline *l, const qline *parent, double t) {
       fprintf(f, " | - %s", q->q.unit);
       continue;
     }
-    fprintf(f, " | %.4f %s", l->total[i], q->q.unit);
+    /* ">=": the amount is a lower bound (an energy counter may have wrapped unseen). */
+    fprintf(f, " | %s%.4f %s", l->ok & ERGO__Q_LOWER(i) ? ">=" : "", l->total[i], q->q.unit);
     if (q->q.rate_unit) fprintf(f, ", %.2f %s", t > 0 ? l->total[i] / t : 0.0, q->q.rate_unit);
     if (parent && (parent->ok & (1u << i)))
       fprintf(f, ", %6.2f%%", pct(l->total[i], parent->total[i]));
@@ -103,8 +104,8 @@ static void quantity_totals(FILE *f, const ergo__snap *root) {
       fprintf(f, "Total %s for %s = - %s (not measured)\n", q->q.name, root->name, q->q.unit);
       continue;
     }
-    fprintf(f, "Total %s for %s = %g %s (", q->q.name, root->name, ergo__quant_total(i, root->q[i]),
-            q->q.unit);
+    fprintf(f, "Total %s for %s = %s%g %s (", q->q.name, root->name,
+            root->q_ok & ERGO__Q_LOWER(i) ? ">=" : "", ergo__quant_total(i, root->q[i]), q->q.unit);
     for (int c = 0; c < q->q.ncomponents; c++)
       fprintf(f, "%s%s %g %s", c ? ", " : "", q->q.components[c], root->q[i][c], q->q.unit);
     fputc(')', f);

@@ -138,7 +138,7 @@ static int q_value(void *ctx, const ergo_region *r, double *out) {
   if (!E.reads_any) return -1;  /* the node's energy is another rank's to read */
   if (!ergo_region_parent(r)) { /* Global: everything since ergo_init */
     for (int d = 0; d < E.meter.ndomains; d++) out[d] = E.mine[d] ? E.now[d] - E.at_init[d] : 0;
-    return 0;
+    return unsure_now() ? 1 : 0;
   }
   void **state = E.find ? E.find(r) : NULL;
   record *rec = state ? *(record **)state : NULL;
@@ -146,7 +146,7 @@ static int q_value(void *ctx, const ergo_region *r, double *out) {
   for (int d = 0; d < E.meter.ndomains; d++)
     out[d] = rec->acc[d] +
              (E.mine[d] && rec->open && E.now[d] > rec->start[d] ? E.now[d] - rec->start[d] : 0);
-  return 0;
+  return rec->lower_bound || (rec->open && unsure_now() != rec->unsure_at_entry) ? 1 : 0;
 }
 
 /* The regions whose energy is a lower bound: a call of theirs spanned a meter read that came
@@ -162,7 +162,7 @@ static void lower_bounds(FILE *f) {
       if (n++ < 8) fprintf(f, ", %s", ergo_region_name(rec->region));
     }
   if (n > 8) fprintf(f, " and %d more regions", n - 8);
-  fprintf(f, ": %llu readings came more than %.6g s (a counter's wrap at full power) after the "
+  fprintf(f, ": %llu reading(s) came more than %.6g s (a counter's wrap at full power) after the "
              "previous one, so wraps may be missing (fix: let the sampler run, ERGO_SAMPLE_MS "
              "unset)",
           (unsigned long long)unsure, E.meter.wrap_s);

@@ -352,7 +352,9 @@ typedef struct ergo_quantity {
   /* Optional: called once before a report reads values (take one fresh reading). */
   void (*begin)(void *ctx);
   /* The region's cumulative amount per component, including an open call so
-   * far.  Returns 0, or -1 when the region is not measured (then "-"). */
+   * far.  Returns 0; 1 when the amount is only a lower bound (an energy counter
+   * may have wrapped unseen): reports then mark it (">=" in text, "lower_bound":
+   * true in JSON); or -1 when the region is not measured (then "-"). */
   int (*value)(void *ctx, const ergo_region *r, double *out);
   /* Optional: extra lines after the text report (meter, samples, overhead), written to `out`. */
   void (*footer)(void *ctx, FILE *out);

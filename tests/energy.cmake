@@ -10,19 +10,35 @@ add_test(NAME example_energy_harness COMMAND ${ERGO_EXPECT}
 set_tests_properties(example_energy_harness PROPERTIES SKIP_RETURN_CODE 77)
 endif()
 
-# Counter wraps (issue 12): a 5 J counter at 100 W wraps every 50 ms, twice per default 100 ms
-# sampler period.  With the default settings ergo shortens the sampler to range / max power / 2
-# (5 J / 125 W TDP / 2 = 20 ms, one note line) and a 3.3 s region measures 330 J within 0.1 %
-# across its 66 wraps (before: 40 J, "10 counter wraps corrected").
+# Counter wraps (issue 12): a 10 J package counter at 100 W wraps every 100 ms, as often as the
+# default sampler reads it, so that sampler misses wraps.  With the default settings ergo
+# shortens the sampler to range / max power / 2 (10 J / 250 W TDP / 2 = 20 ms, one note line)
+# and a 3.3 s region measures its 330 J within 0.1 % across 33 wraps.  (Not checked: that the
+# region is not marked a lower bound; a machine busy enough to hold the sampler back 40 ms, a
+# wrap at the TDP, rightly marks it.)
 add_executable(ergo-steady-region ${CMAKE_CURRENT_SOURCE_DIR}/harness/steady_region.c)
 target_link_libraries(ergo-steady-region PRIVATE ergo PkgConfig::JANSSON m)
 if(TARGET ergo-fakesys-run)
 add_test(NAME energy_wraps_default_sampler COMMAND ${ERGO_EXPECT}
-  "--match=ergo: note: the energy sampler reads every 20 ms, not 100: the package-0 counter wraps after 5 J, every 0\\.04 s at 125 W \\(its maximum power\\)"
+  "--match=ergo: note: the energy sampler reads every 20 ms, not 100: the package-0 counter wraps after 10 J, every 0\\.04 s at 250 W \\(its maximum power\\)"
   "--match=steady: 3\\.[0-9]+ s at 100\\.000 W: expected [0-9.]+ J, measured [0-9.]+ J, error 0\\.0[0-9]+ %"
   "--match=sampler every 20 ms .*[0-9]+ counter wraps corrected"
   -- env -u ERGO_SAMPLE_MS ERGO_ENERGY=powercap ERGO_REPORT_JSON=${CMAKE_CURRENT_BINARY_DIR}/wraps_default.json
-    ${ERGO_UNDER_RAPL} --range-uj=5000000 --tdp-w=125 --watts=100 --
+    ${ERGO_UNDER_RAPL} --range-uj=10000000 --tdp-w=250 --watts=100 --
     $<TARGET_FILE:ergo-steady-region> 3.3 100 ${CMAKE_CURRENT_BINARY_DIR}/wraps_default.json)
-set_tests_properties(energy_wraps_default_sampler PROPERTIES SKIP_RETURN_CODE 77)
+# Without the sampler (ERGO_SAMPLE_MS=0) the same region misses most wraps: one warning at the
+# start gives the wrap time and the fix, and the region's and Global's energy are marked as lower
+# bounds (">=" in the text report, "lower_bound": true in JSON; the footer says why).  The
+# region reads far short of 330 J, so the program exits 1.
+add_test(NAME energy_wraps_no_sampler COMMAND ${ERGO_EXPECT} --rc=1
+  "--match=ergo: warning: ERGO_SAMPLE_MS=0: the package-0 counter wraps after 10 J, every 0\\.04 s at 250 W \\(its maximum power\\), so a region longer than that may miss wraps .*\\(fix: unset ERGO_SAMPLE_MS, or set it to 20 or less\\)\n"
+  "--match=Total energy for Global = >=[0-9.]+ J"
+  "--match=\\* steady +: 3\\.[0-9]+ sec, +[0-9.]+% \\| >=[0-9.]+ J"
+  "--match=energy is a lower bound \\(>=\\) for Global, steady: "
+  "--match=steady: .* lower_bound true\n"
+  -- env ERGO_SAMPLE_MS=0 ERGO_ENERGY=powercap ERGO_REPORT_JSON=${CMAKE_CURRENT_BINARY_DIR}/wraps_no_sampler.json
+    ${ERGO_UNDER_RAPL} --range-uj=10000000 --tdp-w=250 --watts=100 --
+    $<TARGET_FILE:ergo-steady-region> 3.3 100 ${CMAKE_CURRENT_BINARY_DIR}/wraps_no_sampler.json)
+set_tests_properties(energy_wraps_default_sampler energy_wraps_no_sampler PROPERTIES
+  SKIP_RETURN_CODE 77)
 endif()

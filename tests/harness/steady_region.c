@@ -1,8 +1,8 @@
 /* steady_region.c - ergo-steady-region SECONDS WATTS REPORT.json: one region, "steady", that
  * sleeps SECONDS on a fake RAPL machine drawing a constant WATTS on package-0, with ergo's
  * settings from the environment; after ergo_finalize it reads the region's package-0 energy
- * back from the JSON report and compares it with WATTS x the region's time.  Prints the figures
- * and the relative error; exits 1 when that error is 0.1 % or more. */
+ * back from the JSON report and compares it with WATTS x the region's time.  Prints the figures,
+ * the relative error and the report's lower_bound; exits 1 when that error is 0.1 % or more. */
 #include <ergo.h>
 #include <jansson.h>
 #include <math.h>
@@ -40,8 +40,10 @@ int main(int argc, char **argv) {
   }
   double t = json_number_value(json_object_get(kid, "time_s")), j = json_number_value(pkg);
   double rel = fabs(j - watts * t) / (watts * t);
-  printf("steady: %.6f s at %.3f W: expected %.6f J, measured %.6f J, error %.4f %%\n", t, watts,
-         watts * t, j, 100 * rel);
+  printf("steady: %.6f s at %.3f W: expected %.6f J, measured %.6f J, error %.4f %%, "
+         "lower_bound %s\n",
+         t, watts, watts * t, j, 100 * rel,
+         json_is_true(json_object_get(e, "lower_bound")) ? "true" : "false");
   json_decref(doc);
   return rel < 1e-3 ? 0 : 1;
 }
