@@ -394,7 +394,7 @@ const ergo__config_row ergo__config_spec[] = {
      FIELD(sample_ms),
      INT(0, 3600000, "milliseconds from 0 (off) to 3600000"),
      .def = "100",
-     .help = "background sampler period (0 = off)"},
+     .help = "background sampler period (0 = off); shortened to half a counter's wrap time"},
     {.var = "ERGO_POWER_CSV",
      FIELD(power_csv),
      PATH,
