@@ -10,6 +10,7 @@
 #include <cmocka.h> /* after the three above, which it needs */
 
 #include <dirent.h>
+#include <math.h>
 #include <ftw.h>
 #include <grp.h>
 #include <stdint.h>
@@ -152,6 +153,34 @@ static void test_discovery(void **state) {
   double j[ERGO__METER_MAX_DOMAINS];
   assert_int_equal(ergo__meter_read(&m, j), 0);
   for (int i = 0; i < 6; i++) assert_true(j[i] == 0.0);
+  ergo__meter_close(&m);
+}
+
+/* The most a zone draws is the largest of its constraints' max_power_uw and power_limit_uw
+ * (500 W when it has none); the meter's wrap time is the shortest range at that power, and a
+ * read later than that after the previous one counts as unsure (it may have missed a wrap). */
+static void test_max_power_and_wrap_time(void **state) {
+  (void)state;
+  set_file("1", "constraint_0_max_power_uw", 0444, "200000000\n");
+  set_file("1", "constraint_1_name", 0444, "short_term\n");
+  set_file("1", "constraint_1_power_limit_uw", 0644, "250000000\n");
+  char path[320];
+  snprintf(path, sizeof path, "%s/constraint_0_power_limit_uw", zone_dev("2", "intel-rapl"));
+  assert_int_equal(remove(fakesys_path(&fs, path)), 0);
+  set_file("2", "max_energy_range_uj", 0444, "1000\n"); /* psys: 1 mJ, 2 us at 500 W */
+  ergo__meter m;
+  char why[ERGO__WHY_LEN];
+  assert_int_equal(open_powercap(&m, why, sizeof why), 0);
+  assert_true(m.dom[0].max_watts == 125.0);
+  assert_true(m.dom[3].max_watts == 250.0); /* package-1: PL2 above its TDP */
+  assert_true(m.dom[5].max_watts == 0.0);   /* psys: no constraint left */
+  assert_true(fabs(ergo__domain_wrap_s(&m.dom[5]) - 1e-3 / 500) < 1e-15);
+  assert_true(fabs(ergo__domain_wrap_s(&m.dom[3]) - PKG_RANGE * 1e-6 / 250) < 1e-9);
+  assert_true(m.wrap_s == ergo__domain_wrap_s(&m.dom[5]));
+  double j[ERGO__METER_MAX_DOMAINS];
+  usleep(2000);
+  assert_int_equal(ergo__meter_read(&m, j), 0);
+  assert_true(m.unsure == 1);
   ergo__meter_close(&m);
 }
 
@@ -442,6 +471,7 @@ int main(void) {
       cmocka_unit_test_setup(test_naming_variants, setup_two_sockets),
       cmocka_unit_test_setup(test_deltas_exact, setup_two_sockets),
       cmocka_unit_test_setup(test_one_wrap, setup_two_sockets),
+      cmocka_unit_test_setup(test_max_power_and_wrap_time, setup_two_sockets),
       cmocka_unit_test_setup(test_sampler_catches_wraps, setup_two_sockets),
       cmocka_unit_test_setup(test_permission_denied, setup_two_sockets),
       cmocka_unit_test_setup(test_missing_class, setup_two_sockets),
