@@ -120,6 +120,9 @@ typedef struct ergo_config {
   /* MPI (when ergo is built with it and MPI is initialised before ergo_init): */
   int report_ranks; /* ERGO_REPORT_RANKS=0|1: also write every rank's own files (0) */
   int node_split;   /* ERGO_NODE_SPLIT: pretend nodes per real node, for tests (1; 0 = 1) */
+  /* Knobs, added later: */
+  int threads_max; /* ERGO_THREADS_MAX: the threads knob's ceiling; 0 (default) = the count the
+                    * application started with (omp_get_max_threads() at ergo_init) */
   /* New fields go here, at the end (see Versioning above). */
 } ergo_config;
 

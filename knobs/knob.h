@@ -38,6 +38,10 @@ typedef struct ergo__knob_ops {
    * (threads); file-backed knobs leave this NULL: knobs/state_restore.c restores them. */
   void (*restore)(ergo__knob *k);
   void (*close)(ergo__knob *k);
+  /* Optional: 1 when set() would have no effect on the code about to run, so the settings
+   * stack leaves the knob alone (threads: inside a parallel team, whose size is fixed).  On
+   * the hot path: called only when a value is wanted for the knob, and must be cheap. */
+  int (*inert)(const ergo__knob *k);
 } ergo__knob_ops;
 
 struct ergo__knob {

@@ -20,6 +20,13 @@ int ergo__knobs_start(const char *which, int sim);
  * the same decisions) but their writes skip those dies.  Default: every package. */
 void ergo__uncore_share(uint64_t packages);
 
+/* Before ergo__knobs_start: the threads knob's ceiling (ERGO_THREADS_MAX).  0 (the default):
+ * the thread count the application started with, omp_get_max_threads() when the knob opens
+ * (at ergo_init), since codes size per-thread arrays from it once.  The knob's values are then
+ * 1..the ceiling, never above this process's cores or OMP_THREAD_LIMIT.  The sim node's threads
+ * knob models its own node and ignores this. */
+void ergo__threads_ceiling(int max);
+
 /* Put every knob back as found (the state file's records, then each backend's own restore),
  * remove the state file, close.  Unwind the settings stack first (ergo__settings_reset), so that
  * its values go back through the backends.  Safe to call twice. */

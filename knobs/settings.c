@@ -110,8 +110,13 @@ int ergo__settings_push(const int64_t want[ERGO__NKNOBS]) {
       return ERGO_EINVAL;
     }
   }
-  for (int i = 0; i < ERGO__NKNOBS; i++)
-    S.stack[S.depth + 1][i] = want[i] ? want[i] : S.stack[S.depth][i];
+  /* A knob that cannot act here (threads inside a parallel team) inherits: not set, and the
+   * value in force (what the tuner records as applied) stays the enclosing one. */
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    const ergo__knob *k = want[i] ? ergo__knob_get(i) : NULL;
+    int inert = k && k->ops->inert && k->ops->inert(k);
+    S.stack[S.depth + 1][i] = want[i] && !inert ? want[i] : S.stack[S.depth][i];
+  }
   S.depth++;
   return apply_level(S.depth);
 }

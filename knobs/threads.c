@@ -1,4 +1,5 @@
-/* threads.c - the OpenMP thread-count knob: 1..the cores of this process's cpuset. */
+/* threads.c - the OpenMP thread-count knob: 1..the thread count the application started with
+ * (or ERGO_THREADS_MAX), within the cores of this process's cpuset. */
 #include "knobs/cpuset.h"
 #include "knobs/knob.h"
 
@@ -13,6 +14,11 @@ typedef struct thr_priv {
   int dynamic;  /* dyn-var: OMP_DYNAMIC */
 } thr_priv;
 
+/* ERGO_THREADS_MAX, from the runtime before the knobs open; 0 = the starting count. */
+static int ceiling_max;
+
+void ergo__threads_ceiling(int max) { ceiling_max = max > 0 ? max : 0; }
+
 static int threads_open(ergo__knob *k, char *why, size_t whylen) {
   why[0] = '\0';
   ergo__cpuset cs;
@@ -25,6 +31,10 @@ static int threads_open(ergo__knob *k, char *why, size_t whylen) {
   /* OMP_THREAD_LIMIT caps every region: a count above it would be a lie. */
   int limit = omp_get_thread_limit();
   if (limit >= 1 && n > limit) n = limit;
+  /* Codes size per-thread arrays once from omp_get_max_threads() (LULESH does): a team larger
+   * than the count they started with overruns them.  Only the user may raise the ceiling. */
+  int ceiling = ceiling_max > 0 ? ceiling_max : omp_get_max_threads();
+  if (ceiling >= 1 && n > ceiling) n = ceiling;
   /* knob.h's table bounds the search space; beyond it, the largest counts go. */
   if (n > ERGO__KNOB_MAX_VALUES) n = ERGO__KNOB_MAX_VALUES;
   for (int i = 0; i < n; i++) k->values[i] = i + 1;
@@ -58,6 +68,14 @@ static int threads_set(ergo__knob *k, int64_t value) {
   return 0;
 }
 
+/* Inside a parallel construct (any level, active or not) the team is already formed: a count
+ * set now would only size teams nested in it, which the region's code does not start.  One
+ * read of the thread's ICVs: cheap enough for every push. */
+static int threads_inert(const ergo__knob *k) {
+  (void)k;
+  return omp_get_level() > 0;
+}
+
 static int threads_save(ergo__knob *k) {
   (void)k; /* no file: restore() puts the count back */
   return 0;
@@ -82,4 +100,5 @@ const ergo__knob_ops ergo__knob_threads = {
     .save = threads_save,
     .restore = threads_restore,
     .close = threads_close,
+    .inert = threads_inert,
 };

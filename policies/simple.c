@@ -1,8 +1,8 @@
 /* simple.c - the policies that need no search: monitor (changes nothing), fixed (one config for
  * the whole run), static (a tuning model's per-region configs). */
-#include "util/log.h"
 #include "policies/model.h"
 #include "policies/policy.h"
+#include "util/log.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -44,6 +44,16 @@ static const char *fixed_forms(char *out, size_t len) {
   return out;
 }
 
+/* A frequency about 1000 times below the knob's range (ERGO_FIXED=cpu=1800: MHz where kHz are
+ * meant, issue 12) would silently become the lowest value; a count (a knob whose unit is its own
+ * key: threads) has no such slip. */
+static int far_below(const ergo__space *space, int i, long long v) {
+  const ergo__knob_row *row = &ergo__knob_table[i];
+  if (strcmp(row->unit, row->key) == 0 || !space->n[i]) return 0;
+  double lo = (double)space->values[i][0], hi = (double)space->values[i][space->n[i] - 1];
+  return (double)v >= lo / 2000 && (double)v <= hi / 500;
+}
+
 int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, char *why,
                       size_t whylen) {
   memset(c, 0, sizeof *c);
@@ -63,8 +73,8 @@ int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, 
     if (i < 0 || end != p + n || v <= 0) {
       char forms[128];
       snprintf(why, whylen,
-               "ERGO_FIXED='%s' is not valid at '%.*s': expected %s separated by commas", s,
-               (int)n, p, fixed_forms(forms, sizeof forms));
+               "ERGO_FIXED='%s' is not valid at '%.*s': expected %s separated by commas", s, (int)n,
+               p, fixed_forms(forms, sizeof forms));
       return ERGO_EINVAL;
     }
     const char *key = ergo__knob_table[i].key;
@@ -76,9 +86,15 @@ int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, 
       return ERGO_EINVAL;
     } else {
       c->v[i] = ergo__space_round(space, i, v);
-      if (c->v[i] != v)
-        ergo__warn("ERGO_FIXED: %s=%lld is not allowed on this node; using the nearest, %lld",
-                   key, v, (long long)c->v[i]);
+      if (c->v[i] != v && far_below(space, i, v)) {
+        const int64_t *vals = space->values[i];
+        ergo__warn("ERGO_FIXED: %s=%lld is far below this node's range (%lld to %lld %s); did "
+                   "you mean %lld (%s)?",
+                   key, v, (long long)vals[0], (long long)vals[space->n[i] - 1],
+                   ergo__knob_table[i].unit, v * 1000, ergo__knob_table[i].unit);
+      } else if (c->v[i] != v)
+        ergo__warn("ERGO_FIXED: %s=%lld is not allowed on this node; using the nearest, %lld", key,
+                   v, (long long)c->v[i]);
     }
     p += n + (p[n] == ',');
   }
@@ -104,17 +120,38 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
     free(m);
     return rc;
   }
-  /* Values this node does not allow round to the nearest allowed one, once, with a warning. */
-  for (int r = 0; r < m->nregions; r++)
+  /* Values this node does not allow round to the nearest allowed one, with one warning line
+   * for the whole model: a model made on another node (the sim node's on a real one, or the
+   * reverse) is off in every region, and one line per region would bury the report. */
+  int off = 0, off_regions = 0, first_r = -1, first_i = -1;
+  int64_t first_v = 0, first_near = 0;
+  for (int r = 0; r < m->nregions; r++) {
+    int here = 0;
     for (int i = 0; i < ERGO__NKNOBS; i++) {
       int64_t v = m->regions[r].best.v[i];
       if (!v) continue;
       int64_t near = ergo__space_round(&p->space, i, v);
-      if (near != v)
-        ergo__warn("tuning model '%s': %s %s=%lld is not allowed on this node; using %lld", path,
-                   m->regions[r].path, ergo__knob_table[i].field, (long long)v, (long long)near);
+      if (near != v && !off++) first_r = r, first_i = i, first_v = v, first_near = near;
+      here |= near != v;
       m->regions[r].best.v[i] = near;
     }
+    off_regions += here;
+  }
+  int foreign = m->platform[0] && strcmp(m->platform, p->sim ? "sim" : "real") != 0;
+  if (off == 1)
+    ergo__warn("tuning model '%s': %s %s=%lld is not allowed on this node; using %lld", path,
+               m->regions[first_r].path, ergo__knob_table[first_i].field, (long long)first_v,
+               (long long)first_near);
+  else if (off > 1)
+    ergo__warn("tuning model '%s'%s: %d values in %d of its %d regions are not allowed on this "
+               "node and use the nearest allowed (the first: %s %s=%lld, using %lld)%s",
+               path,
+               !foreign ? ""
+               : p->sim ? " was made on a real node and this is the sim node"
+                        : " was made on the sim node and this is a real one",
+               off, off_regions, m->nregions, m->regions[first_r].path,
+               ergo__knob_table[first_i].field, (long long)first_v, (long long)first_near,
+               foreign ? "; tune on this platform to make a model for it" : "");
   p->priv = m;
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "util/log.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
  * Fields are only ever added at the end of ergo_config; when adding some, append
  * offsetof(ergo_config, <first new field>) here, so programs built before keep working (the
  * fields they do not know take their defaults). */
-static const size_t known_sizes[] = {sizeof(ergo_config)};
+static const size_t known_sizes[] = {sizeof(ergo_config), offsetof(ergo_config, threads_max)};
 
 static int size_known(size_t size) {
   for (size_t i = 0; i < sizeof known_sizes / sizeof *known_sizes; i++)

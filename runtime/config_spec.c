@@ -415,6 +415,11 @@ const ergo__config_row ergo__config_spec[] = {
      .def = "auto",
      .unset = "auto",
      .help = "knobs ergo may change: auto, none, or a comma list"},
+    {.var = "ERGO_THREADS_MAX",
+     FIELD(threads_max),
+     INT(0, 4096, "a thread count from 1 to 4096 (0 is the count at ergo_init)"),
+     .def = "0",
+     .help = "the threads knob's ceiling; 0 = the thread count the application started with"},
     /* Platform (sim/) */
     {.var = "ERGO_PLATFORM",
      FIELD(platform),

@@ -217,6 +217,7 @@ BAD(sweep, "gpu=1")
 BAD(min_region_ms, -1)
 BAD(report_ranks, 2)
 BAD(node_split, 4097)
+BAD(threads_max, -1)
 
 /* One bad value per field of ergo_config (a new field needs a row in runtime/config_spec.c and a
  * line here).  sim_seed has none: every unsigned long long is a seed; clock and clock_ctx are
@@ -285,6 +286,9 @@ static const struct {
     {"node_split", bad_node_split,
      "ergo_config.node_split=4097 is not valid: expected pretend nodes per node from 1 to 4096 "
      "(0 is 1)"},
+    {"threads_max", bad_threads_max,
+     "ergo_config.threads_max=-1 is not valid: expected a thread count from 1 to 4096 (0 is the "
+     "count at ergo_init)"},
 };
 
 static void test_every_field_checked(void **state) {
@@ -361,10 +365,17 @@ static void test_size(void **state) {
   assert_int_equal(ergo_initialized(), 0);
   char want[512];
   snprintf(want, sizeof want,
-           "ergo_config.size=0 is not valid: expected %zu (sizeof(ergo_config) in ergo.h %s); "
-           "start from ergo_config_default(&cfg), which sets it",
-           sizeof(ergo_config), ERGO_VERSION_STRING);
+           "ergo_config.size=0 is not valid: expected %zu or %zu (sizeof(ergo_config) in ergo.h "
+           "%s); start from ergo_config_default(&cfg), which sets it",
+           sizeof(ergo_config), offsetof(ergo_config, threads_max), ERGO_VERSION_STRING);
   assert_string_equal(ergo_last_error(), want);
+  /* the layout before threads_max: accepted, threads_max takes its default (0) */
+  c = test_config();
+  c.size = offsetof(ergo_config, threads_max);
+  c.threads_max = -1; /* beyond the caller's struct: never read */
+  assert_int_equal(ergo_init(&c), 0);
+  assert_int_equal(ergo__core_config()->threads_max, 0);
+  ergo_finalize();
   /* unknown: another header's struct */
   c.size = sizeof c + 8;
   assert_int_equal(ergo_init(&c), ERGO_EINVAL);

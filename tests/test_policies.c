@@ -88,6 +88,30 @@ static void test_fixed(void **state) {
   assert_true(ergo__sim()->cfg.f_ghz == 1.5);
   assert_non_null(strstr(ergo_last_error(), "cpu=1540000 is not allowed on this node"));
   ergo_finalize();
+  /* about 1000 times below the range (MHz for kHz): the warning says what was probably meant */
+  c.fixed = "cpu=1800";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_string_equal(ergo_last_error(),
+                      "ERGO_FIXED: cpu=1800 is far below this node's range (1000000 to 2000000 "
+                      "kHz); did you mean 1800000 (kHz)?");
+  assert_int_equal(ergo_warning_count(), 1);  /* counted from ergo_init */
+  assert_true(ergo__sim()->cfg.f_ghz == 1.0); /* still the nearest: a warning, not a guess */
+  ergo_finalize();
+  c.fixed = "uncore=2000";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_FIXED: uncore=2000 is far below this node's "
+                                            "range ("));
+  assert_non_null(strstr(ergo_last_error(), "did you mean 2000000 (kHz)?"));
+  ergo_finalize();
+  /* further below (no slip of units) or a count: the plain rounding warning */
+  c.fixed = "cpu=100";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_non_null(strstr(ergo_last_error(), "cpu=100 is not allowed on this node"));
+  ergo_finalize();
+  c.fixed = "threads=40";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_non_null(strstr(ergo_last_error(), "threads=40 is not allowed on this node"));
+  ergo_finalize();
   /* a malformed one is a bad field: nothing starts */
   c.fixed = "cpu=fast";
   assert_int_equal(ergo_init(&c), ERGO_EINVAL);
@@ -133,6 +157,36 @@ static void test_static_applies_model(void **state) {
   /* between regions, the machine's own values are back */
   assert_int_equal(ergo__sim()->cfg.threads, 20);
   assert_true(ergo__sim()->cfg.f_ghz == 2.0);
+}
+
+/* A real node's model on the sim node: off in every region, one summary line, not one per
+ * region (issue 12); the regions still run at the nearest allowed values. */
+static void test_static_foreign_model(void **state) {
+  (void)state;
+  write_file("{\"format\":\"ergo-model\",\"version\":1,\"policy\":\"online\","
+             "\"objective\":\"energy\",\"node\":{\"platform\":\"real\"},\"regions\":{"
+             "\"Global/serial\":{\"config\":{\"core_khz\":3400000,\"threads\":64}},"
+             "\"Global/compute\":{\"config\":{\"core_khz\":3100000,\"uncore_khz\":2500000}},"
+             "\"Global/other\":{\"config\":{\"threads\":48}}}}");
+  ergo_config c = sim_config("static");
+  assert_int_equal(ergo_init(&c), 0);
+  assert_int_equal(ergo_warning_count(), 1); /* counted from ergo_init */
+  assert_non_null(strstr(ergo_last_error(), "was made on a real node and this is the sim node: "
+                                            "5 values in 3 of its 3 regions are not allowed"));
+  step();
+  step();
+  assert_int_equal(ergo__sim()->cfg.threads, 20); /* between regions: the machine's own */
+  ergo_finalize();
+  /* the same platform: the same one line, without the platform's remark */
+  write_file("{\"format\":\"ergo-model\",\"version\":1,\"policy\":\"online\","
+             "\"objective\":\"energy\",\"node\":{\"platform\":\"sim\"},\"regions\":{"
+             "\"Global/serial\":{\"config\":{\"core_khz\":1240000,\"threads\":64}},"
+             "\"Global/compute\":{\"config\":{\"uncore_khz\":1250000}}}}");
+  assert_int_equal(ergo_init(&c), 0);
+  assert_int_equal(ergo_warning_count(), 1); /* counted from ergo_init */
+  assert_non_null(strstr(ergo_last_error(), "': 3 values in 2 of its 2 regions are not allowed on "
+                                            "this node and use the nearest allowed (the first: "));
+  assert_null(strstr(ergo_last_error(), "was made on"));
 }
 
 /* A malformed, truncated or foreign model: one line, and the run continues as monitor. */
@@ -239,6 +293,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fixed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_static_applies_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_static_foreign_model, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),

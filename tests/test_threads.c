@@ -3,6 +3,7 @@
 #include "ergo.h"
 #include "knobs/cpuset.h"
 #include "knobs/knob.h"
+#include "knobs/knobs.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,9 @@
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int ncores;  /* of this process's cpuset, as hwloc counts them */
 static int nvalues; /* 1..ncores, capped by OMP_THREAD_LIMIT when that is set */
@@ -124,7 +127,108 @@ static void test_invalid(void **state) {
   ergo__knob_threads.close(&k);
 }
 
+/* By default the values stop at the count the code started with (omp_get_max_threads() when
+ * the knob opens): codes size per-thread arrays from it. */
+static void test_ceiling_start(void **state) {
+  (void)state;
+  ergo__threads_ceiling(0);
+  ergo__knob k;
+  for (int start = 1; start <= ncores + 1; start++) {
+    omp_set_num_threads(start);
+    assert_int_equal(open_threads(&k), 0);
+    int want = start < nvalues ? start : nvalues;
+    assert_int_equal(k.nvalues, want);
+    assert_int_equal(k.values[k.nvalues - 1], want);
+    assert_int_equal(ergo__knob_threads.set(&k, want + 1), ERGO_EINVAL); /* above: refused */
+    ergo__knob_threads.close(&k);
+  }
+  ergo__threads_ceiling(ncores);
+}
+
+/* ERGO_THREADS_MAX moves the ceiling either way, never above the cores. */
+static void test_ceiling_explicit(void **state) {
+  (void)state;
+  ergo__knob k;
+  omp_set_num_threads(1);
+  for (int max = 1; max <= ncores + 2; max++) {
+    ergo__threads_ceiling(max);
+    assert_int_equal(open_threads(&k), 0);
+    int want = max < nvalues ? max : nvalues;
+    assert_int_equal(k.nvalues, want);
+    assert_int_equal(ergo__knob_threads.set(&k, want), 0);
+    assert_int_equal(region_size(), want);
+    ergo__knob_threads.restore(&k);
+    ergo__knob_threads.close(&k);
+  }
+  omp_set_num_threads(ncores);
+  ergo__threads_ceiling(1); /* lowered below the starting count */
+  assert_int_equal(open_threads(&k), 0);
+  assert_int_equal(k.nvalues, 1);
+  ergo__knob_threads.close(&k);
+  ergo__threads_ceiling(-3); /* negative: the default */
+  omp_set_num_threads(1);
+  assert_int_equal(open_threads(&k), 0);
+  assert_int_equal(k.nvalues, 1);
+  ergo__knob_threads.close(&k);
+  ergo__threads_ceiling(ncores);
+}
+
+/* Inside a parallel team (active, or inactive with one thread) the knob is inert: a region
+ * pushed there through the settings stack leaves the count alone, and the value in force (what
+ * the tuner records as applied) stays the enclosing one. */
+static void test_in_parallel(void **state) {
+  (void)state;
+  assert_int_equal(ergo__knob_threads.inert(NULL), 0);
+  int inert_active = -1, inert_single = -1, in_par = -1;
+#pragma omp parallel num_threads(2)
+#pragma omp master
+  {
+    inert_active = ergo__knob_threads.inert(NULL);
+    in_par = omp_in_parallel() || omp_get_num_threads() == 1;
+  }
+#pragma omp parallel num_threads(1)
+  inert_single = ergo__knob_threads.inert(NULL);
+  assert_int_equal(in_par, 1);
+  assert_int_equal(inert_active, 1);
+  assert_int_equal(inert_single, 1);
+  /* Through the settings stack. */
+  omp_set_num_threads(1);
+  ergo__threads_ceiling(ncores);
+  assert_int_equal(ergo__knobs_start("threads", 0), 0);
+  ergo__knob *k = ergo__knob_get(ERGO__KNOB_THREADS);
+  assert_non_null(k);
+  int64_t want[ERGO__NKNOBS] = {0};
+  want[ERGO__KNOB_THREADS] = k->values[k->nvalues - 1];
+  int push_rc = -1, pop_rc = -1, max_inside = -1;
+#pragma omp parallel num_threads(2)
+#pragma omp master
+  {
+    push_rc = ergo__settings_push(want);
+    max_inside = omp_get_max_threads();
+    pop_rc = ergo__settings_pop();
+  }
+  assert_int_equal(push_rc, 0);
+  assert_int_equal(pop_rc, 0);
+  assert_int_equal(max_inside, 1); /* the implicit task's count, untouched */
+  assert_int_equal(k->sets, 0);    /* never reached the backend */
+  assert_int_equal(k->saved, 0);
+  /* Outside a team it acts. */
+  if (k->nvalues > 1) {
+    assert_int_equal(ergo__settings_push(want), 0);
+    assert_int_equal(k->sets, 1);
+    assert_int_equal(region_size(), want[ERGO__KNOB_THREADS]);
+    assert_int_equal(ergo__settings_pop(), 0);
+  }
+  ergo__settings_reset();
+  ergo__knobs_stop();
+  assert_int_equal(omp_get_max_threads(), 1);
+}
+
 int main(void) {
+  /* test_in_parallel's settings stack commits the (empty) state file: a directory of its own. */
+  char state_dir[] = "/tmp/ergo-test-threads-XXXXXX";
+  if (!mkdtemp(state_dir)) return 1;
+  setenv("ERGO_STATE_DIR", state_dir, 1);
   ergo__cpuset cs;
   char why[256];
   if (ergo__cpuset_get(&cs, why, sizeof why) != 0) {
@@ -135,10 +239,15 @@ int main(void) {
   int limit = omp_get_thread_limit();
   nvalues = ncores < limit ? ncores : limit;
   printf("this process may use %d core(s); OpenMP's thread limit is %d\n", ncores, limit);
+  /* The tests below other than the ceiling's want every core: an explicit ceiling of ncores. */
+  ergo__threads_ceiling(ncores);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_values),  cmocka_unit_test(test_set_get_region),
-      cmocka_unit_test(test_restore), cmocka_unit_test(test_dynamic),
-      cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_values),           cmocka_unit_test(test_set_get_region),
+      cmocka_unit_test(test_restore),          cmocka_unit_test(test_dynamic),
+      cmocka_unit_test(test_invalid),          cmocka_unit_test(test_ceiling_start),
+      cmocka_unit_test(test_ceiling_explicit), cmocka_unit_test(test_in_parallel),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  rmdir(state_dir);
+  return rc;
 }
