@@ -161,5 +161,6 @@ int ergo_finalize(void) {
   ergo__sim_stop();
   ergo__ranks_set(NULL);
   ergo__job_stop();
+  ergo__log_summary(); /* each kind of line counted but not printed: how many */
   return rc;
 }
