@@ -220,8 +220,7 @@ static const char *output_path(int i, const ergo_config *cfg, const ergo__config
     if (strcmp(pol, "static") && strcmp(pol, "sweep") && strcmp(pol, "online")) return NULL;
     if (!p) p = r->unset;
   }
-  if (!p || !*p || !strcmp(p, "none") || !strcmp(p, "stdout") || !strcmp(p, "stderr"))
-    return NULL;
+  if (!p || !*p || !strcmp(p, "none") || !strcmp(p, "stdout") || !strcmp(p, "stderr")) return NULL;
   return p;
 }
 

@@ -481,7 +481,6 @@ static void test_init_env_bad_policy_runs_monitor(void **state) {
   ergo_finalize();
 }
 
-
 /* A report on the tuning model's file (or two reports on one file) would destroy the other:
  * ergo_init(&cfg) refuses it in one line; paths are compared as files (./x and x are one). */
 static void test_same_file_refused(void **state) {
@@ -529,8 +528,7 @@ static void test_same_file_env_dropped(void **state) {
   assert_null(c.report_json);
   assert_string_equal(c.report_csv, test_in_dir("r.csv"));
   assert_non_null(strstr(ergo_last_error(), "ERGO_REPORT_JSON='"));
-  assert_non_null(strstr(ergo_last_error(),
-                         "is the same file as ERGO_MODEL='"));
+  assert_non_null(strstr(ergo_last_error(), "is the same file as ERGO_MODEL='"));
   assert_non_null(strstr(ergo_last_error(), "ERGO_REPORT_JSON is dropped so that file is not "
                                             "overwritten (fix: give each its own path)"));
   assert_int_equal(clear_env(NULL), 0);

@@ -370,7 +370,7 @@ static size_t count_of(const char *text, const char *needle) {
   "app.c:1, level 1), found \"B\", which is not open; pop ignored (fix: make the pop name its "    \
   "push)\n"
 #define FURTHER                                                                                    \
-  "ergo: warning: further lines like the one above are counted, not printed (summary at "         \
+  "ergo: warning: further lines like the one above are counted, not printed (summary at "          \
   "ergo_finalize)\n"
 
 /* 1000 mismatched pops (one kind of error), 3 underflows (another) and 7 refused quantities (a
@@ -398,8 +398,8 @@ static void test_repeats_counted_not_printed(void **state) {
   int status = in_child(many_mismatches, 0, buf, sizeof buf);
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 7);
-  const char *expect = MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2)
-      MISMATCH_LINE(2) FURTHER;
+  const char *expect =
+      MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2) FURTHER;
   assert_memory_equal(buf, expect, strlen(expect));
   assert_int_equal(count_of(buf, "label mismatch"), 6); /* 5 lines and the summary */
   assert_int_equal(count_of(buf, "stack underflow"), 3);
