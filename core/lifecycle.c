@@ -2,8 +2,12 @@
  * final reports. */
 #include "internal.h"
 
+#include "util/path.h"
+
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static unsigned epoch_counter;
 
@@ -82,6 +86,7 @@ int ergo__core_init(const ergo_config *user) {
   ergo__tree_add(t);
   ergo__g.main_tree = t;
   ergo__g.steps_written = 0;
+  ergo__g.steps_ok[0] = ergo__g.steps_ok[1] = 0;
   ergo__balance_reset();
   pthread_mutex_unlock(&ergo__g.lock);
 
@@ -130,38 +135,75 @@ static char *dest_of(const char *path, const char *per_rank) {
   return ergo__rank_path(path, ergo__rk.rank);
 }
 
-/* Every configured report; per_rank: this rank's own files (see dest_of). */
-static int write_reports(const char *per_rank) {
+/* The reports finalize writes, in write_reports' order. */
+enum { NREPORTS = 4 };
+static const struct {
+  const char *what;
+  int (*write)(const char *dest);
+} reports[NREPORTS] = {{"text report", write_report_file},
+                       {"JSON report", ergo_report_json},
+                       {"Hatchet JSON", ergo_report_hatchet},
+                       {"CSV report", ergo_report_csv}};
+
+/* Write report i to dest; when dest cannot be written (the writer said why), to its fallback in
+ * $TMPDIR and say where.  1 when dest itself was written. */
+static int write_one(int i, const char *dest, int *rc) {
+  int r = reports[i].write(dest);
+  if (r == 0) return 1;
+  if (!*rc) *rc = r;
+  if (r != ERGO_EIO) return 0;
+  char fb[4096];
+  if (ergo__path_fallback(dest, fb, sizeof fb) != 0) {
+    ergo__error("the %s is lost: '%s' could not be written, nor a fallback in $TMPDIR: %s (fix: "
+                "set TMPDIR to a writable directory)",
+                reports[i].what, dest, strerror(errno));
+    return 0;
+  }
+  if (reports[i].write(fb) == 0)
+    ergo__info("%s in %s instead ('%s' could not be written)", reports[i].what, fb, dest);
+  else
+    unlink(fb); /* the writer said why */
+  return 0;
+}
+
+/* Every configured report; per_rank: this rank's own files (see dest_of).  written[i]: report i
+ * went where it was asked to. */
+static int write_reports(const char *per_rank, int written[NREPORTS]) {
   const ergo_config *c = &ergo__g.cfg;
-  char *d[4] = {dest_of(c->report, per_rank), dest_of(c->report_json, per_rank),
-                dest_of(c->report_hatchet, per_rank), dest_of(c->report_csv, per_rank)};
-  int rc = 0, r;
-  if (d[0] && (r = write_report_file(d[0])) && !rc) rc = r;
-  if (d[1] && (r = ergo_report_json(d[1])) && !rc) rc = r;
-  if (d[2] && (r = ergo_report_hatchet(d[2])) && !rc) rc = r;
-  if (d[3] && (r = ergo_report_csv(d[3])) && !rc) rc = r;
-  for (int i = 0; i < 4; i++) free(d[i]);
+  const char *paths[NREPORTS] = {c->report, c->report_json, c->report_hatchet, c->report_csv};
+  int rc = 0;
+  for (int i = 0; i < NREPORTS; i++) {
+    char *d = dest_of(paths[i], per_rank);
+    written[i] = d && write_one(i, d, &rc);
+    free(d);
+  }
   return rc;
 }
 
-/* Say once where the files went, so nobody has to guess. */
-static void note_files(const char *per_rank) {
+/* Say once where the files went, so nobody has to guess: only files that were written. */
+static void note_files(const char *per_rank, const int written[NREPORTS]) {
   const ergo_config *c = &ergo__g.cfg;
   if (per_rank) {
     ergo__info("every rank's own reports in <name>.rankN files (ERGO_REPORT_RANKS)");
     return;
   }
   int steps = ergo__g.steps_written;
-  if (steps && c->step_report && strcmp(c->step_report, "none") != 0)
-    ergo__info("%d step report(s) in %s", steps, c->step_report);
-  if (steps && c->balance && strcmp(c->balance, "none") != 0)
-    ergo__info("%d balance line(s) in %s", steps, c->balance);
+  const char *step_files[] = {c->step_report, c->balance};
+  const char *step_what[] = {"step report(s)", "balance line(s)"};
+  for (int i = 0; i < 2; i++) {
+    int ok = ergo__g.steps_ok[i];
+    if (!steps || !step_files[i] || strcmp(step_files[i], "none") == 0 || !ok) continue;
+    if (ok < steps)
+      ergo__info("%d %s in %s (%d more could not be written)", ok, step_what[i], step_files[i],
+                 steps - ok);
+    else
+      ergo__info("%d %s in %s", ok, step_what[i], step_files[i]);
+  }
   const char *files[] = {c->report_json, c->report_hatchet, c->report_csv};
-  const char *what[] = {"JSON report", "Hatchet JSON", "CSV report"};
   for (int i = 0; i < 3; i++)
-    if (files[i]) ergo__info("%s in %s", what[i], files[i]);
+    if (files[i] && written[i + 1]) ergo__info("%s in %s", reports[i + 1].what, files[i]);
   const char *r = c->report;
-  if (r && strcmp(r, "none") && strcmp(r, "stdout") && strcmp(r, "stderr"))
+  if (r && written[0] && strcmp(r, "none") && strcmp(r, "stdout") && strcmp(r, "stderr"))
     ergo__info("text report in %s", r);
 }
 
@@ -192,13 +234,15 @@ int ergo__core_finalize(void) {
   /* Rank 0 writes the job's files; with ERGO_REPORT_RANKS=1 (or no merge) every rank also
    * writes its own, named <name>.rankN, and no rank but 0 prints to stdout. */
   if (!multi || (merged && ergo__rk.rank == 0)) {
-    if ((r = write_reports(NULL)) && !rc) rc = r;
-    note_files(NULL);
+    int written[NREPORTS];
+    if ((r = write_reports(NULL, written)) && !rc) rc = r;
+    note_files(NULL, written);
   }
   ergo__merged_free();
   if (multi && (ergo__g.cfg.report_ranks || !merged)) {
-    if ((r = write_reports("rank")) && !rc) rc = r;
-    if (ergo__rk.rank == 0) note_files("rank");
+    int written[NREPORTS];
+    if ((r = write_reports("rank", written)) && !rc) rc = r;
+    if (ergo__rk.rank == 0) note_files("rank", written);
   }
 
   pthread_mutex_lock(&ergo__g.lock);

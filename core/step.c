@@ -81,6 +81,7 @@ int ergo_step_info(long step, const char *info) {
       fputc('\n', f);
       ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
       if ((r = close_step_file(f, steps)) && !rc) rc = r;
+      if (!r) ergo__g.steps_ok[0]++;
     }
   }
   if (bal && strcmp(bal, "none") != 0) {
@@ -88,8 +89,10 @@ int ergo_step_info(long step, const char *info) {
     if (!f)
       rc = rc ? rc : ERGO_EIO;
     else {
-      if ((r = ergo__balance_write(f, &s, step, ergo__g.cfg.balance_level)) && !rc) rc = r;
+      int bad = ergo__balance_write(f, &s, step, ergo__g.cfg.balance_level);
+      if (bad && !rc) rc = bad;
       if ((r = close_step_file(f, bal)) && !rc) rc = r;
+      if (!bad && !r) ergo__g.steps_ok[1]++;
     }
   }
   ergo__snap_free(&s);

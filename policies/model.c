@@ -13,7 +13,9 @@
 
 #include "util/atomic_file.h"
 #include "util/log.h"
+#include "util/path.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
@@ -130,6 +132,22 @@ int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *
   json_decref(doc);
   if (!text) return ERGO_ENOMEM;
   return ergo__write_json_text(path, text); /* newline, then atomically */
+}
+
+void ergo__model_save_fallback(const char *path, const ergo__model *m, const ergo__space *space) {
+  char fb[4096];
+  if (ergo__path_fallback(path, fb, sizeof fb) != 0) {
+    ergo__error("the tuning model is lost: '%s' could not be written, nor a fallback in $TMPDIR: "
+                "%s (fix: set TMPDIR to a writable directory)",
+                path, strerror(errno));
+    return;
+  }
+  if (ergo__model_save(fb, m, space) == 0)
+    ergo__info("tuning model in %s instead ('%s' could not be written; copy it there for the "
+               "static policy)",
+               fb, path);
+  else
+    unlink(fb); /* the writer said why */
 }
 
 /* ---- loading: check everything, then fill *m ---- */

@@ -36,6 +36,9 @@ int ergo__model_load(const char *path, ergo__model *m, char *why, size_t whylen)
 /* Write it atomically, with the node description (platform, host, knob
  * values of `space`). */
 int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *space);
+/* After ergo__model_save(path, ...) failed (it said why): write the model to its fallback,
+ * $TMPDIR/ergo-<pid>-<basename> (util/path.h), and say where, so the tuning is not lost. */
+void ergo__model_save_fallback(const char *path, const ergo__model *m, const ergo__space *space);
 
 /* The region at `path`, or NULL. */
 ergo__model_region *ergo__model_find(const ergo__model *m, const char *path);

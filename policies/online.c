@@ -176,10 +176,12 @@ static int online_finish(ergo__policy *p) {
   const char *path = p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL;
   if (rc < 0)
     ergo__error("online: out of memory while building the tuning model; '%s' not written", path);
-  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0)
+  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0) {
     ergo__error("online: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
                 "to a writable path)",
                 path, ergo_strerror(rc));
+    ergo__model_save_fallback(path, &m, &p->space);
+  }
   /* A search cut short still has a choice (the best that beat the baseline
    * clearly so far, else the baseline): say so once. */
   if (unfinished)

@@ -112,10 +112,12 @@ static int sweep_finish(ergo__policy *p) {
   const char *path = p->cfg->model ? p->cfg->model : SWEEP_DEFAULT_MODEL;
   if (rc < 0)
     ergo__error("sweep: out of memory while building the tuning model; '%s' not written", path);
-  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0)
+  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0) {
     ergo__error("sweep: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
                 "to a writable path)",
                 path, ergo_strerror(rc));
+    ergo__model_save_fallback(path, &m, &p->space);
+  }
   /* A schedule cut short still gives a model, from fewer points: say so once. */
   if (unfinished)
     ergo__warn("sweep: %d region%s did not finish %s schedule (first: '%s', after %d "

@@ -3,8 +3,10 @@
 #include "runtime/config.h"
 
 #include "util/log.h"
+#include "util/path.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +166,8 @@ int ergo_config_from_env(ergo_config *cfg) {
     }
     if (!rc) rc = ERGO_EINVAL;
   }
+  /* A report on the model's file (or two on one) is dropped here, so the model survives. */
+  ergo__config_same_files(cfg, 0);
   return rc;
 }
 
@@ -188,4 +192,88 @@ int ergo__config_check(const ergo_config *cfg) {
     rc = ERGO_EINVAL;
   }
   return rc;
+}
+
+/* ---- output files ---- */
+
+/* The fields naming files ergo writes; the model first, so that of two on one file the report is
+ * the one dropped and the model survives. */
+static const char *const output_fields[] = {"model",          "report",     "report_json",
+                                            "report_hatchet", "report_csv", "step_report",
+                                            "balance",        "power_csv",  "trace"};
+enum { NOUTPUTS = sizeof output_fields / sizeof *output_fields };
+
+static const ergo__config_row *row_named(const char *name) {
+  for (int i = 0; i < ergo__config_nspec; i++)
+    if (ergo__config_spec[i].name && strcmp(ergo__config_spec[i].name, name) == 0)
+      return &ergo__config_spec[i];
+  return NULL;
+}
+
+/* The file output i goes to under cfg, or NULL: not written (unset, "none", a stream), or the
+ * model under a policy that neither reads nor writes one. */
+static const char *output_path(int i, const ergo_config *cfg, const ergo__config_row **row) {
+  const ergo__config_row *r = *row = row_named(output_fields[i]);
+  if (!r || !has_field(r, cfg->size)) return NULL;
+  const char *p = *(const char *const *)cfield_of(r, cfg);
+  if (i == 0) { /* the model */
+    const char *pol = cfg->policy ? cfg->policy : "monitor";
+    if (strcmp(pol, "static") && strcmp(pol, "sweep") && strcmp(pol, "online")) return NULL;
+    if (!p) p = r->unset;
+  }
+  if (!p || !*p || !strcmp(p, "none") || !strcmp(p, "stdout") || !strcmp(p, "stderr")) return NULL;
+  return p;
+}
+
+/* How the user named the row: the variable (also when a program passed on what the environment
+ * said, as ergo_config_from_env does), or the ergo_config field. */
+static void who(const ergo__config_row *r, int as_c, const char *path, char *out, size_t len) {
+  const char *env = getenv(r->var);
+  if (as_c && !(env && path && strcmp(env, path) == 0))
+    snprintf(out, len, "ergo_config.%s", r->name);
+  else
+    snprintf(out, len, "%s", r->var);
+}
+
+int ergo__config_same_files(ergo_config *cfg, int as_c) {
+  int rc = 0;
+  const ergo__config_row *rows[NOUTPUTS];
+  const char *paths[NOUTPUTS];
+  for (int i = 0; i < NOUTPUTS; i++) paths[i] = output_path(i, cfg, &rows[i]);
+  /* Two outputs on one file: the later would overwrite the earlier (the model, or a report). */
+  for (int j = 1; j < NOUTPUTS; j++)
+    for (int i = 0; i < j && paths[j]; i++) {
+      if (!paths[i] || !ergo__path_same(paths[i], paths[j])) continue;
+      char a[64], b[64];
+      who(rows[i], as_c, paths[i], a, sizeof a);
+      who(rows[j], as_c, paths[j], b, sizeof b);
+      if (as_c) {
+        ergo__warn("%s='%s' is the same file as %s='%s': one would overwrite the other; ergo_init "
+                   "refuses it (fix: give each its own path)",
+                   b, paths[j], a, paths[i]);
+        rc = ERGO_EINVAL;
+      } else {
+        ergo__warn("%s='%s' is the same file as %s='%s'; %s is dropped so that file is not "
+                   "overwritten (fix: give each its own path)",
+                   b, paths[j], a, paths[i], b);
+        *(const char **)field_of(rows[j], cfg) = NULL;
+        paths[j] = NULL;
+      }
+    }
+  return rc;
+}
+
+void ergo__config_writable(const ergo_config *cfg, int as_c) {
+  /* Say now, not after hours of computation, that a file cannot be written where asked. */
+  for (int i = 0; i < NOUTPUTS; i++) {
+    const ergo__config_row *r;
+    const char *path = output_path(i, cfg, &r);
+    char why[PATH_MAX + 128], name[64];
+    if (!path || ergo__path_writable(path, why, sizeof why) == 0) continue;
+    if (i == 0 && strcmp(cfg->policy, "static") == 0) continue; /* static only reads it */
+    who(r, as_c, path, name, sizeof name);
+    ergo__warn("%s='%s' cannot be written: %s; the run goes on (fix: create the directory or set "
+               "%s to a writable path)",
+               name, path, why, name);
+  }
 }

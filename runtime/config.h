@@ -56,6 +56,16 @@ int ergo__config_parse_path(const ergo__config_row *r, const char *text, void *f
  * line per bad field naming it, its value and what is accepted. */
 int ergo__config_check(const ergo_config *cfg);
 
+/* The files cfg writes (the model under a policy that uses it, reports, step files, ...): two
+ * on one file are refused (as_c: named as ergo_config fields, one warning each, ERGO_EINVAL) or,
+ * from the environment, the later one is dropped with a warning, so the model survives (0).
+ * ergo_config_from_env does the latter. */
+int ergo__config_same_files(ergo_config *cfg, int as_c);
+
+/* One warning per file cfg writes whose directory is missing or not writable, or that is a
+ * directory, naming the variable (or the field, as_c), the path and the fix; the run goes on. */
+void ergo__config_writable(const ergo_config *cfg, int as_c);
+
 /* One warning per ERGO_* name in env (a NULL-terminated "NAME=VALUE" array, like environ) that no
  * row knows, with the nearest known name when one is close; names starting with ERGO__ are
  * internal and skipped.  Returns the number of warnings.  ergo_config_from_env calls it once

@@ -82,6 +82,7 @@ int ergo_init(const ergo_config *user) {
     ergo_config_default(&cfg);
     if (!bad_user) memcpy(&cfg, user, user->size);
     cfg.size = sizeof cfg;
+    if (!bad_user) bad_user = ergo__config_same_files(&cfg, 1) != 0;
   } else {
     ergo_config_default(&cfg);
     /* Bad environment values were reported (warnings) and kept at their defaults; with
@@ -132,6 +133,8 @@ int ergo_init(const ergo_config *user) {
   }
   int rc = ergo__core_init(&core);
   if (rc) return agree_or_stop(rc, sim);
+  /* Said now, not after hours of computation (counted: after the core's reset of the counts). */
+  ergo__config_writable(&cfg, user != NULL);
   if (!ergo__job_agree(1))
     ergo__warn("ergo_init failed on another rank (it said why); this rank reports on its own, "
                "as <name>.rankN files, and does not tune with its node");
@@ -162,5 +165,6 @@ int ergo_finalize(void) {
   ergo__sim_stop();
   ergo__ranks_set(NULL);
   ergo__job_stop();
+  ergo__log_summary(); /* each kind of line counted but not printed: how many */
   return rc;
 }

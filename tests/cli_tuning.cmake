@@ -70,6 +70,10 @@ grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; e
   add_test(NAME cli_tuning_run_bad_policy COMMAND ${ERGO_EXPECT} --rc=2
     "--match=^ergo run: --policy 'bogus' is not valid: expected monitor, fixed, static, sweep or online\n$"
     -- ${tun_cli} run --policy bogus -- true)
+  # A report on the tuning model's file would destroy the model: refused before APP starts.
+  add_test(NAME cli_tuning_run_report_is_model COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: --report-json 'x\\.json' is the tuning model's file \\(--model 'x\\.json'\\): the report would overwrite the model \\(fix: give the report another path\\)\n$"
+    -- ${tun_cli} run --policy online --model x.json --report-json x.json -- sh -c "echo APP started")
   add_test(NAME cli_tuning_run_bad_objective COMMAND ${ERGO_EXPECT} --rc=2
     "--match=^ergo run: --objective 'energy@' is not valid: ${tun_expected_obj}\n$"
     -- ${tun_cli} run --objective energy@ -- true)

@@ -492,11 +492,96 @@ static void test_init_env_bad_policy_runs_monitor(void **state) {
   ergo_finalize();
 }
 
+/* A report on the tuning model's file (or two reports on one file) would destroy the other:
+ * ergo_init(&cfg) refuses it in one line; paths are compared as files (./x and x are one). */
+static void test_same_file_refused(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.policy = "online";
+  c.model = test_in_dir("x.json");
+  char rep[600];
+  snprintf(rep, sizeof rep, "%s/./x.json", test_dir);
+  c.report_json = rep;
+  unsigned long w = ergo_warning_count();
+  assert_int_equal(ergo_init(&c), ERGO_EINVAL);
+  assert_int_equal(ergo_warning_count(), w + 1);
+  assert_non_null(strstr(ergo_last_error(), "ergo_config.report_json='"));
+  assert_non_null(strstr(ergo_last_error(), "is the same file as ergo_config.model='"));
+  assert_non_null(strstr(ergo_last_error(), "ergo_init refuses it (fix: give each its own path)"));
+  assert_int_equal(ergo_initialized(), 0);
+  /* Two reports on one file: refused too. */
+  c = test_config();
+  c.report_csv = test_in_dir("r.out");
+  c.report_hatchet = test_in_dir("r.out");
+  assert_int_equal(ergo_init(&c), ERGO_EINVAL);
+  assert_non_null(strstr(ergo_last_error(), "ergo_config.report_csv='"));
+  /* Under monitor the model is not used: a report may have its name. */
+  c = test_config();
+  c.model = test_in_dir("x.json");
+  c.report_json = test_in_dir("x.json");
+  test_init(&c);
+  ergo_finalize();
+}
+
+/* From the environment the report is dropped with a warning, so the model survives. */
+static void test_same_file_env_dropped(void **state) {
+  (void)state;
+  assert_int_equal(clear_env(NULL), 0);
+  setenv("ERGO_POLICY", "sweep", 1);
+  setenv("ERGO_MODEL", test_in_dir("m.json"), 1);
+  setenv("ERGO_REPORT_JSON", test_in_dir("m.json"), 1);
+  setenv("ERGO_REPORT_CSV", test_in_dir("r.csv"), 1);
+  ergo_config c;
+  ergo_config_default(&c);
+  unsigned long w = ergo_warning_count();
+  assert_int_equal(ergo_config_from_env(&c), 0);
+  assert_int_equal(ergo_warning_count(), w + 1);
+  assert_null(c.report_json);
+  assert_string_equal(c.report_csv, test_in_dir("r.csv"));
+  assert_non_null(strstr(ergo_last_error(), "ERGO_REPORT_JSON='"));
+  assert_non_null(strstr(ergo_last_error(), "is the same file as ERGO_MODEL='"));
+  assert_non_null(strstr(ergo_last_error(), "ERGO_REPORT_JSON is dropped so that file is not "
+                                            "overwritten (fix: give each its own path)"));
+  assert_int_equal(clear_env(NULL), 0);
+}
+
+/* An output that cannot be written is said at ergo_init, naming the field, the path and the fix;
+ * the run goes on, and the report goes to the fallback in $TMPDIR at finalize. */
+static void test_unwritable_said_at_init(void **state) {
+  (void)state;
+  assert_int_equal(clear_env(NULL), 0);
+  ergo_config c = test_config();
+  c.report_csv = "/nonexistent-dir/r.csv";
+  c.report_hatchet = test_dir; /* a directory */
+  setenv("TMPDIR", test_dir, 1);
+  test_init(&c);
+  assert_int_equal(ergo_warning_count(), 2);
+  assert_string_equal(ergo_last_error(),
+                      "ergo_config.report_csv='/nonexistent-dir/r.csv' cannot be written: "
+                      "directory '/nonexistent-dir' does not exist; the run goes on (fix: create "
+                      "the directory or set ergo_config.report_csv to a writable path)");
+  region_ms(1, "A", 1);
+  assert_int_equal(ergo_finalize(), ERGO_EIO);
+  unsetenv("TMPDIR");
+  char fb[600];
+  snprintf(fb, sizeof fb, "%s/ergo-%ld-r.csv", test_dir, (long)getpid());
+  char *text = slurp(fb);
+  assert_non_null(text);
+  assert_non_null(strstr(text, "Global"));
+  free(text);
+  unlink(fb);
+  snprintf(fb, sizeof fb, "%s/ergo-%ld-%s", test_dir, (long)getpid(), strrchr(test_dir, '/') + 1);
+  assert_int_equal(unlink(fb), 0); /* the Hatchet JSON's fallback */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       /* first: the only test that sees this process's first reading of the environment */
       cmocka_unit_test_setup(test_unknown_variable_once, clear_env),
       cmocka_unit_test_setup(test_unknown_variables, clear_env),
+      ERGO_DIR_TEST(test_same_file_refused),
+      ERGO_DIR_TEST(test_same_file_env_dropped),
+      ERGO_DIR_TEST(test_unwritable_said_at_init),
       cmocka_unit_test_setup(test_defaults, clear_env),
       cmocka_unit_test_setup(test_good_values, clear_env),
       cmocka_unit_test_setup(test_bad_values_named, clear_env),

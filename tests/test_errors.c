@@ -332,6 +332,129 @@ static void test_abort_mode_errors_only(void **state) {
   assert_non_null(strstr(buf, "ergo: aborting because ERGO_ON_ERROR=abort\n"));
 }
 
+/* Run `body` in a child (ERGO_ON_ERROR as `abort` says) with stderr captured into buf. */
+static int in_child(void (*body)(void), int abort_mode, char *buf, size_t size) {
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    ergo_config c = test_config();
+    if (abort_mode) c.on_error = ERGO_ON_ERROR_ABORT;
+    test_now_ns = 1;
+    if (ergo_init(&c) != 0) _exit(3);
+    body();
+    _exit(7);
+  }
+  close(fds[1]);
+  size_t len = 0;
+  ssize_t n;
+  while ((n = read(fds[0], buf + len, size - 1 - len)) > 0) len += (size_t)n;
+  buf[len] = '\0';
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+static size_t count_of(const char *text, const char *needle) {
+  size_t n = 0;
+  for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+  return n;
+}
+
+#define MISMATCH_LINE(line)                                                                        \
+  "ergo: error: app.c:" #line ": ERGO_POP(1, \"B\"): label mismatch: expected \"A\" (pushed at "   \
+  "app.c:1, level 1), found \"B\", which is not open; pop ignored (fix: make the pop name its "    \
+  "push)\n"
+#define FURTHER                                                                                    \
+  "ergo: warning: further lines like the one above are counted, not printed (summary at "          \
+  "ergo_finalize)\n"
+
+/* 1000 mismatched pops (one kind of error), 3 underflows (another) and 7 refused quantities (a
+ * kind of warning). */
+static void many_mismatches(void) {
+  for (int i = 0; i < 1000; i++) {
+    PUSH_AT(1, "A", 1);
+    POP_AT(1, "B", 2);
+    POP_AT(1, "A", 3);
+  }
+  for (int i = 0; i < 3; i++) POP_AT(1, "U", 4);
+  int id;
+  for (int i = 0; i < 7; i++) (void)ergo_quantity_attach(&(ergo_quantity){0}, &id);
+  if (ergo_error_count() != 1003) _exit(4);
+  if (ergo_warning_count() != 7) _exit(5);
+  ergo_finalize();
+  _exit(7);
+}
+
+/* The first 5 lines of a kind are printed, then one line says the rest are counted; the counts
+ * see every line, and ergo_finalize prints one summary line per kind that had lines not printed. */
+static void test_repeats_counted_not_printed(void **state) {
+  (void)state;
+  char buf[16384];
+  int status = in_child(many_mismatches, 0, buf, sizeof buf);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 7);
+  const char *expect =
+      MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2) MISMATCH_LINE(2) FURTHER;
+  assert_memory_equal(buf, expect, strlen(expect));
+  assert_int_equal(count_of(buf, "label mismatch"), 6); /* 5 lines and the summary */
+  assert_int_equal(count_of(buf, "stack underflow"), 3);
+  assert_int_equal(count_of(buf, "further lines like the one above"), 2);
+  assert_non_null(strstr(buf, "ergo: error: 1000 lines like \"app.c:2: ERGO_POP(1, \"B\"): label "
+                              "mismatch: expected \"A\" (pushed at app.c:1, level 1), found "
+                              "\"B\", which is not open; pop ignored (fix: make the pop name its "
+                              "push)\" in all; 995 not printed\n"));
+  assert_int_equal(count_of(buf, " in all; "), 2); /* the mismatches and the warnings */
+  assert_non_null(strstr(buf, "ergo: warning: 7 lines like \""));
+  assert_non_null(strstr(buf, "\" in all; 2 not printed\n"));
+  assert_null(strstr(buf, "lines like \"app.c:4"));
+  /* 1000 lines would have been printed: now 5 + 1 + 3 + 5 + 1 + 2 summaries. */
+  assert_int_equal(count_of(buf, "\n"), 17);
+}
+
+static void repeated_then_finalize_twice(void) {
+  for (int i = 0; i < 6; i++) POP_AT(1, "U", 4);
+  ergo_finalize();
+  /* A new run prints the kind again from its first line. */
+  ergo_config c = test_config();
+  if (ergo_init(&c) != 0) _exit(3);
+  POP_AT(1, "U", 5);
+  if (ergo_error_count() != 1) _exit(4);
+  ergo_finalize();
+}
+
+/* ergo_finalize forgets the kinds and ergo_init starts them anew. */
+static void test_repeats_reset_at_init(void **state) {
+  (void)state;
+  char buf[8192];
+  int status = in_child(repeated_then_finalize_twice, 0, buf, sizeof buf);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 7);
+  assert_int_equal(count_of(buf, "app.c:4: ERGO_POP"), 6); /* 5 lines and the summary's quote */
+  assert_int_equal(count_of(buf, "app.c:5: ERGO_POP"), 1);
+  assert_int_equal(count_of(buf, "6 lines like"), 1);
+  assert_int_equal(count_of(buf, " in all; "), 1);
+}
+
+static void many_errors_abort(void) {
+  for (int i = 0; i < 10; i++) POP_AT(1, "U", 4);
+}
+
+/* ERGO_ON_ERROR=abort still aborts at the first error. */
+static void test_repeats_abort_first(void **state) {
+  (void)state;
+  char buf[4096];
+  int status = in_child(many_errors_abort, 1, buf, sizeof buf);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(WTERMSIG(status), SIGABRT);
+  assert_int_equal(count_of(buf, "stack underflow"), 1);
+  assert_non_null(strstr(buf, "ergo: aborting because ERGO_ON_ERROR=abort\n"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_underflow),
@@ -347,6 +470,9 @@ int main(void) {
       ERGO_TEST(test_counts_errors_and_warnings),
       ERGO_TEST(test_counts_checkpoint),
       ERGO_TEST(test_abort_mode_errors_only),
+      ERGO_TEST(test_repeats_counted_not_printed),
+      ERGO_TEST(test_repeats_reset_at_init),
+      ERGO_TEST(test_repeats_abort_first),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

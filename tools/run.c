@@ -74,6 +74,18 @@ static int check(const char *policy, const char *objective, const char *model, c
   const char *pol = policy ? policy : getenv("ERGO_POLICY");
   const char *file = model ? model : getenv("ERGO_MODEL");
   if (!file || !*file) file = "ergo-model.json";
+  /* A report on the model's file would overwrite the model at finalize (the library would drop
+   * the report; the run would not be what was asked for): refused before APP starts. */
+  const char *rep = report ? report : getenv("ERGO_REPORT_JSON");
+  if (pol && (!strcmp(pol, "static") || !strcmp(pol, "sweep") || !strcmp(pol, "online")) && rep &&
+      *rep && ergo__path_same(file, rep)) {
+    fprintf(stderr,
+            "ergo run: %s '%s' is the tuning model's file (%s '%s'): the report would overwrite "
+            "the model (fix: give the report another path)\n",
+            report ? "--report-json" : "ERGO_REPORT_JSON", rep, model ? "--model" : "ERGO_MODEL",
+            file);
+    return -1;
+  }
   if (pol && strcmp(pol, "static") == 0 && access(file, R_OK) != 0) {
     fprintf(stderr,
             "ergo run: the tuning model '%s' cannot be read: %s (static needs one: "

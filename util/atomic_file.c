@@ -18,7 +18,10 @@ int ergo__atomic_write(const char *path, const char *data, size_t len) {
   char *tmp = malloc(n + 32);
   if (!tmp) return ERGO_ENOMEM;
   snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* A fresh temp file: a stale one (or a link planted in a shared directory such as /tmp, where
+   * a fallback goes) is removed, never written through. */
+  unlink(tmp);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     ergo__error("cannot write '%s': %s (fix: make its directory writable or choose another path)",
                 path, strerror(errno));

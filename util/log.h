@@ -14,8 +14,14 @@ void ergo__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ergo__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One "ergo: ..." line: where a file went, what was done; counted nowhere. */
 void ergo__info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Forget the counts and the last message (ergo_init). */
+/* Error and warning lines of one kind (one call site's format string) printed before the rest
+ * are counted and not printed (one line says so after the last one printed). */
+#define ERGO__LOG_SHOWN 5
+/* Forget the counts, the last message and the kinds seen (ergo_init). */
 void ergo__errors_reset(void);
+/* One line per kind that had lines not printed: how many in all (ergo_finalize); then forget the
+ * kinds, so the next lines of each are printed again. */
+void ergo__log_summary(void);
 /* 1: ergo__error aborts the process after its line (ERGO_ON_ERROR=abort). */
 void ergo__log_set_abort(int on);
 

@@ -1,0 +1,21 @@
+/* path.h - questions about output paths asked before hours of computation: can this file be
+ * written, are two paths one file; and where a file goes when its own path cannot be written. */
+#ifndef ERGO_UTIL_PATH_H
+#define ERGO_UTIL_PATH_H
+
+#include <stddef.h>
+
+/* 0 when `path` can be written: its directory exists and is writable, and it is not a directory.
+ * Else -1 and why ("directory '/x' does not exist", ...) in why. */
+int ergo__path_writable(const char *path, char *why, size_t whylen);
+
+/* 1 when a and b name one file: the same realpath when the file exists, else the same
+ * normalised string (its directory's realpath when that exists, "./" and "//" dropped). */
+int ergo__path_same(const char *a, const char *b);
+
+/* Create the fallback for `path`: $TMPDIR (else /tmp) + "/ergo-<pid>-<basename>", made empty with
+ * O_EXCL|O_NOFOLLOW (mode 0600) so nobody else's file or link is written through.  0 and the
+ * name in out, or -1 (errno set). */
+int ergo__path_fallback(const char *path, char *out, size_t outlen);
+
+#endif
