@@ -264,6 +264,8 @@ static void test_three_ranks(void **state) {
   assert_int_equal(work->calls, 5);
   assert_close(work->min_s, 0.030); /* the shortest call on any rank */
   assert_close(work->max_s, 0.080); /* the longest */
+  /* Mean per call: 0.24 s over all ranks / 5 calls, between min and max (not 0.08 s / 5). */
+  assert_close(ergo__snap_mean_s(work), 0.048);
   assert_ranks(only1, 3, 1, (double[]){0, 0.010, 0});
   assert_int_equal(only1->level, 3);
   assert_int_equal(only1->calls, 1);
@@ -288,19 +290,21 @@ static void test_three_ranks(void **state) {
   /* Whole lines: time (the mean) and share, the spread over the ranks (std over all of them,
    * imbalance = max / mean - 1), on how many ranks, then the summed energy.  Timestep: mean
    * 0.12, std sqrt(0.0008 / 3), imbalance 0.14 / 0.12 - 1; 63 J (package and DRAM) of Global's 126
-   * J. */
+   * J.  Watts are per node: the energy over the time its readers (here every rank) spent in the
+   * region: Timestep 63 J / 0.36 s, WORK 37.5 J / 0.24 s, ONLY1 2.25 J / 0.01 s, IO 2 J / 0.02 s
+   * (not the summed energy over the ranks' mean time, 525 W for Timestep). */
   assert_non_null(strstr(text, "\n* Timestep                       : 0.1200 sec,  94.74% | ranks "
                                "min 0.1000 max 0.1400 std 0.0163 sec, imbalance  16.67% | "
-                               "63.0000 J, 525.00 W,  50.00%\n"));
+                               "63.0000 J, 175.00 W,  50.00%\n"));
   assert_non_null(strstr(text, "\n- * WORK                         : 0.0800 sec,  66.67% | ranks "
                                "min 0.0600 max 0.1000 std 0.0163 sec, imbalance  25.00% | "
-                               "37.5000 J, 468.75 W,  59.52%\n"));
+                               "37.5000 J, 156.25 W,  59.52%\n"));
   assert_non_null(strstr(text, "\n- * ONLY1                        : 0.0033 sec,   2.78% | ranks "
                                "min 0.0000 max 0.0100 std 0.0047 sec, imbalance 200.00% | on "
-                               "1/3 ranks | 2.2500 J, 675.00 W,   3.57%\n"));
+                               "1/3 ranks | 2.2500 J, 225.00 W,   3.57%\n"));
   assert_non_null(strstr(text, "\n* IO                             : 0.0067 sec,   5.26% | ranks "
                                "min 0.0000 max 0.0150 std 0.0062 sec, imbalance 125.00% | on "
-                               "2/3 ranks | 2.0000 J, 300.00 W,   1.59%\n"));
+                               "2/3 ranks | 2.0000 J, 100.00 W,   1.59%\n"));
   free(text);
   ergo__merged_free();
   assert_null(ergo__merged());
