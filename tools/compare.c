@@ -18,7 +18,8 @@ static void compare_usage(FILE *out) {
                "Reads ergo JSON reports (ERGO_REPORT_JSON, `ergo run --report-json`) and prints\n"
                "the energy to solution of each run: total time, total energy and energy per\n"
                "domain, then time and energy of the main regions (depth 1 and 2), each with its\n"
-               "energy saving and time change against the first run.\n\n"
+               "energy saving and time change against the first run.  In a report merged over\n"
+               "MPI ranks a time is the slowest rank's (ranks.max_s): the job ends with it.\n\n"
                "  --csv   the same figures as CSV, one line per run and region\n\n"
                "Exit status: 0, 1 when a report cannot be read (one line says which and why),\n"
                "2 for a usage error.\n");
