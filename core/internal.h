@@ -200,7 +200,7 @@ typedef struct ergo__snap {
    * Merged: the sum over the ranks that read component c (one reader per node and domain)
    * of their time in the region, so q/q_time_s is the mean per node. */
   double q_time_s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
-  struct ergo__snap *children;                        /* sorted by time, descending; ties by name */
+  struct ergo__snap *children; /* sorted by time, descending; ties by name */
   size_t nchildren;
   /* Merged over the ranks of a job (merge.c), else nranks == 0.  time_s is then the mean over
    * all ranks (a rank without the region counts 0 s), calls and quantities are sums, min_s and

@@ -48,8 +48,15 @@ static void build_rank(int r) {
 
 /* The quantity's amount in a region of rank `rank`'s tree. */
 static int q_rank;
+static int q_value_all(const ergo_region *r, double *out);
+static int no_dram_rank = -1; /* this rank reads no DRAM (another rank of its node does) */
 static int q_value(void *ctx, const ergo_region *r, double *out) {
   (void)ctx;
+  int rc = q_value_all(r, out);
+  if (q_rank == no_dram_rank) out[1] = 0;
+  return rc;
+}
+static int q_value_all(const ergo_region *r, double *out) {
   const char *n = ergo_region_name(r);
   double k = q_rank + 1;
   if (!strcmp(n, "Timestep")) {
@@ -509,10 +516,37 @@ static void test_unreadable_packs(void **state) {
   }
 }
 
+/* Watts per node when the ranks read different domains: rank 1 reads package-0 but no DRAM (its
+ * Global has none), so DRAM's joules are over rank 0's time alone.  Timestep: package 10 + 20 J
+ * over 0.10 + 0.12 s, DRAM 1 J over 0.10 s (not over 0.22 s): 136.36 + 10 W. */
+static void test_power_per_domain(void **state) {
+  (void)state;
+  job_size = 2;
+  no_dram_rank = 1;
+  run_rank(1, "dram-0");
+  const ergo__snap *m = merge_on_rank0();
+  no_dram_rank = -1;
+  assert_non_null(m);
+  const ergo__snap *ts = child(m, "Timestep"), *work = child(ts, "WORK");
+  assert_close(ts->q_time_s[0][0], 0.22);
+  assert_close(ts->q_time_s[0][1], 0.10);
+  assert_close(ergo__snap_q_rate(ts, 0), 30 / 0.22 + 1 / 0.10);
+  /* WORK: package 6 + 12 J over 0.06 + 0.08 s, DRAM 0.5 J over 0.06 s. */
+  assert_close(ergo__snap_q_rate(work, 0), 18 / 0.14 + 0.5 / 0.06);
+  /* Unaccounted under Timestep: the same children out of energy and time alike. */
+  double q[ERGO_MAX_COMPONENTS], qt[ERGO_MAX_COMPONENTS];
+  ergo__snap_q_rest(ts, 0, q, qt);
+  assert_close(q[0], 30 - 18 - 2);
+  assert_close(qt[0], 0.22 - 0.14 - 0.01);
+  assert_close(qt[1], 0.10 - 0.06);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_three_ranks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_components, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_power_per_domain, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncated_pack, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unreadable_packs, setup, teardown),
   };

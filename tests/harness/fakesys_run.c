@@ -5,10 +5,10 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

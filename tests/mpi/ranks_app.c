@@ -58,9 +58,10 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--sleep") == 0)
       sleepy = 1, scale = 5; /* 100..400 ms of WORK per step: long beside the counters' steps */
     else {
-      fprintf(stderr,
-              "ranks_app: unknown argument '%s': expected --steps N, --sim, --sleep or --log-configs\n",
-              argv[i]);
+      fprintf(
+          stderr,
+          "ranks_app: unknown argument '%s': expected --steps N, --sim, --sleep or --log-configs\n",
+          argv[i]);
       return 2;
     }
   }
