@@ -56,6 +56,9 @@ ERGO__HIDDEN int ergo__core_init(const ergo_config *cfg);
 ERGO__HIDDEN int ergo__core_finalize(void);
 /* The configuration ergo__core_init took, with strings the core owns until finalize. */
 ERGO__HIDDEN const ergo_config *ergo__core_config(void);
+/* Global's clock (and its first step's) starts now: the runtime calls it at the end of ergo_init,
+ * beside the energy layer's first reading, so Global's time and energy cover one window. */
+ERGO__HIDDEN void ergo__core_origin(void);
 /* ergo's own cost is timed in real time: the region clock when it is real,
  * CLOCK_MONOTONIC (ns) when regions run on a user or virtual clock. */
 static inline uint64_t ergo__cost_now(void) {
@@ -198,11 +201,16 @@ typedef struct ergo__snap {
   unsigned q_ok;       /* bit i: quantity i measured this region; ERGO__Q_LOWER(i): and its
                         * amount is only a lower bound (merged: on some rank) */
   double q[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]; /* inclusive amounts */
-  struct ergo__snap *children;                        /* sorted by time, descending; ties by name */
+  /* Seconds over which q[i][c] was measured: the rate's denominator.  One process: time_s.
+   * Merged: the sum over the ranks that read component c (one reader per node and domain)
+   * of their time in the region, so q/q_time_s is the mean per node. */
+  double q_time_s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
+  struct ergo__snap *children; /* sorted by time, descending; ties by name */
   size_t nchildren;
   /* Merged over the ranks of a job (merge.c), else nranks == 0.  time_s is then the mean over
    * all ranks (a rank without the region counts 0 s), calls and quantities are sums, min_s and
-   * max_s the extremes per call over the ranks. */
+   * max_s the extremes per call over the ranks; the mean per call (ergo__snap_mean_s) is the
+   * time summed over ranks divided by the calls summed over ranks. */
   int nranks, ranks_ran;            /* ranks in the job, ranks where the region exists */
   int nnodes;                       /* root only: nodes in the job */
   double r_min_s, r_max_s, r_std_s; /* of the ranks' times (std: over all nranks) */
@@ -256,5 +264,12 @@ ERGO__HIDDEN char *ergo__report_json_string(void);
 ERGO__HIDDEN double ergo__snap_q_total(const ergo__snap *s, int qi);
 ERGO__HIDDEN double ergo__snap_q_self(const ergo__snap *s, int qi);
 ERGO__HIDDEN double ergo__snap_q_share(const ergo__snap *s, const ergo__snap *parent, int qi);
+/* Amount per second of the total (energy: watts), per component amount over the seconds it was
+ * measured (q_time_s), summed: one process's total / time; merged, the mean per node. */
+ERGO__HIDDEN double ergo__q_rate(int qi, const double *q, const double *q_time_s);
+ERGO__HIDDEN double ergo__snap_q_rate(const ergo__snap *s, int qi);
+/* Unaccounted under `s`: its amount and seconds minus those of its children that measured
+ * the quantity, per component (never negative), so the rate covers one window. */
+ERGO__HIDDEN void ergo__snap_q_rest(const ergo__snap *s, int qi, double *q, double *q_time_s);
 
 #endif

@@ -103,6 +103,13 @@ int ergo_initialized(void) { return ergo__g.initialized; }
 
 const ergo_config *ergo__core_config(void) { return &ergo__g.cfg; }
 
+void ergo__core_origin(void) {
+  pthread_mutex_lock(&ergo__g.lock);
+  if (ergo__g.main_tree && ergo__g.main_tree->depth == 0) /* no region open yet */
+    ergo__g.main_tree->t0 = ergo__g.main_tree->step_t = ergo__ticks();
+  pthread_mutex_unlock(&ergo__g.lock);
+}
+
 /* Report every region still open, then close it so its time is kept. */
 static void close_open_regions(ergo__tree *t, uint64_t now) {
   for (int d = t->depth; d > 0; d--) {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define PACK_MAGIC "ERGM"
-#define PACK_VERSION 1u
+#define PACK_VERSION 2u /* 2: q_time_s after q */
 
 /* ---- packing ------------------------------------------------------------- */
 static void put_u32(ergo__buf *b, uint32_t v) { ergo__buf_put(b, &v, sizeof v); }
@@ -38,6 +38,8 @@ static void pack_node(ergo__buf *b, const ergo__snap *s, int nq) {
   put_u32(b, s->q_ok);
   for (int qi = 0; qi < nq; qi++)
     for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, s->q[qi][c]);
+  for (int qi = 0; qi < nq; qi++)
+    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, s->q_time_s[qi][c]);
   put_u32(b, (uint32_t)s->nchildren);
   for (size_t i = 0; i < s->nchildren; i++) pack_node(b, &s->children[i], nq);
 }
@@ -126,6 +128,8 @@ static int unpack_node(rd *r, ergo__snap *s, int depth) {
   s->q_ok = get_u32(r);
   for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
     for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) s->q[qi][c] = get_f64(r);
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) s->q_time_s[qi][c] = get_f64(r);
   uint32_t n = get_u32(r);
   /* Each child takes far more than one byte: a count beyond the bytes left is corrupt. */
   if (r->bad || n > (size_t)(r->end - r->p)) {
@@ -182,6 +186,9 @@ static int same_quantity(const rank_q *rq, int qi) {
 typedef struct merge_ctx {
   int n;             /* ranks */
   unsigned *q_agree; /* per rank: bit qi when its quantity qi adds to rank 0's */
+  /* per rank and quantity: bit c when the rank reads component c (its Global has some of
+   * it): a node's domain is read by one elected rank, the others report 0 for it */
+  unsigned (*q_reads)[ERGO_MAX_QUANTITIES];
 } merge_ctx;
 
 static int cmp_merged(const void *a, const void *b) {
@@ -224,7 +231,11 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       if (!(s->q_ok & (1u << qi)) || !(m->q_agree[r] & (1u << qi))) continue;
       out->q_ok |= (1u << qi) | (s->q_ok & ERGO__Q_LOWER(qi)); /* a lower bound anywhere */
-      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) out->q[qi][c] += s->q[qi][c];
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
+        out->q[qi][c] += s->q[qi][c];
+        /* The reader's time in the region is the window its node's energy covers. */
+        if (m->q_reads[r][qi] & (1u << c)) out->q_time_s[qi][c] += s->q_time_s[qi][c];
+      }
     }
   }
   double mean = sum / m->n;
@@ -317,7 +328,8 @@ int ergo__merge_take(void) {
   ergo__snap *roots = calloc((size_t)n, sizeof *roots);
   const ergo__snap **per = calloc((size_t)n, sizeof *per);
   unsigned *agree = calloc((size_t)n, sizeof *agree);
-  rc = roots && per && agree ? 0 : ERGO_ENOMEM;
+  unsigned(*reads)[ERGO_MAX_QUANTITIES] = calloc((size_t)n, sizeof *reads);
+  rc = roots && per && agree && reads ? 0 : ERGO_ENOMEM;
   size_t off = 0;
   for (int r = 0; r < n && !rc; off += lens[r], r++) {
     rank_q q[ERGO_MAX_QUANTITIES];
@@ -329,6 +341,9 @@ int ergo__merge_take(void) {
       continue;
     }
     per[r] = &roots[r];
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++)
+        if (roots[r].q_ok & (1u << qi) && roots[r].q[qi][c] > 0) reads[r][qi] |= 1u << c;
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       if (same_quantity(&q[qi], qi)) {
         agree[r] |= 1u << qi;
@@ -340,7 +355,7 @@ int ergo__merge_take(void) {
       }
     }
   }
-  merge_ctx m = {n, agree};
+  merge_ctx m = {n, agree, reads};
   if (!rc) rc = merge_node(&m, per, &M.merged);
   if (!rc) {
     M.merged.name = "Global";
@@ -358,6 +373,7 @@ int ergo__merge_take(void) {
   free(roots);
   free(per);
   free(agree);
+  free(reads);
   free(lens);
   if (rc) ergo__merged_free();
   return rc;

@@ -102,3 +102,34 @@ double ergo__snap_q_share(const ergo__snap *s, const ergo__snap *parent, int qi)
   double p = ergo__snap_q_total(parent, qi);
   return p > 0 ? ergo__snap_q_total(s, qi) / p : 0.0;
 }
+
+double ergo__q_rate(int qi, const double *q, const double *q_time_s) {
+  const ergo_quantity *qq = &ergo__quants[qi].q;
+  double r = 0;
+  for (int c = 0; c < qq->ncomponents; c++)
+    if ((qq->total_mask & (1u << c)) && q_time_s[c] > 0) r += q[c] / q_time_s[c];
+  return r;
+}
+
+double ergo__snap_q_rate(const ergo__snap *s, int qi) {
+  return s->q_ok & (1u << qi) ? ergo__q_rate(qi, s->q[qi], s->q_time_s[qi]) : 0.0;
+}
+
+void ergo__snap_q_rest(const ergo__snap *s, int qi, double *q, double *q_time_s) {
+  for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
+    q[c] = s->q[qi][c];
+    q_time_s[c] = s->q_time_s[qi][c];
+  }
+  for (size_t i = 0; i < s->nchildren; i++) {
+    const ergo__snap *k = &s->children[i];
+    if (!(k->q_ok & (1u << qi))) continue; /* unmeasured: its energy and time stay here */
+    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
+      q[c] -= k->q[qi][c];
+      q_time_s[c] -= k->q_time_s[qi][c];
+    }
+  }
+  for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
+    if (q[c] < 0) q[c] = 0; /* counter granularity, never negative */
+    if (q_time_s[c] < 0) q_time_s[c] = 0;
+  }
+}

@@ -43,11 +43,12 @@ static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *pare
     const ergo__qslot *q = &ergo__quants[qi];
     if (!q->used) continue;
     if (!(s->q_ok & (1u << qi))) { /* not measured: empty cells, never a made-up 0 */
-      for (int c = 0; c < 3 + q->q.ncomponents; c++) fputc(',', f);
+      for (int c = 0; c < 3 + !!q->q.rate_unit + q->q.ncomponents; c++) fputc(',', f);
       continue;
     }
     fprintf(f, ",%.9g,%.9g,%.9g", ergo__snap_q_total(s, qi), ergo__snap_q_self(s, qi),
             ergo__snap_q_share(s, parent, qi));
+    if (q->q.rate_unit) fprintf(f, ",%.9g", ergo__snap_q_rate(s, qi));
     for (int c = 0; c < q->q.ncomponents; c++) fprintf(f, ",%.9g", s->q[qi][c]);
   }
   if (s->nranks)
@@ -71,13 +72,15 @@ int ergo_report_csv(const char *path) {
     rc = ERGO_ENOMEM;
   else {
     fputs(header, f);
-    /* Quantity columns: energy_J, energy_self_J, energy_share_of_parent, per component. */
+    /* Quantity columns: energy_J, energy_self_J, energy_share_of_parent, energy_W, per
+     * component. */
     {
       for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
         const ergo__qslot *q = &ergo__quants[qi];
         if (!q->used) continue;
         fprintf(f, ",%s_%s,%s_self_%s,%s_share_of_parent", q->q.name, q->q.unit, q->q.name,
                 q->q.unit, q->q.name);
+        if (q->q.rate_unit) fprintf(f, ",%s_%s", q->q.name, q->q.rate_unit); /* per node */
         for (int c = 0; c < q->q.ncomponents; c++) {
           fputc(',', f);
           char col[160];

@@ -17,8 +17,10 @@
  *   calls and quantities are sums over the ranks (energy: over the nodes' readers).
  *   NODE = {"name","path","level","depth","time_s","self_s","calls","mean_s","min_s","max_s",
  *           "share_of_parent","open","children":[NODE...],
- *           "energy":{"unit","total","self","share_of_parent","lower_bound","components":{...}}
- *           or null}
+ *           "energy":{"unit","total","self","share_of_parent","lower_bound","rate",
+ *                     "components":{...}} or null}
+ *   ("rate": total per second, per node when merged: watts for energy; see ergo__q_rate.
+ *    A merged mean_s is the time summed over ranks / the calls summed over ranks.)
  *   (one key per attached quantity, named after it)
  * "path" joins the names from Global down with "/" ("Global/FIND_HSML/NGB"); a slash or
  * backslash inside a name gets a backslash before it (region "a/b" has path Global/a\/b),
@@ -99,7 +101,10 @@ double ergo__snap_share(const ergo__snap *s, const ergo__snap *parent) {
 }
 
 double ergo__snap_mean_s(const ergo__snap *s) {
-  return s->calls ? s->time_s / (double)s->calls : 0.0;
+  /* Merged: time_s is the mean over ranks, calls the sum; the time over all ranks is n times.
+   * (The merged Global counts one call for the job: its mean is the ranks' mean.) */
+  double total = s->nranks && s->depth > 0 ? s->time_s * s->nranks : s->time_s;
+  return s->calls ? total / (double)s->calls : 0.0;
 }
 
 char *ergo__path_join(const char *parent_path, const char *name) {
@@ -168,6 +173,8 @@ static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const ch
                     ergo__snap_q_total(s, qi), "self", ergo__snap_q_self(s, qi), "share_of_parent",
                     ergo__snap_q_share(s, parent, qi), "lower_bound",
                     (s->q_ok & ERGO__Q_LOWER(qi)) != 0, "components", comp);
+      if (v && q->q.rate_unit) /* amount per second, per node: "rate" in "rate_unit" */
+        json_object_set_new(v, "rate", json_real(ergo__snap_q_rate(s, qi)));
     }
     json_object_set_new(o, q->q.name, v);
   }

@@ -13,17 +13,34 @@ static double pct(double part, double whole) { return whole > 0 ? 100.0 * part /
 typedef struct {
   unsigned ok;
   double total[ERGO_MAX_QUANTITIES];
+  double rate[ERGO_MAX_QUANTITIES]; /* ergo__q_rate: watts per node */
 } qline;
 
 static qline qline_of(const ergo__snap *s) {
-  qline l = {s->q_ok, {0}};
+  qline l = {s->q_ok, {0}, {0}};
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
-    if (s->q_ok & (1u << i)) l.total[i] = ergo__quant_total(i, s->q[i]);
+    if (s->q_ok & (1u << i)) {
+      l.total[i] = ergo__quant_total(i, s->q[i]);
+      l.rate[i] = ergo__snap_q_rate(s, i);
+    }
+  return l;
+}
+
+/* Unaccounted under s: what its measured children leave, amount and seconds alike. */
+static qline qline_rest(const ergo__snap *s) {
+  qline l = {s->q_ok, {0}, {0}};
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
+    if (!(s->q_ok & (1u << i))) continue;
+    double q[ERGO_MAX_COMPONENTS], qt[ERGO_MAX_COMPONENTS];
+    ergo__snap_q_rest(s, i, q, qt);
+    l.total[i] = ergo__quant_total(i, q);
+    l.rate[i] = ergo__q_rate(i, q, qt);
+  }
   return l;
 }
 
 /* " | 12.3456 J, 45.67 W,  34.12%" per attached quantity; "-" where not measured. */
-static void qcols(FILE *f, const qline *l, const qline *parent, double t) {
+static void qcols(FILE *f, const qline *l, const qline *parent) {
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
     const ergo__qslot *q = &ergo__quants[i];
     if (!q->used) continue;
@@ -33,7 +50,7 @@ static void qcols(FILE *f, const qline *l, const qline *parent, double t) {
     }
     /* ">=": the amount is a lower bound (an energy counter may have wrapped unseen). */
     fprintf(f, " | %s%.4f %s", l->ok & ERGO__Q_LOWER(i) ? ">=" : "", l->total[i], q->q.unit);
-    if (q->q.rate_unit) fprintf(f, ", %.2f %s", t > 0 ? l->total[i] / t : 0.0, q->q.rate_unit);
+    if (q->q.rate_unit) fprintf(f, ", %.2f %s", l->rate[i], q->q.rate_unit);
     if (parent && (parent->ok & (1u << i)))
       fprintf(f, ", %6.2f%%", pct(l->total[i], parent->total[i]));
   }
@@ -50,7 +67,7 @@ static void line(FILE *f, int indent, const char *name, double t, double share, 
   snprintf(field + off, sizeof field - off, "* %s", name);
   fprintf(f, "%-*s : %.4f sec, %6.2f%%", ERGO__NAME_COL, field, t, share);
   if (wide && s) {
-    double mean = s->calls ? s->time_s / (double)s->calls : 0.0;
+    double mean = ergo__snap_mean_s(s);
     fprintf(f, " | calls %10llu | mean %.6f | min %.6f | max %.6f sec%s",
             (unsigned long long)s->calls, mean, s->min_s, s->max_s, s->open ? " | open" : "");
   }
@@ -59,24 +76,24 @@ static void line(FILE *f, int indent, const char *name, double t, double share, 
             s->r_std_s, s->time_s > 0 ? 100.0 * (s->r_max_s / s->time_s - 1) : 0.0);
     if (s->ranks_ran < s->nranks) fprintf(f, " | on %d/%d ranks", s->ranks_ran, s->nranks);
   }
-  if (q) qcols(f, q, parent_q, t);
+  if (q) qcols(f, q, parent_q);
   fputc('\n', f);
 }
 
 /* Children of `n` at `indent`; Unaccounted last when the children cover
  * <= 99.9 % of the parent (the paper's rule); "..." for hidden children.
  * Unaccounted energy is the parent's minus its measured children's, so a
- * child's energy plus the parent's Unaccounted energy is the parent's. */
+ * child's energy plus the parent's Unaccounted energy is the parent's; its
+ * watts divide that by the parent's time minus the same children's (a child
+ * above ERGO_ENERGY_LEVEL keeps both its energy and its time in Unaccounted). */
 static void children(FILE *f, const ergo__snap *n, int indent, int max_indent, int wide,
                      int unaccounted, int with_q) {
   double sum = 0;
-  qline nq = qline_of(n), rest_q = nq;
+  qline nq = qline_of(n);
   for (size_t i = 0; i < n->nchildren; i++) {
     const ergo__snap *c = &n->children[i];
     sum += c->time_s;
     qline cq = qline_of(c);
-    for (int k = 0; k < ERGO_MAX_QUANTITIES; k++)
-      if (cq.ok & (1u << k)) rest_q.total[k] -= cq.total[k];
     line(f, indent, c->name, c->time_s, pct(c->time_s, n->time_s), wide, c, with_q ? &cq : NULL,
          &nq);
     if (!c->nchildren) continue;
@@ -88,8 +105,7 @@ static void children(FILE *f, const ergo__snap *n, int indent, int max_indent, i
   /* <= 99.9 %, with room for rounding so an exact 99.9 % always qualifies. */
   if (unaccounted && n->nchildren && sum <= (0.999 + 1e-9) * n->time_s) {
     double rest = n->time_s - sum;
-    for (int k = 0; k < ERGO_MAX_QUANTITIES; k++)
-      if (rest_q.total[k] < 0) rest_q.total[k] = 0; /* counter granularity, never negative */
+    qline rest_q = qline_rest(n);
     line(f, indent, "Unaccounted", rest, pct(rest, n->time_s), 0, NULL, with_q ? &rest_q : NULL,
          &nq);
   }

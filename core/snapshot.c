@@ -54,6 +54,9 @@ static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64
         double d = out->q[i][c] - n->q_step[i][c];
         out->q[i][c] = d > 0 ? d : 0.0;
       }
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
+    for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
+      out->q_time_s[i][c] = out->time_s;
   size_t nc = 0;
   for (const ergo__node *c = n->first_child; c; c = c->next_sibling) nc++;
   if (!nc) return 0;
@@ -104,6 +107,9 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   }
   out->calls = since_step ? 1 : 1 + t->root.loaded_calls;
   out->open = 1;
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
+    for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
+      out->q_time_s[i][c] = out->time_s;
   return 0;
 }
 

@@ -20,6 +20,10 @@ int ergo__energy_start(const ergo_config *cfg, int sim);
  * quiet: leave notes to rank 0 (warnings are every rank's).  Default: everything, not quiet. */
 void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of, int quiet);
 
+/* Global's energy counts from now (a fresh reading), as Global's time does from
+ * ergo__core_origin: the runtime calls both together at the end of ergo_init. */
+void ergo__energy_origin(void);
+
 /* Free what ergo__energy_start made; after the core's finalize. */
 void ergo__energy_stop(void);
 

@@ -278,6 +278,12 @@ int ergo__energy_start(const ergo_config *cfg, int sim) {
   return 0;
 }
 
+void ergo__energy_origin(void) {
+  if (!E.active || !E.reads_any) return;
+  read_or_keep(E.at_init);
+  memcpy(E.now, E.at_init, sizeof E.now);
+}
+
 ergo__meter *ergo__energy_meter(void) { return E.active ? &E.meter : NULL; }
 
 int ergo__energy_reads(void) { return E.active && E.reads_any; }

@@ -151,6 +151,12 @@ int ergo_init(const ergo_config *user) {
   ergo__energy_start(own, sim);
   /* The one path of a region execution through the layers (pipeline.c says in which order). */
   ergo__pipeline_start();
+  /* Global's time and energy from one instant: the core's clock started at ergo__core_init,
+   * the meter's first reading came after knob discovery and the election (15-30 ms later), so
+   * Global's power was low.  Both restart here, where the program's own work begins; ergo_init's
+   * own cost is in neither (it runs before the program's first region). */
+  ergo__energy_origin();
+  ergo__core_origin();
   return 0;
 }
 

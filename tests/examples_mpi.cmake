@@ -130,4 +130,25 @@ echo 'miniapp mpi: one oracle'
 " miniapp-mpi-oracle ${mpi_run} ${mpi_mini} ${MPIEXEC_POSTFLAGS} --oracle)
   set_tests_properties(example_miniapp_mpi_oracle PROPERTIES WORKING_DIRECTORY ${mpi_dir}
     ENVIRONMENT "${mpi_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # Power of a merged report is per node (energy summed over the nodes' readers / the time those
+  # readers spent in the region): on the sim node every line of text, CSV and JSON lies in the
+  # node's physical range (sim/model.c: about 40 W idle to 160 W all cores busy), on one node
+  # and on four pretend nodes (a rank each).
+  foreach(split 1 4)
+    add_test(NAME example_miniapp_mpi_power_split${split} COMMAND ${ERGO_EXPECT}
+      "--match=power: [0-9]+ text, [0-9]+ csv, [0-9]+ json figures in \\[30, 170\\] W\n$"
+      -- sh -c [=[
+check="$1"; shift
+rm -f power.txt power.csv power.json
+"$@" > /dev/null || { echo "FAIL: exit code $?"; exit 1; }
+cat power.txt
+sh "$check" 30 170 power.txt power.csv power.json
+]=] miniapp-mpi-power ${CMAKE_CURRENT_SOURCE_DIR}/support/check_power.sh ${mpi_run} ${mpi_mini}
+      ${MPIEXEC_POSTFLAGS} --steps 2)
+    file(MAKE_DIRECTORY ${mpi_dir}/power${split})
+    set_tests_properties(example_miniapp_mpi_power_split${split} PROPERTIES
+      WORKING_DIRECTORY ${mpi_dir}/power${split} FAIL_REGULAR_EXPRESSION "FAIL:"
+      ENVIRONMENT "${mpi_env};ERGO_NODE_SPLIT=${split};ERGO_REPORT=power.txt;ERGO_REPORT_CSV=power.csv;ERGO_REPORT_JSON=power.json")
+  endforeach()
 endif()

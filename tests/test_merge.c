@@ -48,8 +48,15 @@ static void build_rank(int r) {
 
 /* The quantity's amount in a region of rank `rank`'s tree. */
 static int q_rank;
+static int q_value_all(const ergo_region *r, double *out);
+static int no_dram_rank = -1; /* this rank reads no DRAM (another rank of its node does) */
 static int q_value(void *ctx, const ergo_region *r, double *out) {
   (void)ctx;
+  int rc = q_value_all(r, out);
+  if (q_rank == no_dram_rank) out[1] = 0;
+  return rc;
+}
+static int q_value_all(const ergo_region *r, double *out) {
   const char *n = ergo_region_name(r);
   double k = q_rank + 1;
   if (!strcmp(n, "Timestep")) {
@@ -264,6 +271,8 @@ static void test_three_ranks(void **state) {
   assert_int_equal(work->calls, 5);
   assert_close(work->min_s, 0.030); /* the shortest call on any rank */
   assert_close(work->max_s, 0.080); /* the longest */
+  /* Mean per call: 0.24 s over all ranks / 5 calls, between min and max (not 0.08 s / 5). */
+  assert_close(ergo__snap_mean_s(work), 0.048);
   assert_ranks(only1, 3, 1, (double[]){0, 0.010, 0});
   assert_int_equal(only1->level, 3);
   assert_int_equal(only1->calls, 1);
@@ -288,19 +297,21 @@ static void test_three_ranks(void **state) {
   /* Whole lines: time (the mean) and share, the spread over the ranks (std over all of them,
    * imbalance = max / mean - 1), on how many ranks, then the summed energy.  Timestep: mean
    * 0.12, std sqrt(0.0008 / 3), imbalance 0.14 / 0.12 - 1; 63 J (package and DRAM) of Global's 126
-   * J. */
+   * J.  Watts are per node: the energy over the time its readers (here every rank) spent in the
+   * region: Timestep 63 J / 0.36 s, WORK 37.5 J / 0.24 s, ONLY1 2.25 J / 0.01 s, IO 2 J / 0.02 s
+   * (not the summed energy over the ranks' mean time, 525 W for Timestep). */
   assert_non_null(strstr(text, "\n* Timestep                       : 0.1200 sec,  94.74% | ranks "
                                "min 0.1000 max 0.1400 std 0.0163 sec, imbalance  16.67% | "
-                               "63.0000 J, 525.00 W,  50.00%\n"));
+                               "63.0000 J, 175.00 W,  50.00%\n"));
   assert_non_null(strstr(text, "\n- * WORK                         : 0.0800 sec,  66.67% | ranks "
                                "min 0.0600 max 0.1000 std 0.0163 sec, imbalance  25.00% | "
-                               "37.5000 J, 468.75 W,  59.52%\n"));
+                               "37.5000 J, 156.25 W,  59.52%\n"));
   assert_non_null(strstr(text, "\n- * ONLY1                        : 0.0033 sec,   2.78% | ranks "
                                "min 0.0000 max 0.0100 std 0.0047 sec, imbalance 200.00% | on "
-                               "1/3 ranks | 2.2500 J, 675.00 W,   3.57%\n"));
+                               "1/3 ranks | 2.2500 J, 225.00 W,   3.57%\n"));
   assert_non_null(strstr(text, "\n* IO                             : 0.0067 sec,   5.26% | ranks "
                                "min 0.0000 max 0.0150 std 0.0062 sec, imbalance 125.00% | on "
-                               "2/3 ranks | 2.0000 J, 300.00 W,   1.59%\n"));
+                               "2/3 ranks | 2.0000 J, 100.00 W,   1.59%\n"));
   free(text);
   ergo__merged_free();
   assert_null(ergo__merged());
@@ -505,10 +516,37 @@ static void test_unreadable_packs(void **state) {
   }
 }
 
+/* Watts per node when the ranks read different domains: rank 1 reads package-0 but no DRAM (its
+ * Global has none), so DRAM's joules are over rank 0's time alone.  Timestep: package 10 + 20 J
+ * over 0.10 + 0.12 s, DRAM 1 J over 0.10 s (not over 0.22 s): 136.36 + 10 W. */
+static void test_power_per_domain(void **state) {
+  (void)state;
+  job_size = 2;
+  no_dram_rank = 1;
+  run_rank(1, "dram-0");
+  const ergo__snap *m = merge_on_rank0();
+  no_dram_rank = -1;
+  assert_non_null(m);
+  const ergo__snap *ts = child(m, "Timestep"), *work = child(ts, "WORK");
+  assert_close(ts->q_time_s[0][0], 0.22);
+  assert_close(ts->q_time_s[0][1], 0.10);
+  assert_close(ergo__snap_q_rate(ts, 0), 30 / 0.22 + 1 / 0.10);
+  /* WORK: package 6 + 12 J over 0.06 + 0.08 s, DRAM 0.5 J over 0.06 s. */
+  assert_close(ergo__snap_q_rate(work, 0), 18 / 0.14 + 0.5 / 0.06);
+  /* Unaccounted under Timestep: the same children out of energy and time alike. */
+  double q[ERGO_MAX_COMPONENTS], qt[ERGO_MAX_COMPONENTS];
+  ergo__snap_q_rest(ts, 0, q, qt);
+  assert_close(q[0], 30 - 18 - 2);
+  assert_close(qt[0], 0.22 - 0.14 - 0.01);
+  assert_close(qt[1], 0.10 - 0.06);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_three_ranks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_components, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_power_per_domain, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncated_pack, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unreadable_packs, setup, teardown),
   };

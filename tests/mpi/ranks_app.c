@@ -1,6 +1,8 @@
 /* ranks_app.c - an MPI program for the merged-report tests: every rank runs WORK for a time that
  * grows with its rank, rank 3 alone runs ONLY_RANK3, and EXCHANGE holds a real MPI_Allreduce.
- * With --steps N it calls ergo_step every step (the node's tuning sync point). */
+ * With --steps N it calls ergo_step every step (the node's tuning sync point).  With --sleep the
+ * ranks sleep instead of spinning, in WORK and while EXCHANGE waits, so a fake RAPL machine's
+ * counter thread is never starved on an oversubscribed host (power figures then exact). */
 #include "ergo.h"
 #include "ergo_sim.h"
 
@@ -17,8 +19,35 @@ static void spin_ms(double ms) {
   while ((t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) * 1e-6 < ms);
 }
 
+static int sleepy;
+
+static void nap_ms(double ms) {
+  struct timespec d = {(time_t)(ms / 1e3), (long)((ms - 1e3 * (double)(time_t)(ms / 1e3)) * 1e6)};
+  while (nanosleep(&d, &d) != 0) {
+  }
+}
+
+static void work_ms(double ms) {
+  if (sleepy)
+    nap_ms(ms);
+  else
+    spin_ms(ms);
+}
+
+static void allreduce(double *v, double *sum) {
+  if (!sleepy) {
+    MPI_Allreduce(v, sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return;
+  }
+  MPI_Request rq;
+  int done = 0;
+  MPI_Iallreduce(v, sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq);
+  while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) nap_ms(0.2);
+}
+
 int main(int argc, char **argv) {
   int steps = 3, sim = 0, log = 0;
+  double scale = 1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
       steps = atoi(argv[++i]);
@@ -26,10 +55,13 @@ int main(int argc, char **argv) {
       sim = 1;
     else if (strcmp(argv[i], "--log-configs") == 0)
       log = 1;
+    else if (strcmp(argv[i], "--sleep") == 0)
+      sleepy = 1, scale = 5; /* 100..400 ms of WORK per step: long beside the counters' steps */
     else {
-      fprintf(stderr,
-              "ranks_app: unknown argument '%s': expected --steps N, --sim or --log-configs\n",
-              argv[i]);
+      fprintf(
+          stderr,
+          "ranks_app: unknown argument '%s': expected --steps N, --sim, --sleep or --log-configs\n",
+          argv[i]);
       return 2;
     }
   }
@@ -50,21 +82,21 @@ int main(int argc, char **argv) {
     if (sim)
       ergo_sim_work(&(ergo_sim_work_desc){40.0 * (1 + 0.1 * rank), 2.0, 0.02});
     else
-      spin_ms(20.0 * (1 + rank));
+      work_ms(scale * 20.0 * (1 + rank));
     ERGO_POP(1, "WORK");
     if (rank == 3) {
       ERGO_PUSH(1, "ONLY_RANK3");
       if (sim)
         ergo_sim_work(&(ergo_sim_work_desc){1.0, 20.0, 0.05});
       else
-        spin_ms(5);
+        work_ms(scale * 5);
       ERGO_POP(1, "ONLY_RANK3");
     }
     ERGO_PUSH(1, "EXCHANGE");
     ergo_setting_current(&st);
     cfg[s * 6 + 3] = st.core_khz, cfg[s * 6 + 4] = st.uncore_khz, cfg[s * 6 + 5] = st.threads;
     double v = rank, sum = 0;
-    MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    allreduce(&v, &sum);
     if (sim) ergo_sim_work(&(ergo_sim_work_desc){0.5, 0.5, 0.9});
     ERGO_POP(1, "EXCHANGE");
     ERGO_POP(0, "Timestep");
