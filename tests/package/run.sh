@@ -34,6 +34,20 @@ for f in "$prefix/include/ergo.h" "$prefix/include/ergo_sim.h" "$libdir/libergo.
   [ -f "$f" ] || { echo "FAIL: $f was not installed"; exit 1; }
 done
 
+step "run the installed $prefix/bin/ergo without LD_LIBRARY_PATH"
+# Its RUNPATH must find every library it needs (libergo's own through \$ORIGIN/../lib).
+if ! env -u LD_LIBRARY_PATH "$prefix/bin/ergo" --version >"$work/cli.out" 2>&1; then
+  echo "FAIL: the installed bin/ergo cannot start:"; cat "$work/cli.out"
+  readelf -d "$prefix/bin/ergo" | grep -E 'NEEDED|RPATH|RUNPATH'
+  exit 1
+fi
+grep -q '^ergo ' "$work/cli.out" || { echo "FAIL: bin/ergo --version:"; cat "$work/cli.out"; exit 1; }
+for so in "$libdir"/libergo*.so; do
+  if env -u LD_LIBRARY_PATH ldd "$so" | grep 'not found'; then
+    echo "FAIL: $so has a library it cannot find once installed"; exit 1
+  fi
+done
+
 step "find_package(ergo) consumer"
 "$cmake" -S "$src" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" -Dergo_DIR="$libdir/cmake/ergo" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra"
