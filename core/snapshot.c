@@ -104,6 +104,14 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   }
   out->calls = since_step ? 1 : 1 + t->root.loaded_calls;
   out->open = 1;
+  /* Global is one call lasting the whole run (or step): its extremes are its own time, widened
+   * by the runs a checkpoint brought in. */
+  double run_s = out->time_s - (since_step ? 0.0 : t->root.loaded_s);
+  out->min_s = out->max_s = run_s > 0 ? run_s : 0.0;
+  if (!since_step && t->root.loaded_min_s >= 0 && t->root.loaded_min_s < out->min_s)
+    out->min_s = t->root.loaded_min_s;
+  if (!since_step && t->root.loaded_max_s >= 0 && t->root.loaded_max_s > out->max_s)
+    out->max_s = t->root.loaded_max_s;
   return 0;
 }
 
