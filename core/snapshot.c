@@ -36,6 +36,12 @@ static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64
   if (since_step) {
     out->time_s = ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
     out->calls = n->calls - n->step_calls;
+    /* The node keeps extremes over the run, not per step: one completed call and nothing open
+     * is its own extreme; otherwise they are unknown (-1; the text report prints '-'). */
+    if (out->calls == 1 && !out->open)
+      out->min_s = out->max_s = out->time_s;
+    else if (out->calls)
+      out->min_s = out->max_s = -1.0;
   } else {
     out->time_s = ergo__ticks_to_s(vt) + n->loaded_s;
     out->calls = n->calls + n->loaded_calls;
