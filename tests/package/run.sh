@@ -89,4 +89,16 @@ fi
 "$work/pkgconfig_static" >"$work/pkgconfig_static.out"
 check_output "$work/pkgconfig_static.out" "the pkg-config --static consumer"
 
+step "pkg-config --static ergo-static consumer (no flag rewriting)"
+s2flags=$(pkg-config --static --cflags --libs ergo-static)
+echo "pkg-config --static --cflags --libs ergo-static: $s2flags"
+# shellcheck disable=SC2086
+"$cc" $extra "$src/main.c" -o "$work/pkgconfig_static2" $s2flags
+if readelf -d "$work/pkgconfig_static2" | grep -q 'NEEDED.*libergo'; then
+  echo "FAIL: pkgconfig_static2 needs libergo.so"
+  exit 1
+fi
+env -u LD_LIBRARY_PATH "$work/pkgconfig_static2" >"$work/pkgconfig_static2.out"
+check_output "$work/pkgconfig_static2.out" "the ergo-static.pc consumer"
+
 echo "package test: all consumers ok"
