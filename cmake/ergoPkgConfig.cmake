@@ -9,3 +9,7 @@ foreach(dir LIBDIR INCLUDEDIR)
   endif()
 endforeach()
 configure_file("${ERGO_PC_IN}" "${ERGO_PC_OUT}" @ONLY)
+# ergo-static.pc beside it: the same, linking libergo.a by path.
+string(REPLACE "ergo.pc.in" "ergo-static.pc.in" ERGO_PC_STATIC_IN "${ERGO_PC_IN}")
+string(REPLACE "ergo.pc" "ergo-static.pc" ERGO_PC_STATIC_OUT "${ERGO_PC_OUT}")
+configure_file("${ERGO_PC_STATIC_IN}" "${ERGO_PC_STATIC_OUT}" @ONLY)

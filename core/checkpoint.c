@@ -14,7 +14,9 @@
  *   NODE = {"name":s,"level":int,"time_s":num,"calls":int,"min_s":num,"max_s":num,
  *           "open":bool,"children":[NODE...]}
  * The root is "Global"; its time_s is the run's wall time and its calls count run segments
- * (1 per run, plus the segments it was restarted from).  Figures come from a non-step
+ * (1 per run, plus the segments it was restarted from), its min_s and max_s the shortest and
+ * longest segment (0 in files from before 0.2.0: a one-segment file's time is read as both).
+ * Figures come from a non-step
  * snapshot, so they already hold what earlier checkpoints added.  A region open at save
  * has its time so far saved but no call counted (calls, min_s and max_s cover completed
  * calls only); "open" records that and is not read back.  Keys other than these are
@@ -394,10 +396,17 @@ static int merge(ck_ctx *c, ck_node *root) {
     remove_created(&made);
     ergo__error("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
   } else {
-    /* Global: its time is wall time of earlier runs, its calls their number; it has no
-     * per-call extremes. */
+    /* Global: its time is wall time of earlier runs, its calls their number. */
     t->root.loaded_s += root->time_s;
     t->root.loaded_calls += root->calls;
+    /* Global's extremes are over run segments; a checkpoint from before they were written has
+     * 0 there, and with one segment its time is both. */
+    double lo = root->min_s, hi = root->max_s;
+    if (hi <= 0 && root->calls == 1) lo = hi = root->time_s;
+    if (hi > 0) {
+      if (t->root.loaded_min_s < 0 || lo < t->root.loaded_min_s) t->root.loaded_min_s = lo;
+      if (hi > t->root.loaded_max_s) t->root.loaded_max_s = hi;
+    }
     add_figures(root);
   }
   free(made.v);

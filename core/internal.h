@@ -197,7 +197,8 @@ typedef struct ergo__snap {
   int open;            /* the region was open when the snapshot was taken */
   double time_s;       /* inclusive seconds (includes an open call's time so far) */
   uint64_t calls;      /* completed calls */
-  double min_s, max_s; /* per completed call; 0 when calls == 0 */
+  double min_s, max_s; /* per completed call; 0 when calls == 0; in a step snapshot -1 (unknown)
+                        * unless the step had one completed call (then its time) */
   unsigned q_ok;       /* bit i: quantity i measured this region; ERGO__Q_LOWER(i): and its
                         * amount is only a lower bound (merged: on some rank) */
   double q[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]; /* inclusive amounts */

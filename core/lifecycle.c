@@ -40,12 +40,27 @@ static void free_strings(void) {
 }
 
 /* The runtime (runtime/runtime.c) resolves and checks the configuration. */
+/* Who started the running ergo, when it was not the code itself: libergo-mpi-auto names
+ * itself here right after its ergo_init at MPI_Init (mpi/pmpi.c), so a code's own ergo_init
+ * is told which of the two to drop rather than to call ergo_finalize first. */
+static const char *started_by;
+
+ERGO_EXPORT void ergo__started_by(const char *who) { started_by = who; }
+
 int ergo__core_init(const ergo_config *user) {
   if (ergo__g.initialized) {
-    ergo__warn("ergo_init called twice; the second call is ignored (fix: call ergo_finalize "
-               "first)");
+    if (started_by)
+      ergo__warn("ergo_init: %s already started ergo at MPI_Init, with the ERGO_* environment; "
+                 "this call and its configuration are ignored (fix: choose one: set "
+                 "ERGO_MPI_AUTO=0 or drop the LD_PRELOAD/-lergo-mpi-auto to keep this "
+                 "ergo_init, or remove the code's ergo_init/ergo_finalize to keep %s)",
+                 started_by, started_by);
+    else
+      ergo__warn("ergo_init called twice; the second call is ignored (fix: call ergo_finalize "
+                 "first)");
     return ERGO_ESTATE;
   }
+  started_by = NULL;
   ergo_config cfg = *user;
   ergo__errors_reset();
   ergo__g.cfg = cfg;

@@ -26,7 +26,8 @@
  * backslash inside a name gets a backslash before it (region "a/b" has path Global/a\/b),
  * so a path names one region and can key tables across reports and runs.  time_s is
  * inclusive and counts an open call so far; calls, mean_s, min_s and max_s count completed
- * calls only (0 when there are none). */
+ * calls only (0 when there are none), except Global's: it is one call lasting the run (or
+ * step), so its min_s = max_s = its time (over restarted segments: the shortest and longest). */
 #define ERGO__JSON_REPORT_VERSION 1
 
 int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {

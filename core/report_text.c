@@ -68,8 +68,13 @@ static void line(FILE *f, int indent, const char *name, double t, double share, 
   fprintf(f, "%-*s : %.4f sec, %6.2f%%", ERGO__NAME_COL, field, t, share);
   if (wide && s) {
     double mean = ergo__snap_mean_s(s);
-    fprintf(f, " | calls %10llu | mean %.6f | min %.6f | max %.6f sec%s",
-            (unsigned long long)s->calls, mean, s->min_s, s->max_s, s->open ? " | open" : "");
+    /* A step report knows no per-call extremes of a region called more than once in the step
+     * (min_s < 0): '-' rather than a made-up 0. */
+    char lo[32] = "-", hi[32] = "-";
+    if (s->min_s >= 0) snprintf(lo, sizeof lo, "%.6f", s->min_s);
+    if (s->max_s >= 0) snprintf(hi, sizeof hi, "%.6f", s->max_s);
+    fprintf(f, " | calls %10llu | mean %.6f | min %s | max %s sec%s",
+            (unsigned long long)s->calls, mean, lo, hi, s->open ? " | open" : "");
   }
   if (s && s->nranks) { /* merged over ranks: TIMER_DETAILS' figures, t being their mean */
     fprintf(f, " | ranks min %.4f max %.4f std %.4f sec, imbalance %6.2f%%", s->r_min_s, s->r_max_s,

@@ -36,6 +36,12 @@ static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64
   if (since_step) {
     out->time_s = ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
     out->calls = n->calls - n->step_calls;
+    /* The node keeps extremes over the run, not per step: one completed call and nothing open
+     * is its own extreme; otherwise they are unknown (-1; the text report prints '-'). */
+    if (out->calls == 1 && !out->open)
+      out->min_s = out->max_s = out->time_s;
+    else if (out->calls)
+      out->min_s = out->max_s = -1.0;
   } else {
     out->time_s = ergo__ticks_to_s(vt) + n->loaded_s;
     out->calls = n->calls + n->loaded_calls;
@@ -110,6 +116,14 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
     for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
       out->q_time_s[i][c] = out->time_s;
+  /* Global is one call lasting the whole run (or step): its extremes are its own time, widened
+   * by the runs a checkpoint brought in. */
+  double run_s = out->time_s - (since_step ? 0.0 : t->root.loaded_s);
+  out->min_s = out->max_s = run_s > 0 ? run_s : 0.0;
+  if (!since_step && t->root.loaded_min_s >= 0 && t->root.loaded_min_s < out->min_s)
+    out->min_s = t->root.loaded_min_s;
+  if (!since_step && t->root.loaded_max_s >= 0 && t->root.loaded_max_s > out->max_s)
+    out->max_s = t->root.loaded_max_s;
   return 0;
 }
 

@@ -199,8 +199,11 @@ ERGO_EXPORT void ergo_poppush_lit(int level, const char *old_name, const char *n
 #define ERGO_POP(level, name) ((void)sizeof(level), (void)sizeof(name))
 #define ERGO_POPPUSH(level, old_name, new_name)                                                    \
   ((void)sizeof(level), (void)sizeof(old_name), (void)sizeof(new_name))
-#define ERGO_INIT() (0)
-#define ERGO_FINALIZE() (0)
+/* A call, not a constant: `ERGO_INIT();` as a statement gives no -Wunused-value (C or C++),
+ * `rc = ERGO_INIT();` still gives 0. */
+static inline int ergo__disabled_ok(void) { return 0; }
+#define ERGO_INIT() ergo__disabled_ok()
+#define ERGO_FINALIZE() ergo__disabled_ok()
 #define ERGO_STEP(step) ((void)sizeof(step))
 #else
 #if defined(__GNUC__) || defined(__clang__)

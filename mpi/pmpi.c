@@ -39,12 +39,16 @@ static int auto_enabled(void) {
   return 1;
 }
 
+/* libergo's (core/lifecycle.c): a later ergo_init by the code then names this library. */
+void ergo__started_by(const char *who);
+
 /* After a successful PMPI_Init*: start ergo unless it runs already or is switched off. */
 static void start_ergo(void) {
   if (!auto_enabled() || ergo_initialized()) return;
   int rc = ergo_init(NULL);
   if (rc == 0) {
     started = 1;
+    ergo__started_by("libergo-mpi-auto");
     return;
   }
   fprintf(stderr,

@@ -106,6 +106,14 @@ echo "pmpi: singleton report"
     -- sh -c "${pmpi_sh}" pmpi
     $<TARGET_FILE:ergo-test-pmpi-app>)
 
+  # A code that calls ergo_init itself under libergo-mpi-auto is told that the library started
+  # ergo at MPI_Init and how to choose one, not to call ergo_finalize first.
+  add_test(NAME pmpi_own_init COMMAND ${ERGO_EXPECT}
+    "--match=libergo-mpi-auto already started ergo at MPI_Init.*ERGO_MPI_AUTO=0"
+    "--match=pmpi_app: own ergo_init: "
+    -- $<TARGET_FILE:ergo-test-pmpi-app> --own-init)
+  set_tests_properties(pmpi_own_init PROPERTIES ENVIRONMENT "${pmpi_env}")
+
   # The library exports the three C bindings and nothing else; the linked program takes
   # MPI_Init and MPI_Finalize from it, and so does the preloaded plain one MPI_Init_thread,
   # rather than from the MPI library (where they are weak aliases of PMPI_*).

@@ -56,7 +56,7 @@ static json_t *kid(json_t *node, size_t i) {
 }
 static size_t nkids(json_t *node) { return json_array_size(json_object_get(node, "children")); }
 
-/* Global 3.0 s = A 2.0 s (B 0.5 s, C 0.25 s) + D 0.75 s in two calls (0.25 s, 0.5 s). */
+/* Global 3.0 s (one call: min = max = 3.0 s) = A 2.0 s (B 0.5 s, C 0.25 s) + D 0.75 s in two calls (0.25 s, 0.5 s). */
 static void build_tree(void) {
   ERGO_PUSH(1, "A");
   adv_ms(1000);
@@ -109,7 +109,7 @@ static void test_json_report_figures(void **state) {
   assert_int_equal(json_array_size(threads), 1);
   assert_int_equal(integer(json_array_get(threads, 0), "thread"), 0);
   json_t *g = json_object_get(json_array_get(threads, 0), "tree");
-  check_node(g, "Global", "Global", 0, 0, 3.0, 0.25, 1, 3.0, 0, 0, 1.0, 1, 2);
+  check_node(g, "Global", "Global", 0, 0, 3.0, 0.25, 1, 3.0, 3.0, 3.0, 1.0, 1, 2);
   json_t *a = kid(g, 0), *d = kid(g, 1);
   check_node(a, "A", "Global/A", 1, 1, 2.0, 1.25, 1, 2.0, 2.0, 2.0, 0.666666666666667, 0, 2);
   check_node(kid(a, 0), "B", "Global/A/B", 2, 2, 0.5, 0.5, 1, 0.5, 0.5, 0.5, 0.25, 0, 0);
@@ -135,7 +135,7 @@ static void test_json_open_region(void **state) {
   assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
   json_t *doc = load_json(test_in_dir("r.json"));
   json_t *g = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
-  check_node(g, "Global", "Global", 0, 0, 1.5, 0, 1, 1.5, 0, 0, 1.0, 1, 1);
+  check_node(g, "Global", "Global", 0, 0, 1.5, 0, 1, 1.5, 1.5, 1.5, 1.0, 1, 1);
   /* Open calls count their time so far but are not calls yet. */
   check_node(kid(g, 0), "A", "Global/A", 1, 1, 1.5, 1.0, 0, 0, 0, 0, 1.0, 1, 1);
   check_node(kid(kid(g, 0), 0), "B", "Global/A/B", 2, 2, 0.5, 0.5, 0, 0, 0, 0, 0.333333333333333, 1,
@@ -174,7 +174,7 @@ static void test_json_threads(void **state) {
   json_t *g1 = json_object_get(json_array_get(threads, 1), "tree");
   assert_dbl(num(g0, "time_s"), 3.5);
   /* Another thread's Global is the sum of its top-level regions. */
-  check_node(g1, "Global", "Global", 0, 0, 0.5, 0, 1, 0.5, 0, 0, 1.0, 1, 1);
+  check_node(g1, "Global", "Global", 0, 0, 0.5, 0, 1, 0.5, 0.5, 0.5, 1.0, 1, 1);
   check_node(kid(g1, 0), "W", "Global/W", 1, 1, 0.5, 0.5, 1, 0.5, 0.5, 0.5, 1.0, 0, 0);
   json_decref(doc);
 
@@ -188,7 +188,7 @@ static void test_json_threads(void **state) {
 
   assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
   char *csv = read_all(test_in_dir("r.csv"));
-  assert_non_null(strstr(csv, "\n1,Global,Global,0,0,1,0.5,0,0.5,0,0,1\n"
+  assert_non_null(strstr(csv, "\n1,Global,Global,0,0,1,0.5,0,0.5,0.5,0.5,1\n"
                               "1,Global/W,W,1,1,1,0.5,0.5,0.5,0.5,0.5,1\n"));
   free(csv);
 }
@@ -309,7 +309,7 @@ static void test_csv_exact(void **state) {
   char *csv = read_all(test_in_dir("r.csv"));
   assert_string_equal(
       csv, "thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,share_of_parent\n"
-           "0,Global,Global,0,0,1,1,0.25,1,0,0,1\n"
+           "0,Global,Global,0,0,1,1,0.25,1,1,1,1\n"
            "0,\"Global/x,\"\"y\"\"\",\"x,\"\"y\"\"\",1,1,1,0.5,0.25,0.5,0.5,0.5,0.5\n"
            "0,\"Global/x,\"\"y\"\"/a\\/b:c;d\",\"a/b:c;d\",2,2,1,0.25,0.25,0.25,0.25,0.25,0.5\n"
            "0,Global/plain,plain,1,1,2,0.25,0.25,0.125,0.125,0.125,0.25\n");
@@ -394,7 +394,7 @@ static void test_reports_at_finalize(void **state) {
   assert_dbl(num(json_object_get(json_array_get(doc, 0), "metrics"), "time (inc)"), 3.0);
   json_decref(doc);
   char *csv = read_all(v);
-  assert_non_null(strstr(csv, "\n0,Global,Global,0,0,1,3,0.25,3,0,0,1\n"));
+  assert_non_null(strstr(csv, "\n0,Global,Global,0,0,1,3,0.25,3,3,3,1\n"));
   free(csv);
 }
 

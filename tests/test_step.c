@@ -68,6 +68,26 @@ static void test_step_report_and_balance(void **state) {
   free(bal);
 }
 
+/* Wide step reports: a region called once in the step shows that call as min and max; one called
+ * more often shows '-' (ergo keeps extremes over the run, not per step), never a made-up 0. */
+static void test_wide_step_extremes(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  c.format = ERGO_FORMAT_WIDE;
+  test_init(&c);
+  region_ms(1, "Once", 300);
+  region_ms(1, "Twice", 100);
+  region_ms(1, "Twice", 200);
+  assert_int_equal(ergo_step(1), 0);
+  ergo_finalize();
+  char *steps = slurp(steps_path);
+  assert_non_null(strstr(steps, "calls          1 | mean 0.300000 | min 0.300000 | max 0.300000 sec"));
+  assert_non_null(strstr(steps, "calls          2 | mean 0.150000 | min - | max - sec"));
+  assert_null(strstr(steps, "0.000000"));
+  free(steps);
+}
+
 /* Balance level 1 folds FIND_HSML's children into its own symbol; a new
  * region in a later step adds a header line before that step's line. */
 static void test_balance_level_and_new_region(void **state) {
@@ -162,6 +182,7 @@ static void test_step_before_init(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_DIR_TEST(test_step_report_and_balance),
+      ERGO_DIR_TEST(test_wide_step_extremes),
       ERGO_DIR_TEST(test_balance_level_and_new_region),
       ERGO_DIR_TEST(test_open_region_across_steps),
       ERGO_DIR_TEST(test_fresh_run_truncates_and_bad_path),

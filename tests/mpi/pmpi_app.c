@@ -21,8 +21,11 @@ static void spin(long n) {
 
 int main(int argc, char **argv) {
   int thread = argc > 1 && strcmp(argv[1], "--init-thread") == 0;
-  if (argc > 1 && !thread) {
-    fprintf(stderr, "pmpi_app: unknown argument '%s': expected --init-thread or nothing\n",
+  /* --own-init: the code also calls ergo_init, as a code written for ergo would. */
+  int own = argc > 1 && strcmp(argv[1], "--own-init") == 0;
+  if (argc > 1 && !thread && !own) {
+    fprintf(stderr,
+            "pmpi_app: unknown argument '%s': expected --init-thread, --own-init or nothing\n",
             argv[1]);
     return 2;
   }
@@ -32,6 +35,11 @@ int main(int argc, char **argv) {
   } else if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
     return 1;
   }
+#ifndef ERGO_DISABLE
+  if (own) printf("pmpi_app: own ergo_init: %s\n", ergo_strerror(ergo_init(NULL)));
+#else
+  (void)own;
+#endif
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

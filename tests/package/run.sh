@@ -34,6 +34,20 @@ for f in "$prefix/include/ergo.h" "$prefix/include/ergo_sim.h" "$libdir/libergo.
   [ -f "$f" ] || { echo "FAIL: $f was not installed"; exit 1; }
 done
 
+step "run the installed $prefix/bin/ergo without LD_LIBRARY_PATH"
+# Its RUNPATH must find every library it needs (libergo's own through \$ORIGIN/../lib).
+if ! env -u LD_LIBRARY_PATH "$prefix/bin/ergo" --version >"$work/cli.out" 2>&1; then
+  echo "FAIL: the installed bin/ergo cannot start:"; cat "$work/cli.out"
+  readelf -d "$prefix/bin/ergo" | grep -E 'NEEDED|RPATH|RUNPATH'
+  exit 1
+fi
+grep -q '^ergo ' "$work/cli.out" || { echo "FAIL: bin/ergo --version:"; cat "$work/cli.out"; exit 1; }
+for so in "$libdir"/libergo*.so; do
+  if env -u LD_LIBRARY_PATH ldd "$so" | grep 'not found'; then
+    echo "FAIL: $so has a library it cannot find once installed"; exit 1
+  fi
+done
+
 step "find_package(ergo) consumer"
 "$cmake" -S "$src" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" -Dergo_DIR="$libdir/cmake/ergo" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra"
@@ -74,5 +88,17 @@ if readelf -d "$work/pkgconfig_static" | grep -q 'NEEDED.*libergo'; then
 fi
 "$work/pkgconfig_static" >"$work/pkgconfig_static.out"
 check_output "$work/pkgconfig_static.out" "the pkg-config --static consumer"
+
+step "pkg-config --static ergo-static consumer (no flag rewriting)"
+s2flags=$(pkg-config --static --cflags --libs ergo-static)
+echo "pkg-config --static --cflags --libs ergo-static: $s2flags"
+# shellcheck disable=SC2086
+"$cc" $extra "$src/main.c" -o "$work/pkgconfig_static2" $s2flags
+if readelf -d "$work/pkgconfig_static2" | grep -q 'NEEDED.*libergo'; then
+  echo "FAIL: pkgconfig_static2 needs libergo.so"
+  exit 1
+fi
+env -u LD_LIBRARY_PATH "$work/pkgconfig_static2" >"$work/pkgconfig_static2.out"
+check_output "$work/pkgconfig_static2.out" "the ergo-static.pc consumer"
 
 echo "package test: all consumers ok"
