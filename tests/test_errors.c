@@ -168,8 +168,8 @@ static void test_open_at_finalize_reported(void **state) {
   free(got);
 }
 
-/* Run `body` in a child with ERGO_ON_ERROR=abort and stderr captured into buf; its wait status. */
-static int in_abort_mode(void (*body)(void), char *buf, size_t size) {
+/* Run `body` in a child (ERGO_ON_ERROR as `abort` says) with stderr captured into buf. */
+static int in_child(void (*body)(void), int abort_mode, char *buf, size_t size) {
   int fds[2];
   assert_int_equal(pipe(fds), 0);
   pid_t pid = fork();
@@ -178,7 +178,7 @@ static int in_abort_mode(void (*body)(void), char *buf, size_t size) {
     dup2(fds[1], 2);
     close(fds[0]);
     ergo_config c = test_config();
-    c.on_error = ERGO_ON_ERROR_ABORT;
+    if (abort_mode) c.on_error = ERGO_ON_ERROR_ABORT;
     test_now_ns = 1;
     if (ergo_init(&c) != 0) _exit(3);
     body();
@@ -193,6 +193,11 @@ static int in_abort_mode(void (*body)(void), char *buf, size_t size) {
   int status = 0;
   waitpid(pid, &status, 0);
   return status;
+}
+
+/* Run `body` in a child with ERGO_ON_ERROR=abort and stderr captured into buf; its wait status. */
+static int in_abort_mode(void (*body)(void), char *buf, size_t size) {
+  return in_child(body, 1, buf, size);
 }
 
 static void mismatched_pop(void) {
@@ -330,33 +335,6 @@ static void test_abort_mode_errors_only(void **state) {
   assert_int_equal(WTERMSIG(status), SIGABRT);
   assert_non_null(strstr(buf, "ergo: error: cannot write '/nonexistent-dir/report.csv'"));
   assert_non_null(strstr(buf, "ergo: aborting because ERGO_ON_ERROR=abort\n"));
-}
-
-/* Run `body` in a child (ERGO_ON_ERROR as `abort` says) with stderr captured into buf. */
-static int in_child(void (*body)(void), int abort_mode, char *buf, size_t size) {
-  int fds[2];
-  assert_int_equal(pipe(fds), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    ergo_config c = test_config();
-    if (abort_mode) c.on_error = ERGO_ON_ERROR_ABORT;
-    test_now_ns = 1;
-    if (ergo_init(&c) != 0) _exit(3);
-    body();
-    _exit(7);
-  }
-  close(fds[1]);
-  size_t len = 0;
-  ssize_t n;
-  while ((n = read(fds[0], buf + len, size - 1 - len)) > 0) len += (size_t)n;
-  buf[len] = '\0';
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
 }
 
 static size_t count_of(const char *text, const char *needle) {
