@@ -1,6 +1,6 @@
 /* energy.c - what one energy sample costs: µs per ergo__meter_read (all domains) for each meter. */
-#include "runtime/toolkit.h"
 #include "ergo.h"
+#include "runtime/toolkit.h"
 
 #include <stdint.h>
 #include <stdio.h>

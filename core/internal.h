@@ -125,7 +125,7 @@ typedef struct ergo__state {
   int ntrees;
   int steps_written;
   int steps_ok[2]; /* steps whose step report [0] and balance line [1] were written */
-  int finalizing; /* reports now use final_ticks as "now" */
+  int finalizing;  /* reports now use final_ticks as "now" */
   uint64_t final_ticks;
 } ergo__state;
 

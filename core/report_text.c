@@ -73,8 +73,8 @@ static void line(FILE *f, int indent, const char *name, double t, double share, 
     char lo[32] = "-", hi[32] = "-";
     if (s->min_s >= 0) snprintf(lo, sizeof lo, "%.6f", s->min_s);
     if (s->max_s >= 0) snprintf(hi, sizeof hi, "%.6f", s->max_s);
-    fprintf(f, " | calls %10llu | mean %.6f | min %s | max %s sec%s",
-            (unsigned long long)s->calls, mean, lo, hi, s->open ? " | open" : "");
+    fprintf(f, " | calls %10llu | mean %.6f | min %s | max %s sec%s", (unsigned long long)s->calls,
+            mean, lo, hi, s->open ? " | open" : "");
   }
   if (s && s->nranks) { /* merged over ranks: TIMER_DETAILS' figures, t being their mean */
     fprintf(f, " | ranks min %.4f max %.4f std %.4f sec, imbalance %6.2f%%", s->r_min_s, s->r_max_s,

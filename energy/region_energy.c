@@ -162,9 +162,10 @@ static void lower_bounds(FILE *f) {
       if (n++ < 8) fprintf(f, ", %s", ergo_region_name(rec->region));
     }
   if (n > 8) fprintf(f, " and %d more regions", n - 8);
-  fprintf(f, ": %llu reading(s) came more than %.6g s (a counter's wrap at full power) after the "
-             "previous one, so wraps may be missing (fix: let the sampler run, ERGO_SAMPLE_MS "
-             "unset)",
+  fprintf(f,
+          ": %llu reading(s) came more than %.6g s (a counter's wrap at full power) after the "
+          "previous one, so wraps may be missing (fix: let the sampler run, ERGO_SAMPLE_MS "
+          "unset)",
           (unsigned long long)unsure, E.meter.wrap_s);
 }
 

@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 
-
 /* Open the knobs `which` names ("auto": every one that works; "none"; or a
  * comma list).  A named knob that does not open is one warning line; under
  * "auto" an unavailable knob is simply absent (`ergo info` says why).  With

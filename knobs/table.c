@@ -13,8 +13,8 @@ const ergo__knob_row ergo__knob_table[ERGO__NKNOBS] = {
                          &ergo__knob_sim_core},
     [ERGO__KNOB_UNCORE] = {"uncore", "uncore", "uncore_khz", "kHz", "uncore", &ergo__knob_uncore,
                            &ergo__knob_sim_uncore},
-    [ERGO__KNOB_THREADS] = {"threads", "threads", "threads", "threads", "thr",
-                            &ergo__knob_threads, &ergo__knob_sim_threads},
+    [ERGO__KNOB_THREADS] = {"threads", "threads", "threads", "threads", "thr", &ergo__knob_threads,
+                            &ergo__knob_sim_threads},
 };
 
 static int by(size_t member, const char *s, size_t len) {
@@ -57,8 +57,8 @@ int ergo__knob_list_check(const char *list, char *why, size_t whylen) {
     size_t n = strcspn(p, ",");
     if (ergo__knob_by_backend(p, n) < 0) {
       char names[128];
-      snprintf(why, whylen, "'%.*s' is no knob: expected auto, none, or a comma list of %s",
-               (int)n, p, ergo__knob_names(offsetof(ergo__knob_row, backend), names, sizeof names));
+      snprintf(why, whylen, "'%.*s' is no knob: expected auto, none, or a comma list of %s", (int)n,
+               p, ergo__knob_names(offsetof(ergo__knob_row, backend), names, sizeof names));
       return ERGO_EINVAL;
     }
     p += n + (p[n] == ',');

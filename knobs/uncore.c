@@ -4,8 +4,8 @@
 #include "knobs/knob.h"
 #include "knobs/state.h"
 
-#include "util/log.h"
 #include "ergo.h"
+#include "util/log.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -34,7 +34,7 @@ typedef char *(*ergo__sync_lead_fn)(void *ctx, const char *all, const size_t *le
  * comes back to every rank as *table (malloc'd, *tlen bytes; the caller frees).  Every rank joins
  * the broadcast even when the gather failed, so none waits alone.  0, or ERGO_E* with *table
  * NULL. */
-int ergo__node_sync(const void *mine, size_t len, ergo__sync_lead_fn lead, void *ctx,
-                    char **table, size_t *tlen);
+int ergo__node_sync(const void *mine, size_t len, ergo__sync_lead_fn lead, void *ctx, char **table,
+                    size_t *tlen);
 
 #endif

@@ -39,7 +39,7 @@ struct ergo__sweep {
   int out_of_budget;
   lists grid; /* the grid phase's values */
   ergo__sweep_point *pts;
-  double (*sq)[2];           /* sums of squared times and energies, for the noise estimate */
+  double (*sq)[2];               /* sums of squared times and energies, for the noise estimate */
   int (*pidx)[ERGO__SPACE_DIMS]; /* grid indices of each point */
   int npts, cap;
   entry *q;

@@ -42,8 +42,8 @@
 typedef struct ergo__sweep_spec {
   int n[ERGO__SPACE_DIMS]; /* values named for knob slot i; 0 = not named */
   int64_t values[ERGO__SPACE_DIMS][ERGO__SPACE_MAX_VALUES]; /* ascending, distinct */
-  int repeats;                                         /* default 1 */
-  int budget;                                          /* default ERGO__SWEEP_BUDGET */
+  int repeats;                                              /* default 1 */
+  int budget;                                               /* default ERGO__SWEEP_BUDGET */
 } ergo__sweep_spec;
 
 /* Parse ERGO_SWEEP: "cpu=1000000:2000000:200000,uncore=1200000,2400000,threads=1,2,4;repeats=2"

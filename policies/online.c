@@ -1,10 +1,10 @@
 /* online.c - the online policy (ERGO_POLICY=online): per significant region an ask/tell
  * Nelder-Mead (optimizer/nm.h) over the node's knob grid; the region's executions measure the
  * configs it asks for, then run at its choice; at the end the choices go into the tuning model. */
-#include "util/log.h"
 #include "optimizer/nm.h"
 #include "policies/model.h"
 #include "policies/policy.h"
+#include "util/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

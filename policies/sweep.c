@@ -2,9 +2,9 @@
  * region's executions walk its own schedule (optimizer/sweep.h), then run at the best config;
  * at the end every configuration measured goes into the tuning model. */
 #include "optimizer/sweep.h"
-#include "util/log.h"
 #include "policies/model.h"
 #include "policies/policy.h"
+#include "util/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,11 +2,11 @@
  * entry (through the settings stack), and the exclusive time and energy of every execution. */
 #include "policies/tuner.h"
 
-#include "util/buf.h"
-#include "util/log.h"
 #include "mpi/job.h"
 #include "mpi/node_sync.h"
 #include "policies/policy.h"
+#include "util/buf.h"
+#include "util/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,8 +10,8 @@ typedef struct ergo__region_measurement {
   double energy_j; /* inclusive joules (packages + dram) of this call; < 0: not measured */
 } ergo__region_measurement;
 
-/* Start the policy cfg->policy (after the knobs); sim: the sim node stands in for the machine.  A policy that cannot start says why in one
- * line and the run continues as monitor. */
+/* Start the policy cfg->policy (after the knobs); sim: the sim node stands in for the machine.  A
+ * policy that cannot start says why in one line and the run continues as monitor. */
 int ergo__tuner_start(const ergo_config *cfg, int sim);
 /* 1 when a policy that changes knobs runs (monitor needs no part in the pipeline). */
 int ergo__tuner_active(void);

@@ -6,8 +6,8 @@
 #include "knobs/knobs.h"
 #include "mpi/job.h"
 #include "policies/tuner.h"
-#include "runtime/pipeline.h"
 #include "runtime/config.h"
+#include "runtime/pipeline.h"
 #include "sim/node.h"
 
 #include <stdlib.h>
@@ -144,7 +144,7 @@ int ergo_init(const ergo_config *user) {
   share_node(job);
   /* Knobs that do not open are absent; only named ones warn. */
   const ergo_config *own = ergo__core_config(); /* the same, with strings the core owns */
-  ergo__threads_ceiling(own->threads_max); /* before the threads knob opens */
+  ergo__threads_ceiling(own->threads_max);      /* before the threads knob opens */
   ergo__knobs_start(own->knobs, sim);
   ergo__tuner_start(own, sim);
   /* Energy is an addition: without a meter the run measures time and goes on. */

@@ -103,10 +103,17 @@ static void test_names(void **state) {
 static void test_list_check(void **state) {
   (void)state;
   static const char *const good[] = {
-      "auto", "none", "cpufreq", "uncore", "threads", "cpufreq,uncore,threads", "threads,cpufreq",
+      "auto",
+      "none",
+      "cpufreq",
+      "uncore",
+      "threads",
+      "cpufreq,uncore,threads",
+      "threads,cpufreq",
       "uncore,uncore",
       /* As ERGO_KNOBS always was: a trailing comma adds nothing, "" names no knob. */
-      "cpufreq,", "",
+      "cpufreq,",
+      "",
   };
   char why[256];
   assert_int_equal(ergo__knob_list_check(NULL, why, sizeof why), 0);
@@ -193,8 +200,7 @@ static void test_fixed_keys(void **state) {
   assert_string_equal(all, "cpu=2000,uncore=2000,threads=2000");
   assert_int_equal(ergo__parse_fixed(all, &s, &c, why, sizeof why), 0);
   for (int k = 0; k < ERGO__NKNOBS; k++) assert_int_equal(c.v[k], 2000);
-  static const char *const bad[] = {"cpuX=1000", "cp=1000", "cpufreq=1000", "core_khz=1000",
-                                    "cpu"};
+  static const char *const bad[] = {"cpuX=1000", "cp=1000", "cpufreq=1000", "core_khz=1000", "cpu"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     assert_int_equal(ergo__parse_fixed(bad[i], &s, &c, why, sizeof why), ERGO_EINVAL);
     snprintf(text, sizeof text,

@@ -10,9 +10,9 @@
 #include <cmocka.h> /* after the three above, which it needs */
 
 #include <dirent.h>
-#include <math.h>
 #include <ftw.h>
 #include <grp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -56,7 +56,8 @@ static json_t *kid(json_t *node, size_t i) {
 }
 static size_t nkids(json_t *node) { return json_array_size(json_object_get(node, "children")); }
 
-/* Global 3.0 s (one call: min = max = 3.0 s) = A 2.0 s (B 0.5 s, C 0.25 s) + D 0.75 s in two calls (0.25 s, 0.5 s). */
+/* Global 3.0 s (one call: min = max = 3.0 s) = A 2.0 s (B 0.5 s, C 0.25 s) + D 0.75 s in two calls
+ * (0.25 s, 0.5 s). */
 static void build_tree(void) {
   ERGO_PUSH(1, "A");
   adv_ms(1000);

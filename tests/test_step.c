@@ -82,7 +82,8 @@ static void test_wide_step_extremes(void **state) {
   assert_int_equal(ergo_step(1), 0);
   ergo_finalize();
   char *steps = slurp(steps_path);
-  assert_non_null(strstr(steps, "calls          1 | mean 0.300000 | min 0.300000 | max 0.300000 sec"));
+  assert_non_null(
+      strstr(steps, "calls          1 | mean 0.300000 | min 0.300000 | max 0.300000 sec"));
   assert_non_null(strstr(steps, "calls          2 | mean 0.150000 | min - | max - sec"));
   assert_null(strstr(steps, "0.000000"));
   free(steps);

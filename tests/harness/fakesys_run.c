@@ -135,7 +135,8 @@ static int parse_args(int argc, char **argv, options *o) {
     return 2;
   }
   if (o->range_uj && o->start_uj >= o->range_uj) {
-    fprintf(stderr, "ergo-fakesys-run: --start-uj=%" PRIu64 " is not below --range-uj=%" PRIu64 "\n",
+    fprintf(stderr,
+            "ergo-fakesys-run: --start-uj=%" PRIu64 " is not below --range-uj=%" PRIu64 "\n",
             o->start_uj, o->range_uj);
     return 2;
   }
@@ -194,18 +195,22 @@ static int build_rapl(fakesys *fs, const options *o, counter *pkg, counter *dram
   rc |= fakesys_write(fs, PC "/intel-rapl/enabled", "1\n", 0644);
   rc |= fakesys_write(fs, PC "/intel-rapl:0/name", "package-0\n", 0444);
   rc |= fakesys_write(fs, PC "/intel-rapl:0/enabled", "1\n", 0644);
-  rc |= fakesys_writef(fs, PC "/intel-rapl:0/max_energy_range_uj", 0444, "%" PRIu64 "\n", pkg_range);
+  rc |=
+      fakesys_writef(fs, PC "/intel-rapl:0/max_energy_range_uj", 0444, "%" PRIu64 "\n", pkg_range);
   if (o->tdp_w > 0) {
     /* The kernel's names (Documentation/power/powercap/powercap.rst); intel_rapl fills
      * max_power from the package's thermal spec power (TDP). */
     uint64_t uw = (uint64_t)(o->tdp_w * 1e6);
     rc |= fakesys_write(fs, PC "/intel-rapl:0/constraint_0_name", "long_term\n", 0444);
-    rc |= fakesys_writef(fs, PC "/intel-rapl:0/constraint_0_power_limit_uw", 0644, "%" PRIu64 "\n", uw);
-    rc |= fakesys_writef(fs, PC "/intel-rapl:0/constraint_0_max_power_uw", 0444, "%" PRIu64 "\n", uw);
+    rc |= fakesys_writef(fs, PC "/intel-rapl:0/constraint_0_power_limit_uw", 0644, "%" PRIu64 "\n",
+                         uw);
+    rc |=
+        fakesys_writef(fs, PC "/intel-rapl:0/constraint_0_max_power_uw", 0444, "%" PRIu64 "\n", uw);
   }
   rc |= fakesys_write(fs, PC "/intel-rapl:0:0/name", "dram\n", 0444);
   rc |= fakesys_write(fs, PC "/intel-rapl:0:0/enabled", "1\n", 0644);
-  rc |= fakesys_writef(fs, PC "/intel-rapl:0:0/max_energy_range_uj", 0444, "%" PRIu64 "\n", dram_range);
+  rc |= fakesys_writef(fs, PC "/intel-rapl:0:0/max_energy_range_uj", 0444, "%" PRIu64 "\n",
+                       dram_range);
   rc |= fakesys_symlink(fs, PC "/intel-rapl:0/intel-rapl:0:0", "../intel-rapl:0:0");
   *pkg = (counter){.value = o->start_uj, .range_uj = pkg_range, .watts = o->package_w};
   *dram = (counter){.value = o->start_uj / 10, .range_uj = dram_range, .watts = o->dram_w};

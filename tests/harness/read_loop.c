@@ -27,7 +27,8 @@ int main(int argc, char **argv) {
     unsigned long long v = 0;
     while (k < n && buf[k] >= '0' && buf[k] <= '9') v = v * 10 + (unsigned)(buf[k++] - '0');
     if (n <= 1 || k == 0 || k != n - 1 || buf[k] != '\n') {
-      if (bad++ < 3) fprintf(stderr, "read %ld unreadable: %zd bytes '%.*s'\n", i, n, (int)(n > 0 ? n : 0), buf);
+      if (bad++ < 3)
+        fprintf(stderr, "read %ld unreadable: %zd bytes '%.*s'\n", i, n, (int)(n > 0 ? n : 0), buf);
       continue;
     }
     if (i && v != last) changes++;
