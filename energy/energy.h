@@ -19,6 +19,9 @@ int ergo__energy_start(const ergo_config *cfg, int sim);
  * the same columns, but measures no region.  `reader_of` names who reads what, for the footer.
  * quiet: leave notes to rank 0 (warnings are every rank's).  Default: everything, not quiet. */
 void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of, int quiet);
+/* The processes of this node (pids[n], this one among them), for the meters whose figure is
+ * the sum of the node's processes (estimate: their CPU time).  Default: this process alone. */
+void ergo__energy_node_pids(const long *pids, int n);
 
 /* Global's energy counts from now (a fresh reading), as Global's time does from
  * ergo__core_origin: the runtime calls both together at the end of ergo_init. */

@@ -34,11 +34,12 @@ static int sim_read(ergo__meter *m, uint64_t *ticks) {
   (void)m;
   ergo__sim_node *n = ergo__sim();
   if (!n) return ERGO_ESTATE;
-  pthread_mutex_lock(&n->lock);
-  ticks[0] = (uint64_t)llround(n->e_pkg_j * 1e9);
-  ticks[1] = (uint64_t)llround(n->e_core_j * 1e9);
-  ticks[2] = (uint64_t)llround(n->e_dram_j * 1e9);
-  pthread_mutex_unlock(&n->lock);
+  /* The node's counters: every rank's slice of it when its ranks share it (sim/node.h). */
+  double pkg, core, dram;
+  ergo__sim_node_energy(&pkg, &core, &dram);
+  ticks[0] = (uint64_t)llround(pkg * 1e9);
+  ticks[1] = (uint64_t)llround(core * 1e9);
+  ticks[2] = (uint64_t)llround(dram * 1e9);
   return 0;
 }
 

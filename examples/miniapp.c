@@ -56,28 +56,17 @@ static double rank_share(int rank) { return 1 + 0.08 * (rank % 8); }
 /* The comm-like regions really communicate: every rank says how far its clock has gone since
  * ergo_init and all wait there for the slowest (MPI_Allreduce).  On a real node the wait is real
  * time.  The sim node's clock is virtual and per process, so a real wait does not move it; the
- * rank then models the wait itself: spinning in MPI (as MPI libraries busy-poll) on one thread
- * until its virtual clock catches up, so the simulated figures see the wait where a real code
- * has it, in the comm-like regions, and the step stays as long as the slowest rank's. */
+ * rank then models the wait itself with ergo_sim_wait: its clock moves to the slowest rank's
+ * while its cores sit idle (idle-core power, no dynamic power), so the simulated figures see the
+ * wait where a real code has it, in the comm-like regions, and the step stays as long as the
+ * slowest rank's. */
 static uint64_t t_start;
-
-static void sim_wait(double seconds) {
-  uint64_t t0 = ergo_now_ns();
-  ergo_sim_work_desc spin = {1e-3, 0, 1}; /* a million cycles, serial: a probe */
-  ergo_sim_work(&spin);
-  double dt = (double)(ergo_now_ns() - t0) * 1e-9;
-  /* Time is linear in the cycles under the knobs in force: scale the probe to the rest. */
-  if (dt > 0 && seconds > dt) {
-    spin.gcycles *= (seconds - dt) / dt;
-    ergo_sim_work(&spin);
-  }
-}
 
 static void comm(int i) {
   (void)i;
   double mine = (double)(ergo_now_ns() - t_start) * 1e-9, last = mine;
   MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  if (ergo_sim_active() && last > mine) sim_wait(last - mine);
+  if (ergo_sim_active() && last > mine) ergo_sim_wait(last - mine);
 }
 #endif
 

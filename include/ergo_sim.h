@@ -32,6 +32,14 @@ ERGO_EXPORT int ergo_sim_active(void);
  * ERGO_EINVAL for negative or non-finite work. */
 ERGO_EXPORT int ergo_sim_work(const ergo_sim_work_desc *w);
 
+/* Let `seconds` of virtual time pass with this process's cores idle, as a rank waiting in MPI
+ * does: its clock moves by `seconds`, its cores draw idle power (0.5 W each by default, no
+ * dynamic power) and the node's static, uncore and DRAM background power go on; no work is done
+ * and no noise is added.  Under MPI the ranks of a node share one sim node, each with its share of
+ * its cores (README "The sim node and the demo").  ERGO_ESTATE when the sim node is not running,
+ * ERGO_EINVAL for a negative or non-finite time. */
+ERGO_EXPORT int ergo_sim_wait(double seconds);
+
 /* A configuration of the sim node and its modelled figures for one piece of work. */
 typedef struct ergo_sim_point {
   long core_khz, uncore_khz;

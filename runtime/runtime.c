@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* "auto": the sim node when no hardware energy meter works here. */
 static int want_sim(const ergo_config *cfg) {
@@ -35,6 +36,46 @@ static uint64_t my_packages(void) {
       if (cs->packages[i] >= 0 && cs->packages[i] < 64) mask |= 1ull << cs->packages[i];
   free(cs);
   return mask;
+}
+
+/* The ranks of one node share it.  On the sim node each rank becomes its slice of the node (its
+ * share of the cores, static, uncore and DRAM power) and publishes its energy in a shared-memory
+ * segment that node rank 0 creates, so the node's reader reads every rank's activity; the
+ * estimate meter is told the node's processes, whose CPU time it sums.  Collective within the
+ * node when it has several ranks. */
+static void share_sim_and_pids(const ergo__job *job, int sim) {
+  if (!job->mpi || job->node_size <= 1 || !ergo__job_usable()) return;
+  char name[96] = "", why[256];
+  char *buf = name;
+  size_t len = 0;
+  if (sim) {
+    ergo__sim_slice(job->node_rank, job->node_size);
+    if (job->node_rank == 0) {
+      if (ergo__sim_share_create(job->node_size, name, sizeof name, why, sizeof why) != 0) {
+        ergo__warn("%s; node %d's sim energy is node rank 0's alone (fix: a writable /dev/shm)",
+                   why, job->node);
+        name[0] = '\0';
+      }
+      len = strlen(name) + 1;
+    }
+    if (ergo__job_node_bcast(&buf, &len) == 0 && job->node_rank != 0) {
+      if (len > 1 && buf[len - 1] == '\0' &&
+          ergo__sim_share_open(buf, job->node_rank, job->node_size, why, sizeof why) != 0)
+        ergo__warn("%s; node %d's sim energy leaves out rank %d's share", why, job->node,
+                   job->rank);
+      free(buf);
+    }
+  }
+  long *pids = calloc((size_t)job->node_size, sizeof *pids);
+  uint64_t *all = calloc((size_t)job->node_size, sizeof *all);
+  /* Also the moment every rank has the segment open: its name can go. */
+  if (pids && all && ergo__job_node_allgather_u64((uint64_t)getpid(), all) == 0) {
+    for (int i = 0; i < job->node_size; i++) pids[i] = (long)all[i];
+    ergo__energy_node_pids(pids, job->node_size);
+  }
+  if (job->node_rank == 0) ergo__sim_share_unlink(name);
+  free(pids);
+  free(all);
 }
 
 /* The node's ranks elect one reader per package for energy, and the same rank sets that
@@ -142,6 +183,7 @@ int ergo_init(const ergo_config *user) {
   ergo__ranks rk = {job->rank, job->size, job->nnodes, ergo__job_usable, ergo__job_gather};
   ergo__ranks_set(&rk);
   share_node(job);
+  share_sim_and_pids(job, sim);
   /* Knobs that do not open are absent; only named ones warn. */
   const ergo_config *own = ergo__core_config(); /* the same, with strings the core owns */
   ergo__threads_ceiling(own->threads_max);      /* before the threads knob opens */

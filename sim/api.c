@@ -15,6 +15,8 @@ int ergo_sim_work(const ergo_sim_work_desc *w) {
   return ergo__sim_run(&work, NULL);
 }
 
+int ergo_sim_wait(double seconds) { return ergo__sim_wait(seconds); }
+
 static void point(const ergo__sim_choice *c, ergo_sim_point *out) {
   out->core_khz = ergo__sim_khz(c->config.f_ghz);
   out->uncore_khz = ergo__sim_khz(c->config.u_ghz);

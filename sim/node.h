@@ -35,6 +35,30 @@ uint64_t ergo__sim_clock(void *ctx);
  * (with noise) in *out if not NULL. */
 int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out);
 
+/* Advance the virtual clock by `seconds` with this process's cores idle: each draws
+ * core_idle_w, no dynamic power, and static, uncore (at the uncore frequency in force) and DRAM
+ * background power go on (a rank waiting in MPI).  No noise: a wait is exactly its power times
+ * its time.  ERGO_ESTATE when not running, ERGO_EINVAL for a negative or non-finite time. */
+int ergo__sim_wait(double seconds);
+
+/* Make this process one slice of a node shared by `node_size` ranks (node rank `node_rank`):
+ * its cores are its share of the node's (cores / node_size, the first cores % node_size ranks one
+ * more, at least 1), and static, uncore, DRAM background power and the memory system's bandwidth
+ * are split evenly, so the slices of ranks that spent the same time add up to exactly one node.
+ * Call before the knobs open (they read p.cores).  No-op for node_size <= 1. */
+void ergo__sim_slice(int node_rank, int node_size);
+
+/* The node's energy counters shared by its ranks: a POSIX shared-memory segment with one slot
+ * per node rank, where each rank's own cumulative energy goes at every piece of work or wait.
+ * Node rank 0 creates it (name out in name[len], unique: pid and time) and the others open it by
+ * that name; node rank 0 unlinks the name once every rank has it open (ergo__sim_share_unlink),
+ * so a crashed job leaves nothing behind.  0 or a negative ERGO_E* with why. */
+int ergo__sim_share_create(int node_size, char *name, size_t len, char *why, size_t whylen);
+int ergo__sim_share_open(const char *name, int node_rank, int node_size, char *why, size_t whylen);
+void ergo__sim_share_unlink(const char *name);
+/* The node's energy: every rank's cumulative joules summed (own only without a segment). */
+void ergo__sim_node_energy(double *pkg, double *core, double *dram);
+
 /* kHz <-> GHz on the model's grids (exact: 1.1 GHz is 1100000 kHz). */
 long ergo__sim_khz(double ghz);
 
