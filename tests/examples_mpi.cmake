@@ -152,3 +152,55 @@ sh "$check" 30 170 power.txt power.csv power.json
       ENVIRONMENT "${mpi_env};ERGO_NODE_SPLIT=${split};ERGO_REPORT=power.txt;ERGO_REPORT_CSV=power.csv;ERGO_REPORT_JSON=power.json")
   endforeach()
 endif()
+
+# The ranks of one node share its sim node (sim/node.c): 4 ranks doing unequal work, then waiting
+# for the slowest (ergo_sim_wait), on one node and on two pretend nodes of two ranks.  The job's
+# Global energy in the merged report is the model's figure for the sum of every rank's activity on
+# its slice of the node, which tests/mpi/node_app.c computes from SIM.md's equations itself.
+# And the estimate meter's node figure is the sum of its ranks' CPU time: about 4x one rank's.
+if(ERGO_WITH_MPI)
+  add_executable(ergo-test-node-app mpi/node_app.c)
+  target_link_libraries(ergo-test-node-app PRIVATE ergo MPI::MPI_C m)
+  set(node_run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4 --allow-run-as-root --oversubscribe
+    ${MPIEXEC_PREFLAGS} $<TARGET_FILE:ergo-test-node-app> ${MPIEXEC_POSTFLAGS})
+  set(node_dir ${CMAKE_CURRENT_BINARY_DIR}/node_runs)
+  file(MAKE_DIRECTORY ${node_dir})
+  set(node_env "ERGO_STATE_DIR=${node_dir}/state;OMP_NUM_THREADS=1;ERGO_KNOBS=none;ERGO_REPORT=stdout"
+    ${ERGO_MPI_TEST_ENV})
+  foreach(split 1 2)
+    add_test(NAME mpi_sim_node_shared_split${split} COMMAND ${ERGO_EXPECT}
+      "--match=job energy [0-9.]+ J is the model's [0-9.]+ J\n$" -- sh -c [=[
+out=$("$@" --sim 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+want=$(printf '%s\n' "$out" | sed -n 's/^node_app: .* expected job energy \([0-9.]*\) J$/\1/p')
+got=$(printf '%s\n' "$out" | sed -n 's/^Total energy for Global = \([0-9.e+]*\) J .*/\1/p')
+[ -n "$want" ] && [ -n "$got" ] || { echo "FAIL: no expected or no Global energy"; exit 1; }
+awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 1e-5 * w) }' ||
+  { echo "FAIL: job energy $got J, the model's is $want J"; exit 1; }
+echo "job energy $got J is the model's $want J"
+]=] node ${node_run})
+    set_tests_properties(mpi_sim_node_shared_split${split} PROPERTIES WORKING_DIRECTORY ${node_dir}
+      ENVIRONMENT "${node_env};ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=${split}"
+      FAIL_REGULAR_EXPRESSION "FAIL:")
+  endforeach()
+
+  # Each rank burns 0.5 s of CPU time: the node's estimate counts all four ranks (3.5x to 5x one
+  # rank's figure: the ranks' MPI start and barrier add a little CPU time of their own).
+  add_test(NAME mpi_estimate_node COMMAND ${ERGO_EXPECT}
+    "--match=node estimate [0-9.]+ J is [0-9.]+x one rank's [0-9.]+ J\n$" -- sh -c [=[
+out=$("$@" --burn 0.5 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+one=$(printf '%s\n' "$out" | sed -n "s/^node_app: one rank's estimate \([0-9.]*\) J$/\1/p")
+got=$(printf '%s\n' "$out" | sed -n 's/^Total energy for Global = \([0-9.e+]*\) J .*/\1/p')
+[ -n "$one" ] && [ -n "$got" ] || { echo "FAIL: no rank figure or no Global energy"; exit 1; }
+x=$(awk -v g="$got" -v o="$one" 'BEGIN { printf "%.2f", g / o }')
+awk -v x="$x" 'BEGIN { exit !(x >= 3.5 && x <= 5) }' ||
+  { echo "FAIL: node estimate $got J is ${x}x one rank's $one J (expected about 4x)"; exit 1; }
+echo "node estimate $got J is ${x}x one rank's $one J"
+]=] node ${node_run})
+  set_tests_properties(mpi_estimate_node PROPERTIES WORKING_DIRECTORY ${node_dir}
+    ENVIRONMENT "${node_env};ERGO_PLATFORM=real;ERGO_ENERGY=estimate"
+    FAIL_REGULAR_EXPRESSION "FAIL:")
+endif()

@@ -147,9 +147,58 @@ static void test_public_oracle(void **state) {
   assert_int_equal(ergo_sim_oracle(&memory, "joules", &best, &base), ERGO_EINVAL);
 }
 
+/* A rank waiting in MPI (ergo_sim_wait): its clock moves by exactly the wait and the node draws
+ * idle power: static 30 W + 20 idle cores at 0.5 W + uncore 4 + 8 (2.4/2.4)^2 W, DRAM 3 W. */
+static void test_wait_is_idle_power(void **state) {
+  (void)state;
+  ergo_config c = sim_config(0, 1);
+  assert_int_equal(ergo_init(&c), 0);
+  uint64_t t0 = ergo_now_ns();
+  ERGO_PUSH(1, "wait");
+  assert_int_equal(ergo_sim_wait(2.5), 0);
+  ERGO_POP(1, "wait");
+  assert_int_equal(ergo_now_ns() - t0, 2500000000ull);
+  ergo__snap s;
+  pthread_mutex_lock(&ergo__g.lock);
+  assert_int_equal(ergo__snap_take(ergo__g.main_tree, 0, &s), 0);
+  pthread_mutex_unlock(&ergo__g.lock);
+  assert_true(fabs(s.children[0].q[0][0] - (30 + 20 * 0.5 + 12) * 2.5) < 2e-9);
+  assert_true(fabs(s.children[0].q[0][1] - 20 * 0.5 * 2.5) < 2e-9);
+  assert_true(fabs(s.children[0].q[0][2] - 3 * 2.5) < 2e-9);
+  ergo__snap_free(&s);
+  assert_int_equal(ergo_sim_wait(-1), ERGO_EINVAL);
+  assert_int_equal(ergo_sim_wait(NAN), ERGO_EINVAL);
+  ergo_finalize();
+  assert_int_equal(ergo_sim_wait(1), ERGO_ESTATE);
+}
+
+/* A node of 3 ranks: rank 1 gets 20 / 3 = 6 cores plus one of the 2 left over, a third of the
+ * static, uncore, DRAM background power and of the memory system; the threads knob follows. */
+static void test_slice_of_a_shared_node(void **state) {
+  (void)state;
+  ergo_config c = sim_config(0, 1);
+  assert_int_equal(ergo_init(&c), 0);
+  ergo__sim_slice(1, 3);
+  const ergo__sim_params *p = &ergo__sim()->p;
+  assert_int_equal(p->cores, 7);
+  assert_true(fabs(p->static_w - 10) < 1e-12);
+  assert_true(fabs(p->uncore_min_w - 4.0 / 3) < 1e-12);
+  assert_true(fabs(p->uncore_dyn_w - 8.0 / 3) < 1e-12);
+  assert_true(fabs(p->dram_min_w - 1) < 1e-12);
+  assert_true(fabs(p->bw_max - 100.0 / 3) < 1e-12);
+  assert_int_equal(ergo__sim()->cfg.threads, 7);
+  ergo_finalize();
+  assert_int_equal(ergo_init(&c), 0);
+  ergo__sim_slice(0, 40);
+  assert_int_equal(ergo__sim()->p.cores, 1);
+  ergo_finalize();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_region_figures_are_the_model),
+      ERGO_TEST(test_wait_is_idle_power),
+      ERGO_TEST(test_slice_of_a_shared_node),
       ERGO_TEST(test_knobs_drive_the_model),
       ERGO_TEST(test_same_seed_same_run),
       ERGO_TEST(test_errors),
