@@ -35,6 +35,13 @@
  *    stalled package (a = core_act_min, no DRAM traffic), since t_c / t and M / t
  *    are 0 / 0 there.
  *  - u_max == u_min means a one-point uncore grid: full bandwidth (x = 1).
+ *  - Under MPI the ranks of a node share it (sim/node.c: ergo__sim_slice): each rank runs these
+ *    equations on its slice - cores its share of the node's, static_w, uncore_*_w, dram_min_w
+ *    and bw_max divided by the node's rank count - so that ranks that spent the same time add
+ *    up to one node exactly; before, every rank simulated a whole node and the node's reader
+ *    reported rank 0's alone (4 ranks doing 4.75x the work reported rank 0's energy).
+ *  - A wait (ergo__sim_wait: a rank in MPI) has no busy core: P_core = cores * core_idle_w,
+ *    P_dram = dram_min_w, P_unc at the uncore frequency in force; its time passes.
  * The defaults are SIM.md's; see ergo__sim_params_default for where each comes from. */
 #include "sim/model.h"
 
