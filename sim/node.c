@@ -31,15 +31,22 @@ typedef struct share_slot {
   share_point points[SHARE_POINTS];
 } share_slot;
 
+/* What a reader last read of another rank: its energy (pkg, core, dram; readings never fall
+ * below it) and the count of points at which it was last found stuck. */
+struct seen {
+  double e[3];
+  uint64_t stuck_at;
+};
+
 /* The running node, and whether it runs (read without a lock by the clock and the meters);
  * the node's shared counters when the node's ranks share one (slots[nslots], own at `mine`),
- * and the last figure read of each rank (seen[3 * i]: pkg, core, dram), so readings never fall. */
+ * and what this rank last read of each other (seen[i]). */
 static struct {
   ergo__sim_node node;
   int active;
   share_slot *slots;
   int nslots, mine;
-  double *seen;
+  struct seen *seen;
 } S;
 
 ergo__sim_node *ergo__sim(void) {
@@ -153,7 +160,7 @@ static int share_map(int fd, int node_rank, int node_size, const char *name, cha
     snprintf(why, whylen, "cannot map the node's shared sim counters %s: %s", name, strerror(err));
     return ERGO_EIO;
   }
-  double *seen = calloc((size_t)node_size * 3, sizeof *seen);
+  struct seen *seen = calloc((size_t)node_size, sizeof *seen);
   if (!seen) {
     munmap(at, len);
     snprintf(why, whylen, "no memory for the node's shared sim counters %s", name);
@@ -235,7 +242,7 @@ static void point_at(const share_slot *r, uint64_t k, share_point *out) {
  * power, so between two points energy is linear in time: exact.  A rank ahead of t is looked up
  * in its history; one behind is waited for (its work takes microseconds of real time) unless it
  * stopped or is stuck, then it counts as idle from its last point (a rank waiting in MPI). */
-static void energy_at(const share_slot *r, uint64_t t, double *out) {
+static void energy_at(const share_slot *r, uint64_t t, double *out, uint64_t *stuck_at) {
   uint64_t c_prev = 0;
   int64_t since = wall_ns();
   share_point a, b;
@@ -268,7 +275,10 @@ static void energy_at(const share_slot *r, uint64_t t, double *out) {
     }
     int64_t now = wall_ns();
     if (c != c_prev) c_prev = c, since = now;
-    if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) || now - since > SHARE_STUCK_NS) {
+    /* Found stuck at this very point before: not waited for again until it moves on. */
+    if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) || c == *stuck_at ||
+        now - since > SHARE_STUCK_NS) {
+      *stuck_at = c;
       double idle = (double)(t - b.t_ns) * 1e-9;
       out[0] = (double)b.pkg_nj * 1e-9 + r->idle_pkg_w * idle;
       out[1] = (double)b.core_nj * 1e-9 + r->idle_core_w * idle;
@@ -293,10 +303,10 @@ void ergo__sim_node_energy(double *pkg, double *core, double *dram) {
   for (int i = 0; S.slots && i < S.nslots; i++) {
     if (i == S.mine) continue;
     double e[3];
-    energy_at(&S.slots[i], t, e);
+    energy_at(&S.slots[i], t, e, &S.seen[i].stuck_at);
     for (int d = 0; d < 3; d++) /* never less than read before (a stuck rank's guess) */
-      if (e[d] < S.seen[3 * i + d]) e[d] = S.seen[3 * i + d];
-    memcpy(&S.seen[3 * i], e, sizeof e);
+      if (e[d] < S.seen[i].e[d]) e[d] = S.seen[i].e[d];
+    memcpy(S.seen[i].e, e, sizeof e);
     *pkg += e[0];
     *core += e[1];
     *dram += e[2];
