@@ -4,6 +4,7 @@
 #include "energy/meter.h"
 
 #include "ergo.h"
+#include "util/log.h"
 
 #include <errno.h>
 #include <math.h>
@@ -63,10 +64,10 @@ static int estimate_open(ergo__meter *m, char *why, size_t whylen) {
 #define NODE_MAX 1024
 static struct {
   pthread_mutex_t lock;
-  int n;
+  int n, warned;
   long pids[NODE_MAX];
   uint64_t last_ns[NODE_MAX];
-} node = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+} node = {PTHREAD_MUTEX_INITIALIZER, 0, 0, {0}, {0}};
 
 void ergo__energy_node_pids(const long *pids, int n) {
   pthread_mutex_lock(&node.lock);
@@ -96,12 +97,19 @@ static int estimate_read_raw(ergo__meter *m, uint64_t *ticks) {
   long self = (long)getpid();
   for (int i = 0; i < node.n; i++) {
     clockid_t id;
-    uint64_t ns;
+    uint64_t ns = 0;
+    int err = 0;
     if (node.pids[i] == self)
       node.last_ns[i] = own;
-    else if (clock_getcpuclockid((pid_t)node.pids[i], &id) == 0 && cpu_ns(id, &ns) == 0 &&
-             ns > node.last_ns[i])
-      node.last_ns[i] = ns;
+    else if ((err = clock_getcpuclockid((pid_t)node.pids[i], &id)) == 0 &&
+             (err = cpu_ns(id, &ns) == 0 ? 0 : errno) == 0) {
+      if (ns > node.last_ns[i]) node.last_ns[i] = ns;
+    } else if (node.last_ns[i] == 0 && !node.warned) {
+      node.warned = 1; /* never read: the node's figure leaves that rank out */
+      ergo__warn("ERGO_ENERGY=estimate: cannot read the CPU time of rank process %ld of this "
+                 "node (%s); the node's estimate leaves it out",
+                 node.pids[i], strerror(err));
+    }
     sum += node.last_ns[i];
   }
   pthread_mutex_unlock(&node.lock);
