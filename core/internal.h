@@ -154,6 +154,10 @@ typedef struct ergo__ranks {
   int (*usable)(void);
   /* Every rank's len bytes to rank 0 (see mpi/job.h ergo__job_gather). Collective. */
   int (*gather)(const void *buf, size_t len, char **all, size_t **lens);
+  /* 1: separate processes a launcher started (mpiexec, srun) that do not talk over MPI: no
+   * merge, every process writes each of its files (reports, steps, balance, checkpoints) as
+   * <name>.rankN from the start, so none shares a file with another. */
+  int separate;
 } ergo__ranks;
 extern ERGO__HIDDEN ergo__ranks ergo__rk;
 ERGO__HIDDEN void ergo__ranks_set(const ergo__ranks *r);

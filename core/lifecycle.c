@@ -205,11 +205,36 @@ static int write_reports(const char *per_rank, int written[NREPORTS]) {
 /* Say once where the files went, so nobody has to guess: only files that were written. */
 static void note_files(const char *per_rank, const int written[NREPORTS]) {
   const ergo_config *c = &ergo__g.cfg;
+  int steps = ergo__g.steps_written;
+  if (per_rank && ergo__rk.separate) { /* rank 0's files, named as every process names its own */
+    const char *paths[] = {c->step_report, c->balance,        c->report,
+                           c->report_json, c->report_hatchet, c->report_csv};
+    int done[] = {steps && ergo__g.steps_ok[0],
+                  steps && ergo__g.steps_ok[1],
+                  written[0],
+                  written[1],
+                  written[2],
+                  written[3]};
+    char list[1024] = "";
+    size_t len = 0;
+    for (int i = 0; i < 6; i++) {
+      const char *p = paths[i];
+      if (i == 2 && p && (strcmp(p, "stdout") == 0 || strcmp(p, "stderr") == 0))
+        p = "ergo-report.txt";
+      char *d = done[i] ? ergo__rank_path(p, 0) : NULL;
+      if (d && len < sizeof list)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", d);
+      free(d);
+    }
+    if (len)
+      ergo__info("each of the %d processes wrote its own files, named by its rank: %s, ...",
+                 ergo__rk.size, list);
+    return;
+  }
   if (per_rank) {
     ergo__info("every rank's own reports in <name>.rankN files (ERGO_REPORT_RANKS)");
     return;
   }
-  int steps = ergo__g.steps_written;
   const char *step_files[] = {c->step_report, c->balance};
   const char *step_what[] = {"step report(s)", "balance line(s)"};
   for (int i = 0; i < 2; i++) {
@@ -246,8 +271,8 @@ int ergo__core_finalize(void) {
   int merged = 0;
   if (multi) {
     if (ergo__rk.usable && ergo__rk.usable())
-      merged = ergo__merge_take() == 0; /* collective: every rank takes part */
-    else if (ergo__rk.rank == 0)
+      merged = ergo__merge_take() == 0;                /* collective: every rank takes part */
+    else if (ergo__rk.rank == 0 && !ergo__rk.separate) /* separate: said at ergo_init */
       ergo__warn("ergo_finalize: the %d ranks' regions cannot be merged (MPI is finalised, or a "
                  "rank failed ergo_init); every rank writes its own files (<name>.rankN) (fix: "
                  "call ergo_finalize before MPI_Finalize on every rank)",

@@ -58,10 +58,11 @@ int ergo_step_info(long step, const char *info) {
   int r;
   const char *steps = ergo__g.cfg.step_report, *bal = ergo__g.cfg.balance;
   /* In an MPI job rank 0 writes the step files (its own figures, as SPACE-Timers does); with
-   * ERGO_REPORT_RANKS=1 every other rank writes its own <name>.rankN. */
+   * ERGO_REPORT_RANKS=1 every other rank writes its own <name>.rankN.  Separate processes (a
+   * launcher's, without MPI) each write their own <name>.rankN, rank 0 too: no file is shared. */
   char *own_steps = NULL, *own_bal = NULL;
-  if (ergo__rk.size > 1 && ergo__rk.rank != 0) {
-    if (ergo__g.cfg.report_ranks) {
+  if (ergo__rk.size > 1 && (ergo__rk.rank != 0 || ergo__rk.separate)) {
+    if (ergo__g.cfg.report_ranks || ergo__rk.separate) {
       steps = own_steps = ergo__rank_path(steps, ergo__rk.rank);
       bal = own_bal = ergo__rank_path(bal, ergo__rk.rank);
     } else {

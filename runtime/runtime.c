@@ -5,6 +5,7 @@
 #include "knobs/cpuset.h"
 #include "knobs/knobs.h"
 #include "mpi/job.h"
+#include "mpi/launcher.h"
 #include "policies/tuner.h"
 #include "runtime/config.h"
 #include "runtime/pipeline.h"
@@ -81,7 +82,8 @@ static void share_sim_and_pids(const ergo__job *job, int sim) {
 /* The node's ranks elect one reader per package for energy, and the same rank sets that
  * package's uncore; node rank 0 also takes domains of no package (psys).  Collective within the
  * node when it has several ranks; a serial run reads and sets everything. */
-static void share_node(const ergo__job *job) {
+/* quiet: this process's notes are another's to say (a rank above 0). */
+static void share_node(const ergo__job *job, int quiet) {
   uint64_t pkgs = ~0ull;
   int unbound = 1;
   char who[160] = "";
@@ -101,7 +103,7 @@ static void share_node(const ergo__job *job) {
       snprintf(who, sizeof who, "node %d's energy is read by another of its %d ranks", job->node,
                job->node_size);
   }
-  ergo__energy_share(pkgs, unbound, who, job->rank != 0);
+  ergo__energy_share(pkgs, unbound, who, quiet);
   ergo__uncore_share(pkgs);
 }
 
@@ -139,19 +141,39 @@ int ergo_init(const ergo_config *user) {
   /* The job first: under MPI every later layer knows its rank and node. */
   char jwhy[256];
   if (bad_user) cfg.node_split = 1;
+  /* Processes a launcher started (mpiexec, srun) that do not talk over MPI: each keeps its own
+   * files, named by the rank the launcher gave it, so that none writes into another's. */
+  ergo__launched launched = {0, 1, NULL};
+  int separate = 0;
   if (ergo__job_start(cfg.node_split, jwhy, sizeof jwhy) < 0)
     ergo__warn("MPI is initialised but ergo cannot use it (%s); every rank reports on its own",
                jwhy);
-  else if (ergo__job_launched_without_mpi())
-    ergo__warn("this process is one of several MPI ranks but MPI is not initialised at "
-               "ergo_init%s; every rank reports on its own (fix: call ergo_init after MPI_Init, "
-               "or link ergo-mpi-auto)",
+  else if (ergo__job_launched_without_mpi()) {
+    separate = ergo__launcher_rank(&launched) && ergo__launcher_several(&launched);
+    /* Once per job: rank 0 speaks for the others when they can be told apart. */
+    if (separate && launched.rank == 0)
+      ergo__warn("this process is rank 0 of %d that the launcher started (%s) but MPI is not "
+                 "initialised at ergo_init%s; each process writes its own files, named "
+                 "<name>.rankN (ergo-steps.rank0.txt, ...), and nothing is merged (fix: call "
+                 "ergo_init after MPI_Init, or link ergo-mpi-auto)",
+                 launched.size, launched.var,
 #if defined(ERGO_WITH_MPI)
-               ""
+                 ""
 #else
-               " (and this ergo is built without MPI: configure with -DERGO_WITH_MPI=ON)"
+                 " (and this ergo is built without MPI: configure with -DERGO_WITH_MPI=ON)"
 #endif
-    );
+      );
+    else if (!separate)
+      ergo__warn("this process is one of several MPI ranks but MPI is not initialised at "
+                 "ergo_init%s; every rank reports on its own (fix: call ergo_init after MPI_Init, "
+                 "or link ergo-mpi-auto)",
+#if defined(ERGO_WITH_MPI)
+                 ""
+#else
+                 " (and this ergo is built without MPI: configure with -DERGO_WITH_MPI=ON)"
+#endif
+      );
+  }
   /* Every rank must start, or none may wait for the others later (the merged report and the
    * node's tuning are collective): the ranks agree on the outcome before going on. */
   if (bad_user) return agree_or_stop(ERGO_EINVAL, 0);
@@ -168,11 +190,19 @@ int ergo_init(const ergo_config *user) {
    * platform the reports name.  The other layers are told `sim` below, as an argument. */
   ergo_config core = cfg;
   core.platform = sim ? "sim" : "real";
+  /* The energy layer's own files, per process too (the core names its files from the ranks). */
+  char *own_power = NULL, *own_trace = NULL;
+  if (separate) {
+    if (core.power_csv) core.power_csv = own_power = ergo__rank_path(core.power_csv, launched.rank);
+    if (core.trace) core.trace = own_trace = ergo__rank_path(core.trace, launched.rank);
+  }
   if (sim) {
     core.clock = ergo__sim_clock;
     core.clock_ctx = NULL;
   }
-  int rc = ergo__core_init(&core);
+  int rc = ergo__core_init(&core); /* copies the strings */
+  free(own_power);
+  free(own_trace);
   if (rc) return agree_or_stop(rc, sim);
   /* Said now, not after hours of computation (counted: after the core's reset of the counts). */
   ergo__config_writable(&cfg, user != NULL);
@@ -180,9 +210,12 @@ int ergo_init(const ergo_config *user) {
     ergo__warn("ergo_init failed on another rank (it said why); this rank reports on its own, "
                "as <name>.rankN files, and does not tune with its node");
   const ergo__job *job = ergo__job_get();
-  ergo__ranks rk = {job->rank, job->size, job->nnodes, ergo__job_usable, ergo__job_gather};
+  ergo__ranks rk = {job->rank, job->size, job->nnodes, ergo__job_usable, ergo__job_gather, 0};
+  if (separate)
+    rk = (ergo__ranks){
+        launched.rank, launched.size ? launched.size : launched.rank + 1, 1, NULL, NULL, 1};
   ergo__ranks_set(&rk);
-  share_node(job);
+  share_node(job, job->rank != 0 || (separate && launched.rank != 0));
   share_sim_and_pids(job, sim);
   /* Knobs that do not open are absent; only named ones warn. */
   const ergo_config *own = ergo__core_config(); /* the same, with strings the core owns */

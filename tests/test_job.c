@@ -91,7 +91,7 @@ static void merge_over_fake_ranks(void **state) {
     ERGO_POP(2, "B");
     ERGO_POP(1, "A");
   }
-  ergo__ranks rk = {0, 3, 1, fake_usable, fake_gather};
+  ergo__ranks rk = {0, 3, 1, fake_usable, fake_gather, 0};
   ergo__ranks_set(&rk);
   assert_int_equal(ergo__merge_take(), 0); /* rank 2's pack is refused with one line */
   const ergo__snap *m = ergo__merged();

@@ -134,7 +134,7 @@ static void run_rank(int r, const char *second_component) {
   q_rank = r;
   attach_energy(second_component);
   build_rank(r);
-  ergo__ranks rk = {r, job_size, job_nodes, usable, capture_gather};
+  ergo__ranks rk = {r, job_size, job_nodes, usable, capture_gather, 0};
   ergo__ranks_set(&rk);
   capturing = r;
   pack_len[r] = (size_t)-1;
@@ -154,7 +154,7 @@ static const ergo__snap *merge_on_rank0(void) {
   q_rank = 0;
   attach_energy("dram-0");
   build_rank(0);
-  ergo__ranks rk = {0, job_size, job_nodes, usable, gather_all};
+  ergo__ranks rk = {0, job_size, job_nodes, usable, gather_all, 0};
   ergo__ranks_set(&rk);
   unsigned long before = ergo_error_count();
   int rc = ergo__merge_take();
