@@ -141,7 +141,10 @@ int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide)
             "MPI-Tasks: %d, nodes: %d; sec is the mean over ranks, then min/max/std over ranks "
             "and imbalance = max/mean - 1\n",
             root->nranks, root->nnodes);
-  fprintf(f, "Total wall clock time for %s = %g sec\n", root->name, root->time_s);
+  /* On the sim node the seconds are the virtual clock's: marked like every simulated figure. */
+  int sim = ergo__g.cfg.platform && strcmp(ergo__g.cfg.platform, "sim") == 0;
+  fprintf(f, "Total wall clock time for %s = %g sec%s\n", root->name, root->time_s,
+          sim ? " [SIMULATED]" : "");
   int with_q = root->q_ok != 0 || ergo__quant_any();
   if (with_q) quantity_totals(f, root);
   /* As in the paper, Global itself gets no Unaccounted line: the total above

@@ -51,8 +51,13 @@ static void test_region_figures_are_the_model(void **state) {
   assert_true(fabs(s.children[0].q[0][0] - r.p_pkg_w * t) < 2e-9);
   assert_true(fabs(s.children[0].q[0][1] - r.p_core_w * t) < 2e-9);
   assert_true(fabs(s.children[0].q[0][2] - r.p_dram_w * t) < 2e-9);
+  double global_s = s.time_s; /* the virtual clock does not move without work */
   ergo__snap_free(&s);
   char *rep = ergo_report_string();
+  /* The time line is the virtual clock's: marked as the energy line is. */
+  char want[128];
+  snprintf(want, sizeof want, "Total wall clock time for Global = %g sec [SIMULATED]\n", global_s);
+  assert_non_null(strstr(rep, want));
   assert_non_null(strstr(rep, "[SIMULATED]\n"));
   assert_non_null(strstr(rep, "ergo energy: meter sim"));
   free(rep);
