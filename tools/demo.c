@@ -257,9 +257,12 @@ static int demo_main(int argc, char **argv) {
                    want, strerror(errno));
 
   /* The directory: made if missing, and really writable (root passes access() checks). */
+  struct stat st;
   if (mkdir(dir, 0777) != 0 && errno != EEXIST)
     return failure("cannot make the directory '%s' for its files: %s (fix: --dir DIR)", dir,
                    strerror(errno));
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return failure("cannot put its files in '%s': it is not a directory (fix: --dir DIR)", dir);
   char probe[PATH_MAX + 64];
   snprintf(probe, sizeof probe, "%s/.ergo-demo-probe", dir);
   int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
