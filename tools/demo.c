@@ -23,6 +23,9 @@
 #define DEMO_DIR "ergo-demo"
 #define MARK " [SIMULATED]"
 #define APP_NAME "ergo-example-miniapp"
+#ifndef ERGO_DEMO_APP_INSTALLED /* set by tools/CMakeLists.txt from CMAKE_INSTALL_LIBEXECDIR */
+#define ERGO_DEMO_APP_INSTALLED "libexec/ergo/" APP_NAME
+#endif
 
 static void demo_usage(FILE *out) {
   fprintf(out,
@@ -35,8 +38,9 @@ static void demo_usage(FILE *out) {
           "  --dir DIR    where the files go and the runs run (default " DEMO_DIR ", made if\n"
           "               missing; the demo's files in it are replaced)\n"
           "  --steps N    timesteps of each run (default %d)\n"
-          "  --app PATH   the mini-app (default: " APP_NAME " in ../examples beside this ergo,\n"
-          "               as in the build tree)\n\n"
+          "  --app PATH   the mini-app (default: " APP_NAME " in ../examples beside this\n"
+          "               ergo, as in the build tree, else the installed one in\n"
+          "               ../" ERGO_DEMO_APP_INSTALLED ")\n\n"
           "Exit status: 0, 1 when a run fails (one line says which and where its output is),\n"
           "2 for a usage error.\n",
           DEMO_STEPS);
@@ -245,16 +249,20 @@ static int demo_main(int argc, char **argv) {
   self[len] = '\0';
   if (!getcwd(cwd, sizeof cwd))
     return failure("cannot read the working directory: %s", strerror(errno));
-  char guess[PATH_MAX + 64];
-  if (!app_arg) {
-    char *slash = strrchr(self, '/');
-    snprintf(guess, sizeof guess, "%.*s/../examples/" APP_NAME, (int)(slash - self), self);
-  }
-  const char *want = app_arg ? app_arg : guess;
+  /* The build tree's examples/ beside tools/, else where the install puts it. */
+  char guess[2][PATH_MAX + 64];
+  char *slash = strrchr(self, '/');
+  int base = (int)(slash - self);
+  snprintf(guess[0], sizeof guess[0], "%.*s/../examples/" APP_NAME, base, self);
+  if (ERGO_DEMO_APP_INSTALLED[0] == '/')
+    snprintf(guess[1], sizeof guess[1], "%s", ERGO_DEMO_APP_INSTALLED);
+  else
+    snprintf(guess[1], sizeof guess[1], "%.*s/../%s", base, self, ERGO_DEMO_APP_INSTALLED);
+  const char *want = app_arg ? app_arg : access(guess[0], X_OK) == 0 ? guess[0] : guess[1];
   if (!realpath(want, app) || access(app, X_OK) != 0)
     return failure("the mini-app '%s' cannot be run: %s (it is built with ergo, as "
-                   "build/examples/" APP_NAME "; fix: --app PATH)",
-                   want, strerror(errno));
+                   "build/examples/" APP_NAME ", and installed in %s; fix: --app PATH)",
+                   want, strerror(errno), ERGO_DEMO_APP_INSTALLED);
 
   /* The directory: made if missing, and really writable (root passes access() checks). */
   struct stat st;
@@ -282,8 +290,9 @@ static int demo_main(int argc, char **argv) {
   printf("ergo demo: ergo's mini-app (a timestep loop shaped like OpenGadget3's, %ld steps) runs\n"
          "three times on the sim node, ergo's simulated machine: untuned, tuned online, then with\n"
          "the tuned model applied, and `ergo compare` sets the three side by side. Every figure\n"
-         "is SIMULATED. The commands run in %s/, where every file goes, with ERGO_PLATFORM=sim\n"
-         "and each run's step and balance files as NAME-steps.txt and NAME-balance.txt; in them\n",
+         "is SIMULATED.\n"
+         "Every file goes to %s/, where the commands below run, with ERGO_PLATFORM=sim and\n"
+         "each run's step and balance files as NAME-steps.txt and NAME-balance.txt; in them\n",
          steps, dir);
   if (strchr(me, '/')) printf("  ergo                 = %s\n", me);
   printf("  " APP_NAME " = %s\n", shown(app, cwd));
