@@ -59,4 +59,12 @@ rc=$?
 exit $rc
 ]=] sh $<TARGET_FILE:ergo-cli> ${demo_dir}_unwritable)
   set_tests_properties(example_demo_unwritable_dir PROPERTIES FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # Usage errors: one line naming the value and what is accepted, exit status 2, nothing run.
+  add_test(NAME example_demo_bad_steps COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo demo: --steps '0' is not valid: expected an integer from 1 to 1000000\n$"
+    -- $<TARGET_FILE:ergo-cli> demo --steps 0 --dir ${demo_dir}_never)
+  add_test(NAME example_demo_bad_app COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo demo: the mini-app '/nonexistent/app' cannot be run: No such file or directory \\(it is built with ergo, as build/examples/ergo-example-miniapp, and installed in [^\n]*; fix: --app PATH\\)\n$"
+    -- $<TARGET_FILE:ergo-cli> demo --app /nonexistent/app --dir ${demo_dir}_never)
 endif()

@@ -145,6 +145,7 @@ static int summary(const char *dir, const char *name) {
   snprintf(file, sizeof file, "%s.json", name);
   json_t *doc = load(dir, file);
   if (!doc) return -1;
+  /* The report's "threads" is its list of thread trees, not the knob. */
   const json_t *root = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
   const json_t *t = json_object_get(root, "time_s");
   if (!json_is_number(t)) {
