@@ -3,8 +3,8 @@
 # (naming file:line) when a string literal "cpu", "cpufreq", "uncore", "uncore_khz", "core_khz"
 # or "threads" appears anywhere else in the library's and the tool's sources.  Comments are not
 # literals and are skipped.  Allowed, because they are other vocabularies that share a word:
-#   "threads" in core/report_json.c, tools/compare.c, tools/sweep_runs.c: the JSON report's list
-#             of thread trees (written, compared, read back), not the knob;
+#   "threads" in core/report_json.c, tools/compare.c, tools/sweep_runs.c, tools/demo.c: the JSON
+#             report's list of thread trees (written, compared, read back), not the knob;
 #   "uncore"  in energy/papi.c: a RAPL energy domain's kind as PAPI names it, not the knob.
 set -u
 src=${1:?usage: knob_names_one_file.sh SOURCE_DIR}
@@ -21,6 +21,7 @@ BEGIN {
   allow["threads", "core/report_json.c"] = 1
   allow["threads", "tools/compare.c"] = 1
   allow["threads", "tools/sweep_runs.c"] = 1
+  allow["threads", "tools/demo.c"] = 1
   allow["uncore", "energy/papi.c"] = 1
   bad = 0
 }

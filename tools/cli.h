@@ -22,6 +22,11 @@ extern const ergo_cli_command ergo_cli_restore;
 extern const ergo_cli_command ergo_cli_run;
 extern const ergo_cli_command ergo_cli_compare;
 extern const ergo_cli_command ergo_cli_sweep;
+extern const ergo_cli_command ergo_cli_demo;
+
+/* The command as the user typed it (main's argv[0]: "ergo", "build/tools/ergo"), for commands
+ * a subcommand suggests. */
+extern const char *ergo_cli_argv0;
 
 /* Option argv[*i] as "--name value" or "--name=value": 1 and *value set (*i moves past a
  * separate value), 0 when argv[*i] is another option, -1 when the value is missing (one line

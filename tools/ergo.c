@@ -7,7 +7,8 @@
 #include <string.h>
 
 static const ergo_cli_command *const commands[] = {
-    &ergo_cli_info, &ergo_cli_run, &ergo_cli_compare, &ergo_cli_sweep, &ergo_cli_restore,
+    &ergo_cli_info,  &ergo_cli_run,     &ergo_cli_compare,
+    &ergo_cli_sweep, &ergo_cli_restore, &ergo_cli_demo,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
@@ -27,7 +28,10 @@ static void usage(FILE *out) {
   fprintf(out, "\n`ergo <command> --help` describes a command's options.\n");
 }
 
+const char *ergo_cli_argv0 = "ergo";
+
 int main(int argc, char **argv) {
+  if (argc > 0 && argv[0] && *argv[0]) ergo_cli_argv0 = argv[0];
   if (argc < 2) {
     fprintf(stderr, "ergo: no command given: expected ");
     list_commands(stderr);

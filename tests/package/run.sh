@@ -48,6 +48,14 @@ for so in "$libdir"/libergo*.so; do
   fi
 done
 
+step "run the installed ergo demo (its mini-app installed beside it)"
+# Open MPI leaks at exit even as a singleton: a sanitized build checks all but leaks here.
+if ! env -u LD_LIBRARY_PATH ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+  "$prefix/bin/ergo" demo --dir "$work/demo" >"$work/demo.out" 2>&1; then
+  echo "FAIL: the installed ergo demo failed:"; cat "$work/demo.out"; exit 1
+fi
+grep -q '^static\.json .*\[SIMULATED\]$' "$work/demo.out" || { echo "FAIL: ergo demo:"; cat "$work/demo.out"; exit 1; }
+
 step "find_package(ergo) consumer"
 "$cmake" -S "$src" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" -Dergo_DIR="$libdir/cmake/ergo" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra"
