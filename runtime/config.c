@@ -263,6 +263,12 @@ int ergo__config_same_files(ergo_config *cfg, int as_c) {
   return rc;
 }
 
+const char *ergo__config_model_path(const ergo_config *cfg) {
+  if (cfg->model && *cfg->model) return cfg->model;
+  const ergo__config_row *r = row_named(output_fields[0]);
+  return r ? r->unset : NULL;
+}
+
 void ergo__config_writable(const ergo_config *cfg, int as_c) {
   /* Say now, not after hours of computation, that a file cannot be written where asked. */
   for (int i = 0; i < NOUTPUTS; i++) {

@@ -66,6 +66,9 @@ int ergo__config_same_files(ergo_config *cfg, int as_c);
  * directory, naming the variable (or the field, as_c), the path and the fix; the run goes on. */
 void ergo__config_writable(const ergo_config *cfg, int as_c);
 
+/* The tuning model file cfg names (ERGO_MODEL), or its default when unset. */
+const char *ergo__config_model_path(const ergo_config *cfg);
+
 /* One warning per ERGO_* name in env (a NULL-terminated "NAME=VALUE" array, like environ) that no
  * row knows, with the nearest known name when one is close; names starting with ERGO__ are
  * internal and skipped.  Returns the number of warnings.  ergo_config_from_env calls it once

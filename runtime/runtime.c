@@ -16,6 +16,23 @@
 #include <unistd.h>
 
 /* "auto": the sim node when no hardware energy meter works here. */
+/* The model file of a process a launcher started among several that do not talk over MPI:
+ * sweep and online write their own, <model>.rankN (each learnt its own work: no process
+ * overwrites another's model); static reads <model>.rankN when such a run wrote one, else the
+ * shared <model>.  NULL: the path stays as it is. */
+static char *rank_model(const ergo_config *cfg, int rank) {
+  const char *pol = cfg->policy ? cfg->policy : "monitor";
+  int writes = strcmp(pol, "sweep") == 0 || strcmp(pol, "online") == 0;
+  if (!writes && strcmp(pol, "static") != 0) return NULL;
+  const char *model = ergo__config_model_path(cfg);
+  char *own = model ? ergo__rank_path(model, rank) : NULL;
+  if (own && !writes && access(own, R_OK) != 0) {
+    free(own);
+    return NULL;
+  }
+  return own;
+}
+
 static int want_sim(const ergo_config *cfg) {
   const char *p = cfg->platform ? cfg->platform : "real";
   if (strcmp(p, "sim") == 0) return 1;
@@ -191,10 +208,12 @@ int ergo_init(const ergo_config *user) {
   ergo_config core = cfg;
   core.platform = sim ? "sim" : "real";
   /* The energy layer's own files, per process too (the core names its files from the ranks). */
-  char *own_power = NULL, *own_trace = NULL;
+  char *own_power = NULL, *own_trace = NULL, *own_model = NULL;
   if (separate) {
     if (core.power_csv) core.power_csv = own_power = ergo__rank_path(core.power_csv, launched.rank);
     if (core.trace) core.trace = own_trace = ergo__rank_path(core.trace, launched.rank);
+    own_model = rank_model(&core, launched.rank);
+    if (own_model) core.model = own_model;
   }
   if (sim) {
     core.clock = ergo__sim_clock;
@@ -203,6 +222,7 @@ int ergo_init(const ergo_config *user) {
   int rc = ergo__core_init(&core); /* copies the strings */
   free(own_power);
   free(own_trace);
+  free(own_model);
   if (rc) return agree_or_stop(rc, sim);
   /* Said now, not after hours of computation (counted: after the core's reset of the counts). */
   ergo__config_writable(&cfg, user != NULL);

@@ -94,3 +94,32 @@ file(MAKE_DIRECTORY ${launch_dir}/env)
 set_tests_properties(launcher_env_ranks PROPERTIES WORKING_DIRECTORY ${launch_dir}/env
   FAIL_REGULAR_EXPRESSION "FAIL:"
   ENVIRONMENT "ERGO_ENERGY=none;ERGO_REPORT=stdout;ERGO_STATE_DIR=${launch_dir}/state")
+
+# The tuning model of such processes: online under a launcher writes <model>.rankN, one per
+# process (no process overwrites another's model, and the shared name stays untouched); static
+# then reads each process's own model, and the shared one where no per-rank model exists.
+if(TARGET ergo-example-miniapp)
+  add_test(NAME launcher_model_per_rank COMMAND ${ERGO_EXPECT}
+    "--match=each process tuned with its own model\n$" -- sh -c "
+app=\$1
+rm -rf run && mkdir run && cd run || exit 1
+clean='env -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u SLURM_PROCID -u PMIX_RANK -u MV2_COMM_WORLD_RANK'
+for r in 0 1; do
+  \$clean PMI_RANK=\$r PMI_SIZE=2 ERGO_POLICY=online ERGO_MODEL=m.json \"\$app\" >out.\$r 2>&1 ||
+    { cat out.\$r; echo \"FAIL: online as rank \$r: exit code\"; exit 1; }
+  [ -s m.rank\$r.json ] || { cat out.\$r; ls; echo \"FAIL: rank \$r wrote no m.rank\$r.json\"; exit 1; }
+done
+[ -e m.json ] && { echo 'FAIL: a process wrote the shared m.json'; exit 1; }
+cp m.rank1.json m.json && rm m.rank1.json && echo 'not a model' >m.rank0.json
+for r in 0 1; do
+  \$clean PMI_RANK=\$r PMI_SIZE=2 ERGO_POLICY=static ERGO_MODEL=m.json \"\$app\" >st.\$r 2>&1
+done
+grep -q \"m.rank0.json\" st.0 || { cat st.0; echo 'FAIL: rank 0 did not read m.rank0.json'; exit 1; }
+grep -q \"model\" st.1 && { cat st.1; echo 'FAIL: rank 1 did not read the shared m.json'; exit 1; }
+echo 'each process tuned with its own model'
+" launcher-model ${launch_timers})
+  file(MAKE_DIRECTORY ${launch_dir}/model)
+  set_tests_properties(launcher_model_per_rank PROPERTIES WORKING_DIRECTORY ${launch_dir}/model
+    FAIL_REGULAR_EXPRESSION "FAIL:"
+    ENVIRONMENT "ERGO_PLATFORM=sim;ERGO_REPORT=none;ERGO_STATE_DIR=${launch_dir}/state")
+endif()
