@@ -11,8 +11,28 @@
 /* Room for a handler on a thread whose stack overflowed (a deep recursion's SIGSEGV). */
 #define ALTSTACK_SIZE (64 * 1024)
 
-static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
+/* Every signal whose default action ends the process.  The first NCHAINED are the ones a
+ * program commonly handles to end itself (or crashes on): ergo restores, then hands the signal
+ * to the program's handler, which may go on.  The others (timers, profilers, user signals, I/O)
+ * are often handled as routine events, hundreds of times a second: ergo catches them only while
+ * their action is the default, i.e. while they would end the process, and leaves a program's
+ * own handler alone (restoring there would undo the tuning at every tick). */
+static const int fatal_signals[] = {
+    SIGINT,    SIGTERM, SIGHUP,  SIGSEGV,   SIGBUS,  SIGFPE,  SIGABRT, /* chained */
+    SIGQUIT,   SIGPIPE, SIGUSR1, SIGUSR2,   SIGALRM, SIGXCPU, SIGXFSZ,
+    SIGILL,    SIGTRAP, SIGSYS,  SIGVTALRM, SIGPROF,
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGIO
+    SIGIO,
+#endif
+};
 #define NFATAL (sizeof fatal_signals / sizeof *fatal_signals)
+#define NCHAINED 7
 
 /* The handlers' own state. */
 static struct {
@@ -62,6 +82,7 @@ static void install_handlers(void) {
     struct sigaction cur;
     if (sigaction(fatal_signals[i], NULL, &cur) != 0 || is_ours(&cur)) continue;
     if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;
+    if (i >= NCHAINED && ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)) continue;
     H.previous[i] = cur;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -214,6 +214,19 @@ static void *fault_thread(void *unused) {
   return NULL;
 }
 
+/* The other signals whose default action ends a process (timers, profilers, user signals, a
+ * broken pipe, limits, I/O): ergo restores on them only while they would end it. */
+static const int quiet_signals[] = {SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM,   SIGXCPU,
+                                    SIGXFSZ, SIGILL,  SIGTRAP, SIGSYS,  SIGVTALRM, SIGPROF,
+#ifdef SIGPWR
+                                    SIGPWR,
+#endif
+#ifdef SIGIO
+                                    SIGIO
+#endif
+};
+#define NQUIET (sizeof quiet_signals / sizeof *quiet_signals)
+
 static volatile sig_atomic_t user_handler_ran;
 static void user_handler(int sig) { user_handler_ran = sig; }
 
@@ -237,6 +250,7 @@ static int victim(const char *mode, int ready_fd) {
   sigprocmask(SIG_SETMASK, &none, NULL);
   const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], SIG_DFL);
+  for (size_t i = 0; i < NQUIET; i++) signal(quiet_signals[i], SIG_DFL);
   alarm(VICTIM_TIMEOUT_S);
   const char *dir = getenv("ERGO_STATE_DIR");
   snprintf(state_dir, sizeof state_dir, "%s", dir ? dir : "");
@@ -247,6 +261,12 @@ static int victim(const char *mode, int ready_fd) {
     sigaction(SIGTERM, &sa, NULL);
   }
   if (strcmp(mode, "ignored-hup") == 0) signal(SIGHUP, SIG_IGN);
+  if (strcmp(mode, "usr1-handler") == 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = user_handler;
+    sigaction(SIGUSR1, &sa, NULL);
+  }
 
   for (int i = 0; i < NTRACKED; i++) VICTIM_CHECK(ergo__state_track(files[i].path) == 0, 90);
   VICTIM_CHECK(ergo__state_commit() == 0, 91);
@@ -300,6 +320,14 @@ static int victim(const char *mode, int ready_fd) {
     VICTIM_CHECK(user_handler_ran == SIGTERM, 94);
     VICTIM_CHECK(tracked_are(0), 95);
     VICTIM_CHECK(access(state_file(getpid()), F_OK) == 0, 96);
+    return 0;
+  }
+  if (strcmp(mode, "usr1-handler") == 0) {
+    /* A routine signal the program handles itself: its handler runs, the settings stay (a
+     * profiler's tick must not undo the tuning); the exit restores. */
+    for (int i = 0; i < 3; i++) raise(SIGUSR1);
+    VICTIM_CHECK(user_handler_ran == SIGUSR1, 94);
+    VICTIM_CHECK(tracked_are(1), 95);
     return 0;
   }
   if (strcmp(mode, "ignored-hup") == 0) {
@@ -457,6 +485,23 @@ static void test_abort(void **unused) {
 static void test_user_handler_runs(void **unused) {
   (void)unused;
   run_victim("user-handler", 0, "exit 0");
+}
+
+/* Every other signal that would end the process (QUIT, PIPE, USR1, USR2, ALRM, XCPU, XFSZ,
+ * ILL, TRAP, SYS, VTALRM, PROF, PWR, IO): restored, then it dies of that signal. */
+static void test_default_fatal_signals(void **unused) {
+  (void)unused;
+  for (size_t i = 0; i < NQUIET; i++) {
+    char want[32];
+    snprintf(want, sizeof want, "signal %d", quiet_signals[i]);
+    run_victim("wait", quiet_signals[i], want);
+  }
+}
+
+/* A program's own handler of such a signal runs and the settings stay; the exit restores. */
+static void test_handled_quiet_signal_left_alone(void **unused) {
+  (void)unused;
+  run_victim("usr1-handler", 0, "exit 0");
 }
 
 /* An ignored SIGHUP (nohup) ends nothing and restores nothing; the exit does. */
@@ -972,6 +1017,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup(test_abort, fresh),
         cmocka_unit_test_setup(test_user_handler_runs, fresh),
         cmocka_unit_test_setup(test_ignored_sighup, fresh),
+        cmocka_unit_test_setup(test_default_fatal_signals, fresh),
+        cmocka_unit_test_setup(test_handled_quiet_signal_left_alone, fresh),
         cmocka_unit_test_setup(test_forked_child_does_not_restore, fresh),
         cmocka_unit_test_setup(test_restore_disarms, fresh),
         cmocka_unit_test_setup(test_signal_failure_said, fresh),
