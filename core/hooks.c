@@ -42,8 +42,11 @@ int ergo_hooks_detach(int slot) {
   return 0;
 }
 
+/* The hot path calls these once it saw hooks attached: the count is read with acquire, so a
+ * table attached while other threads run regions is seen whole. */
 void ergo__hooks_enter(ergo__node *n, int level) {
-  for (int i = 0; i < H.n; i++) {
+  int nh = __atomic_load_n(&ergo__nhooks, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < nh; i++) {
     const ergo_hooks *h = &H.table[H.order[i]];
     if (h->enter) h->enter(h->ctx, n, level);
   }
@@ -52,7 +55,7 @@ void ergo__hooks_enter(ergo__node *n, int level) {
 /* Exit hooks run in reverse order of attachment, so a hook attached first wraps the later ones. */
 void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
   uint64_t ns = ergo__ticks_to_ns(ticks);
-  for (int i = H.n - 1; i >= 0; i--) {
+  for (int i = __atomic_load_n(&ergo__nhooks, __ATOMIC_ACQUIRE) - 1; i >= 0; i--) {
     const ergo_hooks *h = &H.table[H.order[i]];
     if (h->exit) h->exit(h->ctx, n, level, ns);
   }

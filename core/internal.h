@@ -145,6 +145,32 @@ ERGO__HIDDEN void ergo__tls_set_main(ergo__tree *t, unsigned epoch);
 ERGO__HIDDEN void ergo__reset_uninit_warning(void);
 extern ERGO__HIDDEN unsigned ergo__epoch;
 
+/* A full memory fence.  TSan does not model fences (GCC refuses them under -fsanitize=thread):
+ * there a sequentially consistent read-modify-write stands in for one. */
+#if defined(__SANITIZE_THREAD__)
+extern ERGO__HIDDEN int ergo__fence_word;
+#define ERGO__FULL_FENCE() ((void)__atomic_fetch_add(&ergo__fence_word, 0, __ATOMIC_SEQ_CST))
+#else
+#define ERGO__FULL_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
+/* A thread's mark that it is inside a push, pop or poppush (core/quiesce.c). */
+typedef struct ergo__reader {
+  unsigned busy; /* calls of its thread in progress; written by that thread alone */
+  int in_use;    /* owned by a live thread */
+  struct ergo__reader *next;
+} ergo__reader;
+extern ERGO__HIDDEN __thread ergo__reader *ergo__tls_reader
+    __attribute__((tls_model("initial-exec")));
+extern ERGO__HIDDEN int ergo__reader_fence; /* 1: no membarrier here; each call fences */
+/* This thread's slot, made (or reused) on its first call; NULL: out of memory. */
+ERGO__HIDDEN ergo__reader *ergo__reader_register(void);
+/* At ergo_init: whether finalize can use membarrier (decides ergo__reader_fence). */
+ERGO__HIDDEN void ergo__readers_start(void);
+/* After ergo__epoch is 0: wait until no other thread is inside a call (at most timeout_s);
+ * returns how many still were. */
+ERGO__HIDDEN int ergo__readers_quiesce(double timeout_s);
+
 /* ---- ranks: the job as the core sees it --------------------------------------- */
 /* Set by the runtime after ergo__core_init (the MPI layer's job); the default is one rank.
  * With size > 1 the final reports are merged over the ranks on rank 0 (merge.c). */

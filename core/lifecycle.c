@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 static unsigned epoch_counter;
+/* How long finalize waits for threads to leave a push or pop (they take microseconds; only a
+ * blocked hook takes longer). */
+#define QUIESCE_TIMEOUT_S 2.0
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -61,6 +64,7 @@ int ergo__core_init(const ergo_config *user) {
     return ERGO_ESTATE;
   }
   started_by = NULL;
+  ergo__readers_start();
   ergo_config cfg = *user;
   ergo__errors_reset();
   ergo__g.cfg = cfg;
@@ -257,8 +261,15 @@ static void note_files(const char *per_rank, const int written[NREPORTS]) {
 int ergo__core_finalize(void) {
   if (!ergo__g.initialized) return 0;
   uint64_t now = ergo__ticks();
-  /* Stop new events first: any push from now on is a no-op. */
-  __atomic_store_n(&ergo__epoch, 0, __ATOMIC_RELEASE);
+  /* Stop new events first: any push from now on is a no-op.  Then wait for threads still
+   * inside a push or pop to leave it: from here on no thread touches its tree or a hook. */
+  __atomic_store_n(&ergo__epoch, 0, __ATOMIC_SEQ_CST);
+  int inside = ergo__readers_quiesce(QUIESCE_TIMEOUT_S);
+  if (inside)
+    ergo__error("ergo_finalize: %d thread(s) still inside a region call after %.0f s (a hook "
+                "blocked?); their regions are reported as they are and ergo's memory is kept "
+                "(fix: end the threads' regions, or join the threads, before ergo_finalize)",
+                inside, QUIESCE_TIMEOUT_S);
   pthread_mutex_lock(&ergo__g.lock);
   for (ergo__tree *t = ergo__g.trees; t; t = t->next) close_open_regions(t, now);
   pthread_mutex_unlock(&ergo__g.lock);
@@ -293,7 +304,7 @@ int ergo__core_finalize(void) {
   }
 
   pthread_mutex_lock(&ergo__g.lock);
-  ergo__tree *t = ergo__g.trees;
+  ergo__tree *t = inside ? NULL : ergo__g.trees; /* a thread still inside keeps its memory */
   while (t) {
     ergo__tree *next = t->next;
     ergo__tree_free(t);

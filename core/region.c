@@ -37,7 +37,7 @@ static ergo__tree *thread_tree(const char *what, int level, const char *name, co
   return t;
 }
 
-void ergo__reset_uninit_warning(void) { warned_uninit = 0; }
+void ergo__reset_uninit_warning(void) { __atomic_store_n(&warned_uninit, 0, __ATOMIC_RELAXED); }
 
 static int name_eq(const ergo__node *n, const char *name) {
   return strncmp(n->name, name, ERGO_NAME_MAX) == 0;
@@ -210,49 +210,68 @@ static inline __attribute__((always_inline)) void pop(ergo__tree *t, const char 
   close_top(t, now);
 }
 
+/* Every entry point: mark this thread busy before reading the epoch (finalize waits for the
+ * mark to clear, core/quiesce.c), then find its tree.  ERGO__LEAVE ends the call. */
 #define ERGO__CURRENT_TREE(what, level, name, file, line)                                          \
+  ergo__reader *rd = ergo__tls_reader;                                                             \
+  if (ERGO__UNLIKELY(!rd) && !(rd = ergo__reader_register())) return;                              \
+  __atomic_store_n(&rd->busy, rd->busy + 1, __ATOMIC_RELAXED);                                     \
+  if (ERGO__UNLIKELY(__atomic_load_n(&ergo__reader_fence, __ATOMIC_RELAXED)))                      \
+    ERGO__FULL_FENCE();                                                                            \
+  else                                                                                             \
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                                       \
   ergo__tree *t = tls_tree;                                                                        \
-  if (ERGO__UNLIKELY(tls_epoch != __atomic_load_n(&ergo__epoch, __ATOMIC_RELAXED))) {              \
+  if (ERGO__UNLIKELY(tls_epoch != __atomic_load_n(&ergo__epoch, __ATOMIC_ACQUIRE))) {              \
     t = thread_tree(what, level, name, file, line);                                                \
-    if (!t) return;                                                                                \
+    if (!t) {                                                                                      \
+      ERGO__LEAVE();                                                                               \
+      return;                                                                                      \
+    }                                                                                              \
   }
+#define ERGO__LEAVE() __atomic_store_n(&rd->busy, rd->busy - 1, __ATOMIC_RELEASE)
 
 void ergo_push_lit(int level, const char *name, const char *file, int line) {
   ERGO__CURRENT_TREE("ERGO_PUSH", level, name, file, line)
   push(t, level, name, 1, file, line);
+  ERGO__LEAVE();
 }
 
 void ergo_push_at(int level, const char *name, const char *file, int line) {
   ERGO__CURRENT_TREE("ERGO_PUSH", level, name, file, line)
   push(t, level, name, 0, file, line);
+  ERGO__LEAVE();
 }
 
 void ergo_pop_lit(int level, const char *name, const char *file, int line) {
-  uint64_t now = ergo__ticks();
   ERGO__CURRENT_TREE("ERGO_POP", level, name, file, line)
+  uint64_t now = ergo__ticks(); /* once the run is known live: its clock is set */
   pop(t, "ERGO_POP", level, name, 1, file, line, now);
+  ERGO__LEAVE();
 }
 
 void ergo_pop_at(int level, const char *name, const char *file, int line) {
-  uint64_t now = ergo__ticks();
   ERGO__CURRENT_TREE("ERGO_POP", level, name, file, line)
+  uint64_t now = ergo__ticks(); /* once the run is known live: its clock is set */
   pop(t, "ERGO_POP", level, name, 0, file, line, now);
+  ERGO__LEAVE();
 }
 
 void ergo_poppush_lit(int level, const char *old_name, const char *new_name, const char *file,
                       int line) {
-  uint64_t now = ergo__ticks();
   ERGO__CURRENT_TREE("ERGO_POPPUSH", level, old_name, file, line)
+  uint64_t now = ergo__ticks(); /* once the run is known live: its clock is set */
   pop(t, "ERGO_POPPUSH", level, old_name, 1, file, line, now);
   push(t, level, new_name, 1, file, line);
+  ERGO__LEAVE();
 }
 
 void ergo_poppush_at(int level, const char *old_name, const char *new_name, const char *file,
                      int line) {
-  uint64_t now = ergo__ticks();
   ERGO__CURRENT_TREE("ERGO_POPPUSH", level, old_name, file, line)
+  uint64_t now = ergo__ticks(); /* once the run is known live: its clock is set */
   pop(t, "ERGO_POPPUSH", level, old_name, 0, file, line, now);
   push(t, level, new_name, 0, file, line);
+  ERGO__LEAVE();
 }
 
 /* ---- nodes ----------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 static ergo__node *child(ergo__node *n, const char *name) { return ergo__node_find(n, name, 0); }
 static ergo__node *root(void) { return &ergo__g.main_tree->root; }
@@ -240,6 +241,71 @@ static void test_hooks(void **state) {
   assert_int_equal(log.finals, 1);
 }
 
+/* ---- threads still running regions while another thread finalizes -------------------- */
+
+typedef struct churn_ctx {
+  int dead; /* set once ergo_finalize has returned: the layer's state is gone */
+} churn_ctx;
+static int churn_stop, churn_late, churn_calls;
+
+static void churn_enter(void *ctx, ergo_region *r, int level) {
+  (void)level;
+  *ergo_region_slot(r, 0) = ctx;
+}
+static void churn_exit(void *ctx, ergo_region *r, int level, uint64_t ns) {
+  (void)level, (void)ns;
+  churn_ctx *c = ctx;
+  /* A hook after finalize returned (the region's own slot is read too: a freed node under
+   * ASan). */
+  void *volatile seen = *ergo_region_slot(r, 0);
+  (void)seen;
+  if (__atomic_load_n(&c->dead, __ATOMIC_ACQUIRE))
+    __atomic_store_n(&churn_late, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&churn_calls, 1, __ATOMIC_RELAXED);
+}
+
+static void *churn(void *arg) {
+  (void)arg;
+  char name[16];
+  for (unsigned i = 0; !__atomic_load_n(&churn_stop, __ATOMIC_RELAXED); i++) {
+    ERGO_PUSH(1, "churn");
+    snprintf(name, sizeof name, "r%u", i % 64); /* new regions too, not only the hot path */
+    ERGO_PUSH(2, name);
+    ERGO_POP(2, name);
+    ERGO_POP(1, "churn");
+  }
+  return NULL;
+}
+
+/* Threads keep pushing and popping while the main thread finalizes and starts again, 20
+ * times: no thread ever touches a freed tree or calls a hook of a finished run (ASan, and the
+ * hook's own check), and every run's report is made. */
+static void test_finalize_while_threads_run(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.clock = NULL; /* real clock: the threads run concurrently */
+  __atomic_store_n(&churn_stop, 0, __ATOMIC_RELAXED);
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, churn, NULL), 0);
+  for (int run = 0; run < 20; run++) {
+    churn_ctx *ctx = calloc(1, sizeof *ctx);
+    assert_non_null(ctx);
+    assert_int_equal(ergo_init(&c), 0);
+    ergo_hooks h = {churn_enter, churn_exit, NULL, ctx, NULL};
+    assert_int_equal(ergo_hooks_attach(&h, NULL), 0);
+    int before = __atomic_load_n(&churn_calls, __ATOMIC_RELAXED);
+    while (__atomic_load_n(&churn_calls, __ATOMIC_RELAXED) < before + 200) sched_yield();
+    ergo_finalize();
+    __atomic_store_n(&ctx->dead, 1, __ATOMIC_RELEASE);
+    /* Give the threads time to run into the finished run, then free the layer's state. */
+    for (int i = 0; i < 1000; i++) sched_yield();
+    free(ctx);
+  }
+  __atomic_store_n(&churn_stop, 1, __ATOMIC_RELAXED);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  assert_int_equal(__atomic_load_n(&churn_late, __ATOMIC_RELAXED), 0);
+}
+
 /* Lifecycle edge cases: finalize twice, before init; init twice. */
 static void test_lifecycle(void **state) {
   (void)state;
@@ -294,6 +360,7 @@ int main(void) {
       ERGO_TEST(test_compile_time_level),
       ERGO_TEST(test_threads_own_trees),
       ERGO_TEST(test_hooks),
+      ERGO_TEST(test_finalize_while_threads_run),
       ERGO_TEST(test_lifecycle),
       ERGO_TEST(test_builtin_clock),
   };
