@@ -4,17 +4,26 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A fresh run starts the step files anew at its first step (as GADGET does
  * with cpu.txt); a run that loaded a checkpoint appends to them. */
 static FILE *open_step_file(const char *path) {
   const ergo__node *root = &ergo__g.main_tree->root;
   int restarted = root->loaded_s > 0 || root->loaded_calls > 0;
-  FILE *f = fopen(path, ergo__g.steps_written || restarted ? "a" : "w");
+  /* Never through a symlink or into someone else's file: the default names are relative, and
+   * the working directory of a root run may be writable by others. */
+  char why[256];
+  int fd = ergo__open_growing(path, !(ergo__g.steps_written || restarted), why, sizeof why);
+  FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+  if (fd >= 0 && !f) {
+    snprintf(why, sizeof why, "%s", strerror(errno));
+    close(fd);
+  }
   if (!f)
     ergo__error("ergo_step: cannot open '%s': %s; this step's figures stay in the run's totals "
-                "(fix: make the directory writable or set another path)",
-                path, strerror(errno));
+                "(fix: remove it, make the directory writable or set another path)",
+                path, why);
   return f;
 }
 

@@ -2,6 +2,7 @@
  */
 #include "energy/energy.h"
 
+#include "util/atomic_file.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -20,7 +21,8 @@ struct ergo__sampler {
   ergo__meter *m;
   int period_ms;
   FILE *csv, *trace;
-  char *csv_path, *trace_path; /* final names; the files grow as NAME.tmp until stop */
+  char *csv_path, *trace_path; /* final names; the files grow as NAME.tmp.RANDOM until stop */
+  char *csv_tmp, *trace_tmp;
   uint64_t samples;
   double cost_s;
   struct timespec t0;
@@ -34,31 +36,39 @@ static double since(const struct timespec *t0) {
   return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
-static FILE *open_tmp(const char *path, char **final) {
+/* The timeline grows in a fresh temporary file beside `path` (an unpredictable name, never a
+ * planted link) and becomes `path` at stop. */
+static FILE *open_tmp(const char *path, char **final, char **tmp) {
   if (!path) return NULL;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+  int fd = ergo__tmp_create(path, 0644, tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
     ergo__error("cannot write '%s': %s; no power timeline there (fix: make the directory "
                 "writable or choose another path)",
-                tmp, strerror(errno));
+                path, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(*tmp);
+      free(*tmp);
+    }
+    *tmp = NULL;
     return NULL;
   }
   *final = strdup(path);
   return f;
 }
 
-static void finish(FILE *f, char *final, const char *tail) {
+static void finish(FILE *f, char *final, char *tmp, const char *tail) {
   if (!f) return;
   if (tail) fputs(tail, f);
   int bad = ferror(f);
   if (fclose(f) != 0) bad = 1;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", final);
-  if (bad || rename(tmp, final) != 0)
-    ergo__error("writing '%s' failed; the partial timeline is in '%s'", final, tmp);
+  if (bad || ergo__tmp_publish(tmp, final) != 0)
+    ergo__error("writing '%s' failed: %s; the partial timeline is in '%s' (fix: check free space, "
+                "or remove '%s' if it is not a regular file)",
+                final, bad ? "write error" : ergo__file_why(errno), tmp, final);
   free(final);
+  free(tmp);
 }
 
 /* One sample: the read itself (which also corrects wraps), then a line per file. */
@@ -139,13 +149,13 @@ int ergo__sampler_start(ergo__sampler **out, ergo__meter *m, int period_ms, cons
   pthread_condattr_destroy(&ca);
   clock_gettime(CLOCK_MONOTONIC, &s->t0);
   ergo__meter_read(m, s->last_j);
-  s->csv = open_tmp(csv_path, &s->csv_path);
+  s->csv = open_tmp(csv_path, &s->csv_path, &s->csv_tmp);
   if (s->csv) {
     fputs("time_s", s->csv);
     for (int d = 0; d < m->ndomains; d++) fprintf(s->csv, ",%s_W", m->dom[d].name);
     fputc('\n', s->csv);
   }
-  s->trace = open_tmp(trace_path, &s->trace_path);
+  s->trace = open_tmp(trace_path, &s->trace_path, &s->trace_tmp);
   if (s->trace)
     fprintf(s->trace,
             "[{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":"
@@ -156,8 +166,8 @@ int ergo__sampler_start(ergo__sampler **out, ergo__meter *m, int period_ms, cons
     ergo__warn("cannot start the energy sampler thread: %s; long regions may miss a counter "
                "wrap (fix: ERGO_SAMPLE_MS=0 to run without it)",
                strerror(rc));
-    finish(s->csv, s->csv_path, NULL);
-    finish(s->trace, s->trace_path, "]\n");
+    finish(s->csv, s->csv_path, s->csv_tmp, NULL);
+    finish(s->trace, s->trace_path, s->trace_tmp, "]\n");
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
     free(s);
@@ -175,8 +185,8 @@ uint64_t ergo__sampler_stop(ergo__sampler *s, double *cost_s) {
   pthread_mutex_unlock(&s->lock);
   pthread_join(s->thread, NULL);
   sample(s); /* the last stretch, up to now */
-  finish(s->csv, s->csv_path, NULL);
-  finish(s->trace, s->trace_path, "\n]\n");
+  finish(s->csv, s->csv_path, s->csv_tmp, NULL);
+  finish(s->trace, s->trace_path, s->trace_tmp, "\n]\n");
   uint64_t n = s->samples;
   if (cost_s) *cost_s = s->cost_s;
   pthread_mutex_destroy(&s->lock);

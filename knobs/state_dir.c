@@ -1,5 +1,5 @@
 /* state_dir.c - the directory of state files: $ERGO_STATE_DIR, else /run/ergo (root), else
- * /tmp/ergo-UID, and only a directory nobody else can write into. */
+ * /tmp/ergo-UID, and only a directory nobody else can write into (checked at every use). */
 #include "knobs/state_internal.h"
 
 #include <errno.h>
@@ -16,6 +16,8 @@ static const char *unsafe_dir(const char *dir, char *why, size_t n) {
   struct stat st;
   if (lstat(dir, &st) != 0)
     snprintf(why, n, "cannot use %s: %s", dir, strerror(errno));
+  else if (S_ISLNK(st.st_mode))
+    snprintf(why, n, "%s is a symbolic link", dir);
   else if (!S_ISDIR(st.st_mode))
     snprintf(why, n, "%s is not a directory", dir);
   else if (st.st_uid != geteuid())
@@ -35,6 +37,16 @@ int ergo__state_pick_dir(char *buf, size_t n, char *why, size_t whylen) {
     snprintf(buf, n, "%s", env);
     if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
       snprintf(why, whylen, "cannot create ERGO_STATE_DIR=%s: %s", buf, strerror(errno));
+      return -1;
+    }
+    /* The same rule as for the defaults: `ergo restore` obeys what it finds there, so a
+     * directory another user can write (or swap) would let them choose what root writes. */
+    char unsafe[WHY_LEN / 2];
+    if (unsafe_dir(buf, unsafe, sizeof unsafe)) {
+      snprintf(why, whylen,
+               "refusing ERGO_STATE_DIR=%s as the state directory: %s (fix: point it at a "
+               "directory of this user's, mode 0700)",
+               buf, unsafe);
       return -1;
     }
     if (access(buf, W_OK | X_OK) != 0) {

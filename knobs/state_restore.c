@@ -10,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Write e's original bytes back in one write(2), as sysfs wants.  0 or an errno. */
+/* Write e's original bytes back in one write(2), as sysfs wants; never through a link in the
+ * last component (a knob's file is never one).  0 or an errno. */
 static int write_back(const state_entry *e) {
   int fd;
-  do fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+  do fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
   while (fd < 0 && errno == EINTR);
   if (fd < 0) return errno;
   ssize_t w;

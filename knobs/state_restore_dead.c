@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,8 +16,67 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The entries of a parsed state file, or NULL with why. */
-static state_entry **parse_files(const json_t *files, size_t *n, char *why, size_t whylen) {
+/* The files a knob's save() tracks, the only ones a state file may name: knobs/cpufreq.c's four
+ * per CPU (and their policyN directories, where the kernel links cpuN/cpufreq), knobs/uncore.c's
+ * two per die.  '#' stands for a decimal number.  A new knob that saves other files adds them
+ * here, or `ergo restore` refuses its state files. */
+static const char *const allowed[] = {
+    "/sys/devices/system/cpu/cpu#/cpufreq/scaling_min_freq",
+    "/sys/devices/system/cpu/cpu#/cpufreq/scaling_max_freq",
+    "/sys/devices/system/cpu/cpu#/cpufreq/scaling_governor",
+    "/sys/devices/system/cpu/cpu#/cpufreq/scaling_setspeed",
+    "/sys/devices/system/cpu/cpufreq/policy#/scaling_min_freq",
+    "/sys/devices/system/cpu/cpufreq/policy#/scaling_max_freq",
+    "/sys/devices/system/cpu/cpufreq/policy#/scaling_governor",
+    "/sys/devices/system/cpu/cpufreq/policy#/scaling_setspeed",
+    "/sys/devices/system/cpu/intel_uncore_frequency/package_#_die_#/min_freq_khz",
+    "/sys/devices/system/cpu/intel_uncore_frequency/package_#_die_#/max_freq_khz",
+};
+#define ALLOWED_SHOWN                                                                              \
+  "cpufreq scaling_{min,max}_freq, scaling_governor or scaling_setspeed, intel_uncore_frequency "  \
+  "{min,max}_freq_khz"
+/* A state file is a few hundred bytes per CPU: anything this big was not written by ergo. */
+#define STATE_FILE_MAX (16 << 20)
+
+static int matches(const char *pat, const char *s) {
+  for (; *pat; pat++) {
+    if (*pat == '#') {
+      if (*s < '0' || *s > '9') return 0;
+      while (*s >= '0' && *s <= '9') s++;
+    } else if (*s++ != *pat) {
+      return 0;
+    }
+  }
+  return *s == '\0';
+}
+
+static int allowed_path(const char *path) {
+  for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
+    if (matches(allowed[i], path)) return 1;
+  return 0;
+}
+
+/* The file a state file's `path` lets restore write: the path itself when it matches the list
+ * (so no "..", "//" or other spelling) and, when it exists, what it resolves to, which must match
+ * too (cpuN/cpufreq -> cpufreq/policyN), so a link cannot lead elsewhere.  NULL with why. */
+static const char *writable_path(const char *path, char *resolved, char *why, size_t whylen) {
+  if (!allowed_path(path)) {
+    snprintf(why, whylen, "%.300s, not a file an ergo knob writes (" ALLOWED_SHOWN ")", path);
+    return NULL;
+  }
+  if (!realpath(path, resolved)) return path; /* missing: the write fails and says so */
+  if (!allowed_path(resolved)) {
+    int n = snprintf(why, whylen, "%.200s, which leads to %.200s", path, resolved);
+    snprintf(why + n, whylen - (size_t)n, ", not a file an ergo knob writes");
+    return NULL;
+  }
+  return resolved;
+}
+
+/* The entries of a parsed state file, or NULL with why.  Each path no knob writes is refused in
+ * a line of its own (to out), and then the whole file: nothing of a tampered file is written. */
+static state_entry **parse_files(const json_t *files, const char *state_path, FILE *out, size_t *n,
+                                 char *why, size_t whylen) {
   if (!json_is_array(files)) {
     snprintf(why, whylen, "no \"files\" array");
     return NULL;
@@ -27,27 +87,82 @@ static state_entry **parse_files(const json_t *files, size_t *n, char *why, size
     snprintf(why, whylen, "out of memory");
     return NULL;
   }
-  for (size_t i = 0; i < *n; i++) {
+  size_t refused = 0;
+  for (size_t i = 0; i < *n && !why[0]; i++) {
     const json_t *f = json_array_get(files, i);
     const char *path = json_string_value(json_object_get(f, "path"));
     const json_t *c = json_object_get(f, "content");
     const char *content = json_string_value(c);
     size_t len = json_string_length(c);
-    if (!path || !content) snprintf(why, whylen, "files[%zu] lacks a path or a content", i);
-    /* Only sysfs: a state file must not make root write anywhere else. */
-    else if (strncmp(path, "/sys/", 5) != 0 || strstr(path, "/../"))
-      snprintf(why, whylen, "files[%zu] is %s, not a file under /sys/", i, path);
+    char resolved[PATH_MAX], bad[WHY_LEN];
+    const char *target = NULL;
+    if (!path || !content)
+      snprintf(why, whylen, "files[%zu] lacks a path or a content", i);
     else if (len > CONTENT_MAX || memchr(content, '\0', len))
       snprintf(why, whylen, "files[%zu] has a content that is not a setting", i);
-    else if (!(e[i] = ergo__state_entry_new(path, content, len)))
+    else if (!(target = writable_path(path, resolved, bad, sizeof bad))) {
+      fprintf(out, "%s: files[%zu] is %s; refused\n", state_path, i, bad);
+      refused++;
+    } else if (!(e[i] = ergo__state_entry_new(target, content, len)))
       snprintf(why, whylen, "out of memory");
-    if (!e[i]) {
-      for (size_t j = 0; j < i; j++) ergo__state_entry_free(e[j]);
-      free(e);
-      return NULL;
-    }
+  }
+  if (refused && !why[0])
+    snprintf(why, whylen, "%zu of %zu files refused, so none is written", refused, *n);
+  if (why[0]) {
+    for (size_t j = 0; j < *n; j++) ergo__state_entry_free(e[j]);
+    free(e);
+    return NULL;
   }
   return e;
+}
+
+/* Read a state file from one descriptor, opened without following a link and checked before
+ * anything is read: nobody can swap it between the check and the read.  NULL with why. */
+static json_t *load_state(const char *path, char *why, size_t whylen) {
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    snprintf(why, whylen, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  json_t *doc = NULL;
+  char *text = NULL;
+  if (fstat(fd, &st) != 0)
+    snprintf(why, whylen, "%s", strerror(errno));
+  else if (!S_ISREG(st.st_mode))
+    snprintf(why, whylen, "not a regular file");
+  else if (st.st_uid != geteuid())
+    snprintf(why, whylen, "belongs to uid %u, not to this user", (unsigned)st.st_uid);
+  else if (st.st_mode & 022)
+    snprintf(why, whylen, "writable by group or others (mode %03o)", (unsigned)(st.st_mode & 0777));
+  else if (st.st_size > STATE_FILE_MAX)
+    snprintf(why, whylen, "%lld bytes, more than a state file's %d", (long long)st.st_size,
+             STATE_FILE_MAX);
+  else if (!(text = malloc((size_t)st.st_size + 1)))
+    snprintf(why, whylen, "out of memory");
+  if (why[0]) {
+    close(fd);
+    return NULL;
+  }
+  /* Up to one byte past the size seen: a file that grew since is not the file checked. */
+  size_t len = 0, cap = (size_t)st.st_size + 1;
+  for (ssize_t r; len < cap; len += (size_t)r) {
+    r = read(fd, text + len, cap - len);
+    if (r < 0 && errno == EINTR)
+      r = 0;
+    else if (r <= 0) {
+      if (r < 0) snprintf(why, whylen, "%s", strerror(errno));
+      break;
+    }
+  }
+  close(fd);
+  json_error_t jerr;
+  if (!why[0] && len != (size_t)st.st_size)
+    snprintf(why, whylen, "it changed while being read");
+  else if (!why[0] && !(doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
+    snprintf(why, whylen, "%s at line %d", jerr.text, jerr.line);
+  free(text);
+  return doc;
 }
 
 /* 1 while `pid` runs and is the process that wrote the state file; 0 when it is gone (no such
@@ -66,17 +181,7 @@ static int writer_alive(long pid, long long starttime) {
 /* Restore one state file (or say what it would do).  Returns its failures. */
 static int restore_one(const char *path, long pid, int explicit, int dry_run, FILE *out) {
   char why[WHY_LEN] = "", v[256];
-  struct stat st;
-  json_error_t jerr;
-  json_t *doc = NULL;
-  if (lstat(path, &st) != 0)
-    snprintf(why, sizeof why, "%s", strerror(errno));
-  else if (!S_ISREG(st.st_mode))
-    snprintf(why, sizeof why, "not a regular file");
-  else if (st.st_uid != geteuid())
-    snprintf(why, sizeof why, "belongs to uid %u, not to this user", (unsigned)st.st_uid);
-  else if (!(doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)))
-    snprintf(why, sizeof why, "%s at line %d", jerr.text, jerr.line);
+  json_t *doc = load_state(path, why, sizeof why);
   if (why[0]) {
     fprintf(out, "%s: not a usable ergo state file (%s); left in place\n", path, why);
     json_decref(doc);
@@ -100,7 +205,8 @@ static int restore_one(const char *path, long pid, int explicit, int dry_run, FI
   else if (!json_is_integer(jstart) || !host || !exe)
     snprintf(why, sizeof why, "\"starttime\", \"host\" or \"exe\" missing");
   size_t n = 0;
-  state_entry **e = why[0] ? NULL : parse_files(json_object_get(doc, "files"), &n, why, sizeof why);
+  state_entry **e =
+      why[0] ? NULL : parse_files(json_object_get(doc, "files"), path, out, &n, why, sizeof why);
   if (!e) {
     fprintf(out, "%s: not a usable ergo state file (%s); left in place\n", path, why);
     json_decref(doc);

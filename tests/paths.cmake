@@ -25,4 +25,38 @@ printf '%s\n' "$err" | grep -q "^ergo: tuning model in $dir/ergo-[0-9]*-m\.json 
 grep -q '"format": "ergo-model"' "$dir"/ergo-*-m.json || { echo "FAIL: no model in the fallback"; exit 1; }
 echo "paths: model kept"
 ]=] paths $<TARGET_FILE:ergo-example-miniapp> ${CMAKE_CURRENT_BINARY_DIR}/paths_unwritable_model)
+  # As root in a directory user nobody owns, where nobody planted links (and a hard link) at
+  # every output name: no file outside that directory changes, each refusal is one line, and the
+  # reports and the model go to their fallbacks in $TMPDIR instead.
+  add_test(NAME paths_planted_links COMMAND ${ERGO_EXPECT} --rc=1 "--match=paths: no link followed\n" -- sh -c [=[
+app=$1 dir=$2
+[ "$(id -u)" = 0 ] || { echo "SKIPPED: not root: the attack is a root run in a directory another user writes"; exit 77; }
+command -v setpriv >/dev/null || { echo "SKIPPED: no setpriv to plant the links as user nobody"; exit 77; }
+rm -rf "$dir" && mkdir -p "$dir/shared" "$dir/tmp" && chmod 755 "$dir" && chown 65534:65534 "$dir/shared" || { echo "FAIL: cannot make $dir"; exit 1; }
+cd "$dir" || exit 1
+for f in steps balance report json csv model; do printf 'precious\n' >"victim-$f" && chmod 600 "victim-$f"; done
+ln victim-balance shared/hard 2>/dev/null # nobody cannot link root's file: root made this one
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+as_nobody sh -c 'cd shared && ln -s ../victim-steps ergo-steps.txt && ln -s ../victim-report report.txt &&
+  ln -s ../victim-json r.json && ln -s ../victim-csv r.csv && ln -s ../victim-model ergo-model.json' ||
+  { echo "SKIPPED: setpriv cannot run as user nobody here"; exit 77; }
+mv shared/hard shared/ergo-balance.txt || exit 1
+err=$(cd shared && TMPDIR="$dir/tmp" ERGO_STATE_DIR="$dir/state" ERGO_PLATFORM=sim ERGO_POLICY=online ERGO_REPORT=report.txt ERGO_REPORT_JSON=r.json ERGO_REPORT_CSV=r.csv "$app" --steps 2 2>&1 >/dev/null)
+rc=$?
+printf '%s\n' "$err"
+for f in steps balance report json csv model; do
+  [ "$(cat "victim-$f")" = precious ] || { echo "FAIL: victim-$f was written through a planted link"; exit 1; }
+  [ "$(stat -c %a "victim-$f")" = 600 ] || { echo "FAIL: victim-$f changed mode"; exit 1; }
+done
+for l in ergo-steps.txt report.txt r.json r.csv ergo-model.json; do
+  [ -L "shared/$l" ] || { echo "FAIL: the link shared/$l was replaced"; exit 1; }
+done
+printf '%s\n' "$err" | grep -qx "ergo: error: ergo_step: cannot open 'ergo-steps.txt': it is a symbolic link, which ergo never writes through; this step's figures stay in the run's totals (fix: remove it, make the directory writable or set another path)" || { echo "FAIL: the step file's link is not said"; exit 1; }
+printf '%s\n' "$err" | grep -qx "ergo: error: ergo_step: cannot open 'ergo-balance.txt': it has 2 hard links: another name may be a file ergo must not change; this step's figures stay in the run's totals (fix: remove it, make the directory writable or set another path)" || { echo "FAIL: the balance file's hard link is not said"; exit 1; }
+printf '%s\n' "$err" | grep -qx "ergo: error: cannot write 'r.json': it is a symbolic link, which ergo never writes through (fix: remove it or choose another path)" || { echo "FAIL: the JSON report's link is not said"; exit 1; }
+ls "$dir"/tmp/ergo-*-r.json "$dir"/tmp/ergo-*-r.csv "$dir"/tmp/ergo-*-report.txt "$dir"/tmp/ergo-*-ergo-model.json >/dev/null || { echo "FAIL: a report or the model is lost, not in its fallback"; exit 1; }
+echo "paths: no link followed"
+exit $rc
+]=] paths $<TARGET_FILE:ergo-example-miniapp> ${CMAKE_CURRENT_BINARY_DIR}/paths_planted_links)
+  set_tests_properties(paths_planted_links PROPERTIES SKIP_RETURN_CODE 77)
 endif()

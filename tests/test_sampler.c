@@ -235,12 +235,29 @@ static void test_failed_reads(void **state) {
   unlink(csv);
 }
 
+/* The temporary files "<path>.tmp.<random>" beside `path`: how many, and the last one's name. */
+static int only_tmp_of(const char *path, char *tmp, size_t n) {
+  const char *base = strrchr(path, '/') + 1;
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+  DIR *d = opendir(test_dir);
+  int count = 0;
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+        strlen(e->d_name) == strlen(prefix) + 16) {
+      snprintf(tmp, n, "%s/%s", test_dir, e->d_name);
+      count++;
+    }
+  if (d) closedir(d);
+  return count;
+}
+
 /* A file that cannot be opened: one warning naming it and what to do, no timeline there, the
  * other file written in full; one that cannot be put in place: one warning, and the samples
  * stay in its .tmp. */
 static void test_bad_paths(void **state) {
   (void)state;
-  char csv[512], trace[512], want[1200];
+  char csv[512], trace[512], want[2400];
   snprintf(csv, sizeof csv, "%s", test_in_dir("missing/power.csv"));
   snprintf(trace, sizeof trace, "%s", test_in_dir("trace.json"));
   ergo__sampler *s = NULL;
@@ -248,7 +265,7 @@ static void test_bad_paths(void **state) {
   assert_int_equal(ergo__sampler_start(&s, &meter, PERIOD_MS, csv, trace), 0);
   assert_int_equal(ergo_error_count(), errors + 1);
   snprintf(want, sizeof want,
-           "cannot write '%s.tmp': No such file or directory; no power timeline there (fix: make "
+           "cannot write '%s': No such file or directory; no power timeline there (fix: make "
            "the directory writable or choose another path)",
            csv);
   assert_string_equal(ergo_last_error(), want);
@@ -284,14 +301,65 @@ static void test_bad_paths(void **state) {
   wait_reads(1);
   n = ergo__sampler_stop(s, NULL);
   assert_int_equal(ergo_error_count(), errors + 1);
-  snprintf(want, sizeof want, "writing '%s' failed; the partial timeline is in '%s.tmp'", csv, csv);
+  char tmp[600];
+  assert_int_equal(only_tmp_of(csv, tmp, sizeof tmp), 1);
+  snprintf(want, sizeof want,
+           "writing '%s' failed: Is a directory; the partial timeline is in '%s' (fix: check free "
+           "space, or remove '%s' if it is not a regular file)",
+           csv, tmp, csv);
   assert_string_equal(ergo_last_error(), want);
-  char tmp[520];
-  snprintf(tmp, sizeof tmp, "%s.tmp", csv);
   static row rows[MAX_READS];
   assert_int_equal(read_csv(tmp, rows, MAX_READS), (int)n);
   unlink(tmp);
   assert_int_equal(rmdir(csv), 0);
+}
+
+/* ERGO_POWER_CSV and ERGO_TRACE in a directory others can write: a link at the final name is
+ * refused at stop (its target unchanged, the samples kept in the temporary file), and one at the
+ * name the timeline used to grow under (<path>.tmp) is not written through. */
+static void test_links_never_followed(void **state) {
+  (void)state;
+  char csv[512], trace[512], victim[512], victim2[512], old_tmp[600], want[2400];
+  snprintf(csv, sizeof csv, "%s", test_in_dir("power.csv"));
+  snprintf(trace, sizeof trace, "%s", test_in_dir("trace.json"));
+  snprintf(victim, sizeof victim, "%s", test_in_dir("shadow"));
+  snprintf(victim2, sizeof victim2, "%s", test_in_dir("passwd"));
+  snprintf(old_tmp, sizeof old_tmp, "%s.tmp", trace);
+  for (const char *v = victim; v; v = v == victim ? victim2 : NULL) {
+    FILE *f = fopen(v, "w");
+    fputs("precious\n", f);
+    fclose(f);
+  }
+  assert_int_equal(symlink(victim, csv), 0);
+  assert_int_equal(symlink(victim2, old_tmp), 0);
+  ergo__sampler *s = NULL;
+  unsigned long errors = ergo_error_count();
+  assert_int_equal(ergo__sampler_start(&s, &meter, PERIOD_MS, csv, trace), 0);
+  wait_reads(2);
+  uint64_t n = ergo__sampler_stop(s, NULL);
+  assert_int_equal(ergo_error_count(), errors + 1);
+  char tmp[600];
+  assert_int_equal(only_tmp_of(csv, tmp, sizeof tmp), 1);
+  snprintf(want, sizeof want,
+           "writing '%s' failed: it is a symbolic link, which ergo never writes through; the "
+           "partial timeline is in '%s' (fix: check free space, or remove '%s' if it is not a "
+           "regular file)",
+           csv, tmp, csv);
+  assert_string_equal(ergo_last_error(), want);
+  static row rows[MAX_READS];
+  assert_int_equal(read_csv(tmp, rows, MAX_READS), (int)n);
+  char *text = slurp(victim);
+  assert_string_equal(text, "precious\n");
+  free(text);
+  text = slurp(victim2);
+  assert_string_equal(text, "precious\n");
+  free(text);
+  json_error_t err;
+  json_t *doc = json_load_file(trace, 0, &err);
+  assert_non_null(doc);
+  assert_int_equal(json_array_size(doc), n + 1);
+  json_decref(doc);
+  unlink(tmp);
 }
 
 int main(void) {
@@ -300,6 +368,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_reads, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_links_never_followed, setup, teardown),
   };
   return cmocka_run_group_tests_name("sampler", tests, NULL, NULL);
 }

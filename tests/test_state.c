@@ -41,6 +41,10 @@
 #define NTRACKED 8
 /* A victim that hangs is killed (SIGALRM, not a signal ergo handles) rather than the test. */
 #define VICTIM_TIMEOUT_S 30
+/* What restore says of a path no knob writes. */
+#define ALLOWED                                                                                    \
+  "cpufreq scaling_{min,max}_freq, scaling_governor or scaling_setspeed, intel_uncore_frequency "  \
+  "{min,max}_freq_khz"
 
 /* The files a knob would track, in tracking order (governor before setspeed, min before max),
  * their contents before, and what the victim writes over them. */
@@ -748,7 +752,7 @@ static void test_malformed_left(void **unused) {
   fclose(f);
   json_error_t jerr;
   assert_null(json_loads(broken, 0, &jerr));
-  char want[2048];
+  char want[4096];
   int n = snprintf(want, sizeof want,
                    "%s: not a usable ergo state file (%s at line %d); left in place\n",
                    state_file(4194305), jerr.text, jerr.line);
@@ -756,9 +760,13 @@ static void test_malformed_left(void **unused) {
                 "%s: not a usable ergo state file (version 2; this ergo reads version 1); left "
                 "in place\n",
                 state_file(4194306));
+  n += snprintf(want + n, sizeof want - (size_t)n,
+                "%s: files[0] is /etc/passwd, not a file an ergo knob writes (" ALLOWED ")"
+                "; refused\n",
+                state_file(4194307));
   snprintf(want + n, sizeof want - (size_t)n,
-           "%s: not a usable ergo state file (files[0] is /etc/passwd, not a file under /sys/); "
-           "left in place\n",
+           "%s: not a usable ergo state file (1 of 1 files refused, so none is written); left in "
+           "place\n",
            state_file(4194307));
   int failed;
   char *got = restore_dead(0, 0, &failed);
@@ -770,6 +778,123 @@ static void test_malformed_left(void **unused) {
   assert_int_equal(failed, 3);
   free(got);
   assert_int_equal(state_dir_entries(), 3);
+  assert_tree_pristine();
+}
+
+/* A state file of a gone process on this host listing `n` path/content pairs. */
+static void write_state_of(long pid, int n, const char *const *pc) {
+  char host[256] = "";
+  gethostname(host, sizeof host);
+  json_t *list = json_array();
+  for (int i = 0; i < n; i++)
+    json_array_append_new(list,
+                          json_pack("{s:s,s:s}", "path", pc[2 * i], "content", pc[2 * i + 1]));
+  json_t *doc = json_pack("{s:s,s:i,s:I,s:I,s:s,s:s,s:o}", "format", "ergo-knob-state", "version",
+                          1, "pid", (json_int_t)pid, "starttime", (json_int_t)1, "host", host,
+                          "exe", "/usr/bin/app", "files", list);
+  assert_int_equal(json_dump_file(doc, state_file(pid), 0), 0);
+  json_decref(doc);
+  assert_int_equal(chmod(state_file(pid), 0600), 0);
+}
+
+/* Restore writes only the files a knob saves, and only where they really are: a state file that
+ * names /sys/power/state, a path spelt with "..", or a knob's name that is a link elsewhere is
+ * refused whole, one line per path, nothing written (its good entries neither). */
+static void test_restore_only_knob_files(void **unused) {
+  (void)unused;
+  /* A cpufreq directory whose scaling_max_freq leads to the CPU list. */
+  assert_int_equal(fakesys_symlink(&fs, CPU "/cpu7/cpufreq/scaling_max_freq", CPU "/online"), 0);
+  write_state_of(4194305, 3,
+                 (const char *const[]){CF0 "/scaling_max_freq", "999\n", "/sys/power/state", "x\n",
+                                       CPU "/cpu7/cpufreq/scaling_max_freq", "9-9\n"});
+  write_state_of(4194306, 1, (const char *const[]){CF0 "/../cpufreq/scaling_max_freq", "999\n"});
+  char want[4096];
+  int n = snprintf(want, sizeof want,
+                   "%s: files[1] is /sys/power/state, not a file an ergo knob writes (" ALLOWED
+                   "); refused\n",
+                   state_file(4194305));
+  n += snprintf(want + n, sizeof want - (size_t)n,
+                "%s: files[2] is %s, which leads to %s, not a file an ergo knob writes; refused\n",
+                state_file(4194305), CPU "/cpu7/cpufreq/scaling_max_freq", CPU "/online");
+  n += snprintf(want + n, sizeof want - (size_t)n,
+                "%s: not a usable ergo state file (2 of 3 files refused, so none is written); "
+                "left in place\n",
+                state_file(4194305));
+  n += snprintf(want + n, sizeof want - (size_t)n,
+                "%s: files[0] is %s, not a file an ergo knob writes (" ALLOWED "); refused\n",
+                state_file(4194306), CF0 "/../cpufreq/scaling_max_freq");
+  snprintf(want + n, sizeof want - (size_t)n,
+           "%s: not a usable ergo state file (1 of 1 files refused, so none is written); left in "
+           "place\n",
+           state_file(4194306));
+  for (int dry_run = 1; dry_run >= 0; dry_run--) {
+    int failed;
+    char *got = restore_dead(0, dry_run, &failed);
+    assert_string_equal(got, want);
+    assert_int_equal(failed, 2);
+    free(got);
+  }
+  assert_string_equal(contents(CPU "/online"), "0-1\n");
+  assert_int_equal(unlink(fakesys_path(&fs, CPU "/cpu7/cpufreq/scaling_max_freq")), 0);
+  assert_int_equal(rmdir(fakesys_path(&fs, CPU "/cpu7/cpufreq")), 0);
+  assert_int_equal(rmdir(fakesys_path(&fs, CPU "/cpu7")), 0);
+  assert_tree_pristine();
+  assert_int_equal(state_dir_entries(), 2);
+}
+
+/* A state file is read from the descriptor that was checked: a symbolic link (to a file of the
+ * same owner, valid in every way) is refused, and so is one swapped in while restore runs (the
+ * race a check by name and a second open by name lose). */
+static int swapping;
+static void *swap_thread(void *unused) {
+  (void)unused;
+  int dir = open(state_dir, O_RDONLY | O_DIRECTORY);
+  while (__atomic_load_n(&swapping, __ATOMIC_RELAXED))
+    if (renameat2(dir, "4194305.json", dir, "spare", RENAME_EXCHANGE) != 0) break;
+  close(dir);
+  return NULL;
+}
+
+static void test_state_file_link_refused(void **unused) {
+  (void)unused;
+  /* The attacker's file: valid, this host's, writer gone; it sets a knob file to 666. */
+  write_state_of(4194305, 1, (const char *const[]){CF1 "/scaling_max_freq", "666\n"});
+  char evil[128], spare[128], want[1024];
+  snprintf(evil, sizeof evil, "%s/evil", state_dir);
+  snprintf(spare, sizeof spare, "%s/spare", state_dir);
+  assert_int_equal(rename(state_file(4194305), evil), 0);
+  assert_int_equal(symlink(evil, state_file(4194305)), 0);
+  snprintf(want, sizeof want, "%s: not a usable ergo state file (a symbolic link); left in place\n",
+           state_file(4194305));
+  int failed;
+  char *got = restore_dead(0, 0, &failed);
+  assert_string_equal(got, want);
+  assert_int_equal(failed, 1);
+  free(got);
+  assert_tree_pristine();
+
+  /* The race: the name swaps between a harmless file (another host's) and the link. */
+  assert_int_equal(rename(state_file(4194305), spare), 0);
+  write_state(4194305, 1, "elsewhere");
+  assert_int_equal(chmod(state_file(4194305), 0600), 0);
+  char harmless[512];
+  snprintf(harmless, sizeof harmless, "%s: written on host elsewhere, this is ",
+           state_file(4194305));
+  pthread_t t;
+  __atomic_store_n(&swapping, 1, __ATOMIC_RELAXED);
+  assert_int_equal(pthread_create(&t, NULL, swap_thread, NULL), 0);
+  int other = 0;
+  for (int i = 0; i < 3000; i++) {
+    got = restore_dead(4194305, 0, &failed);
+    if (strncmp(got, harmless, strlen(harmless)) != 0 && strcmp(got, want) != 0 &&
+        strncmp(got, "no state file", 13) != 0)
+      other++;
+    free(got);
+  }
+  __atomic_store_n(&swapping, 0, __ATOMIC_RELAXED);
+  pthread_join(t, NULL);
+  assert_int_equal(other, 0);
+  assert_string_equal(contents(CF1 "/scaling_max_freq"), "3500000\n");
   assert_tree_pristine();
 }
 
@@ -935,6 +1060,38 @@ static void state_dir_child(void) {
   strcat(want, "\n");
   CHILD_CHECK(strcmp(text, want) == 0);
   free(text);
+
+  /* ERGO_STATE_DIR is held to the same rule: another user's directory, one others can write
+   * (sticky or not), a link to a good one. */
+  const char *fix = "(fix: point it at a directory of this user's, mode 0700)";
+  CHILD_CHECK(mkdir("/tmp/theirs", 0700) == 0 && chown("/tmp/theirs", 65534, 65534) == 0);
+  setenv("ERGO_STATE_DIR", "/tmp/theirs", 1);
+  CHILD_CHECK(ergo__state_commit() == ERGO_EIO);
+  snprintf(want, sizeof want,
+           "refusing ERGO_STATE_DIR=/tmp/theirs as the state directory: /tmp/theirs belongs to "
+           "uid 65534, not to this user (uid %u) %s",
+           (unsigned)geteuid(), fix);
+  CHILD_CHECK(strcmp(ergo_last_error(), want) == 0);
+  CHILD_CHECK(mkdir("/tmp/shared", 0700) == 0 && chmod("/tmp/shared", 01777) == 0);
+  setenv("ERGO_STATE_DIR", "/tmp/shared", 1);
+  CHILD_CHECK(ergo__state_commit() == ERGO_EIO);
+  snprintf(want, sizeof want,
+           "refusing ERGO_STATE_DIR=/tmp/shared as the state directory: /tmp/shared is writable "
+           "by group or others (mode 777) %s",
+           fix);
+  CHILD_CHECK(strcmp(ergo_last_error(), want) == 0);
+  CHILD_CHECK(mkdir("/tmp/mine", 0700) == 0 && symlink("/tmp/mine", "/tmp/link") == 0);
+  setenv("ERGO_STATE_DIR", "/tmp/link", 1);
+  CHILD_CHECK(ergo__state_commit() == ERGO_EIO);
+  snprintf(want, sizeof want,
+           "refusing ERGO_STATE_DIR=/tmp/link as the state directory: /tmp/link is a symbolic "
+           "link %s",
+           fix);
+  CHILD_CHECK(strcmp(ergo_last_error(), want) == 0);
+  /* Nothing was written in any of them; the private one works. */
+  CHILD_CHECK(rmdir("/tmp/theirs") == 0 && rmdir("/tmp/shared") == 0);
+  setenv("ERGO_STATE_DIR", "/tmp/mine", 1);
+  CHILD_CHECK(ergo__state_commit() == 0);
   ergo__state_reset();
   _exit(0);
 }
@@ -1028,6 +1185,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup(test_reused_pid_is_gone, fresh),
         cmocka_unit_test_setup(test_other_host_left, fresh),
         cmocka_unit_test_setup(test_malformed_left, fresh),
+        cmocka_unit_test_setup(test_restore_only_knob_files, fresh),
+        cmocka_unit_test_setup(test_state_file_link_refused, fresh),
         cmocka_unit_test_setup(test_state_file_contents, fresh),
         cmocka_unit_test_setup(test_track_refuses, fresh),
         cmocka_unit_test_setup(test_restore_failure_reported, fresh),

@@ -3,6 +3,9 @@
 
 #include "internal.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 static char steps_path[128], bal_path[128];
 
 /* The step report and balance files, in the test's directory (see ERGO_DIR_TEST). */
@@ -175,6 +178,46 @@ static void test_fresh_run_truncates_and_bad_path(void **state) {
   ergo_finalize();
 }
 
+/* The step files' default names are relative: in a directory others can write, a link planted
+ * there must not make a root run overwrite its target.  Refused in one line each, the target
+ * unchanged, and the step still counted in the run's totals. */
+static void test_links_never_followed(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  char victim[160], victim2[160], want[600];
+  snprintf(victim, sizeof victim, "%s/shadow", test_dir);
+  snprintf(victim2, sizeof victim2, "%s/passwd", test_dir);
+  for (const char *v = victim; v; v = v == victim ? victim2 : NULL) {
+    FILE *f = fopen(v, "w");
+    fputs("precious\n", f);
+    fclose(f);
+  }
+  assert_int_equal(symlink(victim, steps_path), 0);
+  assert_int_equal(link(victim2, bal_path), 0); /* a hard link: O_NOFOLLOW alone misses it */
+  test_init(&c);
+  region_ms(1, "x", 10);
+  unsigned long errors = ergo_error_count();
+  assert_int_equal(ergo_step(1), ERGO_EIO);
+  assert_int_equal(ergo_error_count(), errors + 2);
+  snprintf(want, sizeof want,
+           "ergo_step: cannot open '%s': it has 2 hard links: another name may be a file ergo "
+           "must not change; this step's figures stay in the run's totals (fix: remove it, make "
+           "the directory writable or set another path)",
+           bal_path);
+  assert_string_equal(ergo_last_error(), want);
+  ergo_finalize();
+  char *text = slurp(victim);
+  assert_string_equal(text, "precious\n");
+  free(text);
+  text = slurp(victim2);
+  assert_string_equal(text, "precious\n");
+  free(text);
+  struct stat st;
+  assert_int_equal(lstat(steps_path, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+}
+
 static void test_step_before_init(void **state) {
   (void)state;
   assert_int_equal(ergo_step(1), ERGO_ESTATE);
@@ -187,6 +230,7 @@ int main(void) {
       ERGO_DIR_TEST(test_balance_level_and_new_region),
       ERGO_DIR_TEST(test_open_region_across_steps),
       ERGO_DIR_TEST(test_fresh_run_truncates_and_bad_path),
+      ERGO_DIR_TEST(test_links_never_followed),
       ERGO_TEST(test_step_before_init),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

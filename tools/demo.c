@@ -92,7 +92,7 @@ static int spawn(char *const *argv, const char *dir, const char *out, char *cons
   pid_t pid = fork();
   if (pid < 0) return failure("cannot start '%s': fork: %s", argv[0], strerror(errno)), -1;
   if (pid == 0) {
-    int fd = chdir(dir) == 0 ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    int fd = chdir(dir) == 0 ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644) : -1;
     if (fd < 0) {
       fprintf(stderr, "ergo demo: cannot write %s/%s: %s\n", dir, out, strerror(errno));
       _exit(127);
@@ -274,7 +274,7 @@ static int demo_main(int argc, char **argv) {
     return failure("cannot put its files in '%s': it is not a directory (fix: --dir DIR)", dir);
   char probe[PATH_MAX + 64];
   snprintf(probe, sizeof probe, "%s/.ergo-demo-probe", dir);
-  int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return failure("cannot write in the directory '%s': %s (fix: --dir DIR)", dir, strerror(errno));
   close(fd);

@@ -254,7 +254,8 @@ static int run_app(char **app, const ergo__config *c, const char *platform, cons
     /* The calibration's step and balance files stay with it, not over the user's. */
     setenv("ERGO_REPORT_STEPS", steps, 1);
     setenv("ERGO_BALANCE", balance, 1);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* The runs' directory is our own fresh mkdtemp; still, no name in it is followed. */
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) {
       dup2(fd, 1);
       dup2(fd, 2);

@@ -35,6 +35,15 @@ int ergo__path_writable(const char *path, char *why, size_t whylen) {
     snprintf(why, whylen, "it is a directory");
     return -1;
   }
+  /* The writers refuse these (util/atomic_file.h): say so at the start. */
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    snprintf(why, whylen, "it is a symbolic link, which ergo never writes through");
+    return -1;
+  }
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    snprintf(why, whylen, "it is not a regular file");
+    return -1;
+  }
   char dir[PATH_MAX];
   dir_of(path, dir, sizeof dir);
   if (stat(dir, &st) != 0) {
