@@ -76,9 +76,10 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
   o->opt.repeats = p->sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
   o->tail = &o->regions;
   p->priv = o;
-  ergo__info("online: each significant region searches for its setting in up to %d executions, "
-             "then runs at its choice: up to %d steps for a region run once per step",
-             ONLINE_BUDGET, ONLINE_BUDGET);
+  if (p->talk)
+    ergo__info("online: each significant region searches for its setting in up to %d executions, "
+               "then runs at its choice: up to %d steps for a region run once per step",
+               ONLINE_BUDGET, ONLINE_BUDGET);
   return 0;
 }
 

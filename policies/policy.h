@@ -56,6 +56,7 @@ struct ergo__policy {
   int sim;                /* the sim node stands in for the machine (models say so) */
   double min_s;           /* ERGO_MIN_REGION_MS in seconds */
   long steps;             /* ergo_step calls so far */
+  int talk;               /* this process says what tuning does (rank 0 under MPI) */
   /* The tuner has said why nothing could be tuned (no energy measured, no significant region):
    * the policy's finish adds no "run more steps". */
   int said;

@@ -54,11 +54,13 @@ static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
   p->priv = s;
   /* Before the first step: how long the calibration takes, and how to shorten it.  The first
    * execution of a region only says it is significant, so the schedule starts at its second. */
-  if (ergo__sweep_explicit(&s->spec))
-    ergo__info("sweep: each significant region is measured at every setting of ERGO_SWEEP's grid "
-               "(%d executions), then runs at its best: %d steps for a region run once per step",
-               s->length, s->length + 1);
-  else
+  if (p->talk && ergo__sweep_explicit(&s->spec))
+    ergo__info(
+        "sweep: each significant region is measured at every setting of ERGO_SWEEP's grid "
+        "(up to %d executions), then runs at its best: up to %d steps for a region run once per "
+        "step",
+        s->length, s->length + 1);
+  else if (p->talk)
     ergo__info("sweep: each significant region is measured for up to %d executions, then runs at "
                "its best: up to %d steps for a region run once per step (ERGO_SWEEP=budget=N "
                "shortens the schedule, N >= %d)",

@@ -75,10 +75,11 @@ static struct {
   int node;
   int leader;
   long syncs;
-  int energy_seen;    /* some execution of a tuned level had its energy measured */
-  double progress_s;  /* ERGO_TUNE_PROGRESS: seconds between lines; 0 off; < 0 every step */
-  double progress_at; /* CLOCK_MONOTONIC of the last line (or of the start) */
-  int progress_rank;  /* this process prints progress (rank 0) */
+  int energy_seen;         /* some execution of a tuned level had its energy measured */
+  double progress_s;       /* ERGO_TUNE_PROGRESS: seconds between lines; 0 off; < 0 every step */
+  double progress_at;      /* CLOCK_MONOTONIC of the last line (or of the start) */
+  int progress_rank;       /* this process prints progress (rank 0) */
+  char progress_last[512]; /* the last line's text after "step N: " */
 } T;
 
 static const ergo__policy_ops *const policies[] = {
@@ -160,9 +161,12 @@ static double now_s(void) {
 static void progress(int at_step) {
   if (!T.progress_rank || !T.progress_s || !T.pol.ops->progress) return;
   if (T.progress_s < 0 ? !at_step : now_s() - T.progress_at < T.progress_s) return;
-  char line[512];
+  char line[sizeof T.progress_last];
   if (!T.pol.ops->progress(&T.pol, line, sizeof line)) return;
   T.progress_at = now_s();
+  /* Once every region is done the line stops changing: said once is enough. */
+  if (strcmp(line, T.progress_last) == 0) return;
+  memcpy(T.progress_last, line, sizeof line);
   if (T.pol.steps)
     ergo__info("%s: step %ld: %s", T.pol.ops->name, T.pol.steps, line);
   else
@@ -500,6 +504,8 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   T.min_s = cfg->min_region_ms * 1e-3;
   T.pol.min_s = T.min_s;
   T.level = cfg->energy_level;
+  const ergo__job *job = ergo__job_get();
+  T.pol.talk = !job->mpi || job->rank == 0;
   int rc = ops->start ? ops->start(&T.pol, why, sizeof why) : 0;
   if (rc) {
     ergo__warn("ERGO_POLICY=%s: %s; running as monitor (changes nothing)", name, why);
@@ -509,10 +515,9 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   }
   /* monitor needs no hooks: it changes nothing and the reports already measure. */
   if (T.pol.ops == &ergo__policy_monitor) return rc;
-  const ergo__job *job = ergo__job_get();
   T.node = job->mpi && job->node_size > 1;
   T.leader = job->node_rank == 0;
-  T.progress_rank = !job->mpi || job->rank == 0;
+  T.progress_rank = T.pol.talk;
   T.progress_s = progress_setting();
   T.progress_at = now_s();
   T.active = 1;
