@@ -433,7 +433,7 @@ static void nothing_learnt(void) {
                "(the longest, '%s', %.*f ms), so nothing was tuned and the model has no regions "
                "(fix: ERGO_MIN_REGION_MS=%.*f, or time a longer part of the code as one region)",
                name, min_ms, longest->pub.path, lms >= 10 ? 1 : 3, lms, lms >= 1 ? 0 : 3, fix);
-  } else if (!T.energy_seen) {
+  } else if (!T.energy_seen && !T.pol.said) {
     T.pol.said = 1;
     ergo__warn("ERGO_POLICY=%s: no energy was measured (no energy meter works here), so no "
                "region was tuned, whatever ERGO_OBJECTIVE says, and the model has no regions; "
@@ -449,6 +449,21 @@ static void nothing_learnt(void) {
   }
 }
 
+static int learns(void) {
+  return T.pol.ops == &ergo__policy_sweep || T.pol.ops == &ergo__policy_online;
+}
+
+void ergo__tuner_no_meter(void) {
+  if (!T.active || !learns()) return;
+  T.pol.said = 1; /* finalize adds no other line for it */
+  if (T.pol.talk)
+    ergo__warn("ERGO_POLICY=%s: no energy meter reads here (ERGO_ENERGY=%s; `ergo info` says "
+               "why), and tuning learns from each execution's energy whatever ERGO_OBJECTIVE "
+               "says: the run goes on untuned and the model will have no regions (fix: "
+               "ERGO_ENERGY=estimate for energy from CPU time, or run where a meter works)",
+               T.pol.ops->name, T.pol.cfg->energy ? T.pol.cfg->energy : "auto");
+}
+
 void ergo__tuner_finalize(void) {
   if (!T.active || !T.pol.ops->finish) return;
   const ergo__job *job = ergo__job_get();
@@ -459,7 +474,7 @@ void ergo__tuner_finalize(void) {
                T.pol.ops->name, job->node_size, job->node);
   /* One tuning model per job: rank 0's (its node's decisions). */
   if (job->mpi && job->rank != 0) return;
-  if (T.pol.ops == &ergo__policy_sweep || T.pol.ops == &ergo__policy_online) nothing_learnt();
+  if (learns()) nothing_learnt();
   T.pol.ops->finish(&T.pol);
 }
 
