@@ -108,10 +108,26 @@ static int fixed_start(ergo__policy *p, char *why, size_t whylen) {
   ergo__config c;
   int rc = ergo__parse_fixed(p->cfg->fixed, &p->space, &c, why, whylen);
   if (rc) return rc;
-  return ergo__settings_push(c.v);
+  if ((rc = ergo__settings_push(c.v)) != 0) return rc;
+  ergo__config *kept = malloc(sizeof *kept);
+  if (kept) *kept = c;
+  p->priv = kept;
+  return 0;
 }
-const ergo__policy_ops ergo__policy_fixed = {"fixed", fixed_start, inherit, ignore,
-                                             NULL,    NULL,        NULL,    NULL};
+/* The summary of a fixed run: its one setting (there is no model). */
+static int fixed_finish(ergo__policy *p) {
+  char set[256];
+  if (p->priv && p->talk)
+    ergo__info("fixed: %s for the whole run (the fixed policy writes no model)",
+               ergo__summary_setting(p->priv, set, sizeof set));
+  return 0;
+}
+static void fixed_stop(ergo__policy *p) {
+  free(p->priv);
+  p->priv = NULL;
+}
+const ergo__policy_ops ergo__policy_fixed = {"fixed",      fixed_start, inherit, ignore,
+                                             fixed_finish, fixed_stop,  NULL,    NULL};
 
 /* ---- static: the model's config per region path ---- */
 typedef struct static_priv {

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The setting as ERGO_FIXED writes it ("cpu=1600000,uncore=1200000,threads=20"), so it can be
- * pasted there; "inherited" when the config sets nothing. */
-static void setting_text(const ergo__config *c, char *out, size_t len) {
+const char *ergo__summary_setting(const ergo__config *c, char *out, size_t len) {
   size_t o = 0;
   out[0] = '\0';
   for (int i = 0; i < ERGO__NKNOBS && o < len; i++) {
@@ -23,6 +21,7 @@ static void setting_text(const ergo__config *c, char *out, size_t len) {
     o += (size_t)n;
   }
   if (!out[0]) snprintf(out, len, "inherited");
+  return out;
 }
 
 /* The measured point of the region's chosen setting, or NULL. */
@@ -51,7 +50,7 @@ char *ergo__summary_text(const ergo__model *m, const int *only, const char *tail
     if (only && !only[i]) continue;
     n++;
     int lp = (int)strlen(m->regions[i].path);
-    setting_text(&m->regions[i].best, set, sizeof set);
+    ergo__summary_setting(&m->regions[i].best, set, sizeof set);
     int ls = (int)strlen(set);
     if (lp > wpath) wpath = lp;
     if (ls > wset) wset = ls;
@@ -73,7 +72,7 @@ char *ergo__summary_text(const ergo__model *m, const int *only, const char *tail
       if (p && r->baseline.time_s > 0)
         snprintf(dt, sizeof dt, "%+.1f%%",
                  100 * (p->time_s - r->baseline.time_s) / r->baseline.time_s);
-      setting_text(&r->best, set, sizeof set);
+      ergo__summary_setting(&r->best, set, sizeof set);
       put(&b, "  %-*s  %-*s  %12s  %8s\n", wpath, r->path, wset, set, saved, dt);
     }
   }

@@ -14,6 +14,10 @@
  * i (only NULL: every region).  A model without regions gives the tail alone. */
 char *ergo__summary_text(const ergo__model *m, const int *only, const char *tail);
 
+/* A setting as ERGO_FIXED writes it ("cpu=1600000,uncore=1200000,threads=20"), so it can be
+ * pasted there; "inherited" when it sets no knob. */
+const char *ergo__summary_setting(const ergo__config *c, char *out, size_t len);
+
 /* The same, each line through ergo__info ("ergo: ..." on stderr). */
 void ergo__summary_print(const ergo__model *m, const int *only, const char *tail);
 

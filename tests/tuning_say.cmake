@@ -101,7 +101,14 @@ app=$1; rm -f bad.json
 ERGO_POLICY=online ERGO_MODEL=bad.json ERGO_TUNE_PROGRESS=often run online --steps 41
 one_warning" sh ${say_app})
 
-set(say_tests tuning_say_foreign_model tuning_say_missing_entry tuning_say_no_significant_online
+# The fixed policy's summary: its one setting, as ERGO_FIXED takes it.
+add_test(NAME tuning_say_fixed_summary COMMAND ${ERGO_EXPECT}
+  "--match=ergo: fixed: cpu=1500000 for the whole run \\(the fixed policy writes no model\\)\n"
+  -- sh -c "${say_lib}
+app=$1
+ERGO_POLICY=fixed ERGO_FIXED=cpu=1500000 run fixed --steps 2" sh ${say_app})
+
+set(say_tests tuning_say_fixed_summary tuning_say_foreign_model tuning_say_missing_entry tuning_say_no_significant_online
   tuning_say_no_significant_sweep tuning_say_once tuning_say_sweep_progress
   tuning_say_online_progress tuning_say_bad_progress)
 set_tests_properties(${say_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
