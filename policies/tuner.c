@@ -422,9 +422,10 @@ static void nothing_learnt(void) {
   double min_ms = T.min_s * 1e3;
   if (!longest) {
     T.pol.said = 1;
-    ergo__warn("ERGO_POLICY=%s: the program entered no region below Global at ERGO_ENERGY_LEVEL=%d "
-               "or above, so nothing was tuned and the model has no regions (fix: annotate the "
-               "main phases of each step with ergo_push/ergo_pop)",
+    ergo__warn("ERGO_POLICY=%s: the program entered no region below Global at a level up to "
+               "ERGO_ENERGY_LEVEL=%d (deeper ones are not measured), so nothing was tuned and the "
+               "model has no regions (fix: annotate the main phases of each step with "
+               "ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL)",
                name, T.level);
   } else if (!nsig) {
     T.pol.said = 1;

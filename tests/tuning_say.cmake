@@ -45,6 +45,15 @@ one_warning
 case \$out in *'more steps'*) echo 'FAIL: blamed the steps'; exit 1;; esac" sh ${say_app})
 endforeach()
 
+# No region measured at all (the app's regions are at level 1, ERGO_ENERGY_LEVEL=0): said so,
+# with the fixes.
+add_test(NAME tuning_say_no_region COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_POLICY=online: the program entered no region below Global at a level up to ERGO_ENERGY_LEVEL=0 \\(deeper ones are not measured\\), so nothing was tuned and the model has no regions \\(fix: annotate the main phases of each step with ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL\\)\nergo: tuning model written to level0\\.json \\(no regions\\)\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f level0.json
+ERGO_ENERGY_LEVEL=0 ERGO_POLICY=online ERGO_MODEL=level0.json run online --steps 3
+one_warning" sh ${say_app})
+
 # A region that runs once under online: named, with the tool that can tune it; the region that
 # runs every step converges and is summed up.
 add_test(NAME tuning_say_once COMMAND ${ERGO_EXPECT}
@@ -108,7 +117,7 @@ add_test(NAME tuning_say_fixed_summary COMMAND ${ERGO_EXPECT}
 app=$1
 ERGO_POLICY=fixed ERGO_FIXED=cpu=1500000 run fixed --steps 2" sh ${say_app})
 
-set(say_tests tuning_say_fixed_summary tuning_say_foreign_model tuning_say_missing_entry tuning_say_no_significant_online
+set(say_tests tuning_say_fixed_summary tuning_say_no_region tuning_say_foreign_model tuning_say_missing_entry tuning_say_no_significant_online
   tuning_say_no_significant_sweep tuning_say_once tuning_say_sweep_progress
   tuning_say_online_progress tuning_say_bad_progress)
 set_tests_properties(${say_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
