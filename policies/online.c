@@ -4,6 +4,7 @@
 #include "optimizer/nm.h"
 #include "policies/model.h"
 #include "policies/policy.h"
+#include "policies/summary.h"
 #include "util/log.h"
 
 #include <stdio.h>
@@ -27,6 +28,7 @@ typedef struct online_region {
   char *path;
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
   int asked, chosen, mismatches;
+  long first_step, execs; /* the step of its first tuned execution; executions observed */
   struct online_region *next;
 } online_region;
 
@@ -74,6 +76,10 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
   o->opt.repeats = p->sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
   o->tail = &o->regions;
   p->priv = o;
+  if (p->talk)
+    ergo__info("online: each significant region searches for its setting in up to %d executions, "
+               "then runs at its choice: up to %d steps for a region run once per step",
+               ONLINE_BUDGET, ONLINE_BUDGET);
   return 0;
 }
 
@@ -92,6 +98,7 @@ static online_region *region_of(ergo__policy *p, ergo__region_state *r) {
     free(or);
     return NULL;
   }
+  or->first_step = p->steps;
   *o->tail = or ;
   o->tail = & or->next;
   r->policy = or ;
@@ -119,6 +126,7 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
                            const ergo__measure *m) {
   online_region * or = region_of(p, r);
   if (! or || ! or->nm || ergo__nm_done(or->nm)) return;
+  or->execs++;
   int chosen = or->chosen;
   or->chosen = 0;
   next_point(or);
@@ -145,7 +153,8 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
 static int region_model(const ergo__policy *p, ergo__model *m, const online_region * or) {
   ergo__measure mean;
   int point[ERGO__NM_MAX_DIMS], n;
-  if (! or->nm || ergo__nm_evals(or->nm) == 0) return 1;
+  /* Once measured (a region that ran once) is its baseline alone: not tuned, no entry. */
+  if (! or->nm || ergo__nm_evals(or->nm) == 0 || or->execs <= 1) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
   ergo__nm_best(or->nm, point, NULL, NULL);
@@ -171,12 +180,16 @@ static int online_finish(ergo__policy *p) {
   const online_region *first = NULL;
   for (const online_region * or = o->regions; or &&rc >= 0; or = or->next) {
     rc = region_model(p, &m, or);
-    if (or->nm && !ergo__nm_done(or->nm) && !unfinished++) first = or ;
+    /* A region that ran once is the tuner's to name: more steps would not help it. */
+    if (or->nm && !ergo__nm_done(or->nm) && or->execs > 1 && !unfinished++) first = or ;
   }
   const char *path = p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL;
+  int written = 0;
   if (rc < 0)
     ergo__error("online: out of memory while building the tuning model; '%s' not written", path);
-  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0) {
+  else if ((rc = ergo__model_save(path, &m, &p->space)) == 0)
+    written = 1;
+  else {
     ergo__error("online: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
                 "to a writable path)",
                 path, ergo_strerror(rc));
@@ -184,10 +197,14 @@ static int online_finish(ergo__policy *p) {
   }
   /* A search cut short still has a choice (the best that beat the baseline
    * clearly so far, else the baseline): say so once. */
-  if (unfinished)
+  if (unfinished && !p->said)
     ergo__warn("online: %d region%s did not converge (first: '%s', after %d executions); the "
                "model keeps the best config found so far (fix: run more steps)",
                unfinished, unfinished == 1 ? "" : "s", first->path, ergo__nm_evals(first->nm));
+  char tail[1100];
+  snprintf(tail, sizeof tail, "tuning model written to %s%s", path,
+           m.nregions ? "" : " (no regions)");
+  ergo__summary_print(&m, NULL, written ? tail : NULL);
   ergo__model_free(&m);
   return rc < 0 ? rc : 0;
 }
@@ -206,5 +223,34 @@ static void online_stop(ergo__policy *p) {
   p->priv = NULL;
 }
 
-const ergo__policy_ops ergo__policy_online = {"online",       online_start,  online_choose,
-                                              online_observe, online_finish, online_stop};
+/* "2 of 13 regions converged, 364 executions left at most, about 28 steps to go". */
+static int online_progress(ergo__policy *p, char *buf, size_t len) {
+  online_priv *o = p->priv;
+  int n = 0, done = 0;
+  long left = 0, steps = 0;
+  for (const online_region * or = o->regions; or ; or = or->next) {
+    n++;
+    if (! or->nm || ergo__nm_done(or->nm)) {
+      done++;
+      continue;
+    }
+    int evals = ergo__nm_evals(or->nm);
+    long l = ONLINE_BUDGET > evals ? ONLINE_BUDGET - evals : 1; /* the search may end early */
+    left += l;
+    long ran = p->steps - or->first_step;
+    if (ran > 0 && or->execs > 0) {
+      long st = (long)((double)l * (double)ran / (double) or->execs + 0.999);
+      if (st > steps) steps = st;
+    }
+  }
+  if (!n) return 0;
+  int w = snprintf(buf, len, "%d of %d region%s converged, %ld execution%s left at most", done, n,
+                   n == 1 ? "" : "s", left, left == 1 ? "" : "s");
+  if (steps && w > 0 && (size_t)w < len)
+    snprintf(buf + w, len - (size_t)w, ", about %ld step%s to go", steps, steps == 1 ? "" : "s");
+  return 1;
+}
+
+const ergo__policy_ops ergo__policy_online = {"online",        online_start,  online_choose,
+                                              online_observe,  online_finish, online_stop,
+                                              online_progress, NULL};

@@ -37,6 +37,15 @@ typedef struct ergo__policy_ops {
   /* The run ends: write what was learnt (tuning model), report.  0 or ERGO_E*. */
   int (*finish)(ergo__policy *p);
   void (*stop)(ergo__policy *p);
+  /* Optional (NULL: none). */
+  /* Where the tuning stands, for the progress line (ERGO_TUNE_PROGRESS): one line into buf
+   * ("3 of 13 regions done, 420 executions left, about 35 steps to go"); 0 when there is
+   * nothing to say. */
+  int (*progress)(ergo__policy *p, char *buf, size_t len);
+  /* A region is entered for the first time: 1 when the policy already knows it is significant
+   * (static: the model measured it at ERGO_MIN_REGION_MS or more), so its setting applies from
+   * its first execution instead of its second. */
+  int (*preset)(ergo__policy *p, const char *path);
 } ergo__policy_ops;
 
 struct ergo__policy {
@@ -45,6 +54,12 @@ struct ergo__policy {
   ergo__objective objective;
   const ergo_config *cfg; /* ERGO_MODEL, ERGO_FIXED, ERGO_SWEEP, ... */
   int sim;                /* the sim node stands in for the machine (models say so) */
+  double min_s;           /* ERGO_MIN_REGION_MS in seconds */
+  long steps;             /* ergo_step calls so far */
+  int talk;               /* this process says what tuning does (rank 0 under MPI) */
+  /* The tuner has said why nothing could be tuned (no energy measured, no significant region):
+   * the policy's finish adds no "run more steps". */
+  int said;
   void *priv;
 };
 

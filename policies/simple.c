@@ -2,6 +2,7 @@
  * the whole run), static (a tuning model's per-region configs). */
 #include "policies/model.h"
 #include "policies/policy.h"
+#include "policies/summary.h"
 #include "util/log.h"
 
 #include <ctype.h>
@@ -18,7 +19,8 @@ static void ignore(ergo__policy *p, ergo__region_state *r, const ergo__config *c
                    const ergo__measure *m) {
   (void)p, (void)r, (void)c, (void)m;
 }
-const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore, NULL, NULL};
+const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore,
+                                               NULL,      NULL, NULL,    NULL};
 
 /* ---- fixed: "cpu=1800000,uncore=2000000,threads=8", any subset; the keys are the knob
  * table's ---- */
@@ -106,19 +108,54 @@ static int fixed_start(ergo__policy *p, char *why, size_t whylen) {
   ergo__config c;
   int rc = ergo__parse_fixed(p->cfg->fixed, &p->space, &c, why, whylen);
   if (rc) return rc;
-  return ergo__settings_push(c.v);
+  if ((rc = ergo__settings_push(c.v)) != 0) return rc;
+  ergo__config *kept = malloc(sizeof *kept);
+  if (kept) *kept = c;
+  p->priv = kept;
+  return 0;
 }
-const ergo__policy_ops ergo__policy_fixed = {"fixed", fixed_start, inherit, ignore, NULL, NULL};
+/* The summary of a fixed run: its one setting (there is no model). */
+static int fixed_finish(ergo__policy *p) {
+  char set[256];
+  if (p->priv && p->talk)
+    ergo__info("fixed: %s for the whole run (the fixed policy writes no model)",
+               ergo__summary_setting(p->priv, set, sizeof set));
+  return 0;
+}
+static void fixed_stop(ergo__policy *p) {
+  free(p->priv);
+  p->priv = NULL;
+}
+const ergo__policy_ops ergo__policy_fixed = {"fixed",      fixed_start, inherit, ignore,
+                                             fixed_finish, fixed_stop,  NULL,    NULL};
 
 /* ---- static: the model's config per region path ---- */
+typedef struct static_priv {
+  ergo__model m;
+  const char *path;
+  int *applied;        /* per model region: its setting was applied */
+  int matched;         /* regions entered that the model names */
+  char *first_entered; /* the first region entered below Global, for the warning */
+  int missing;         /* significant regions the model does not name */
+  char *first_missing;
+} static_priv;
+
 static int static_start(ergo__policy *p, char *why, size_t whylen) {
   const char *path = p->cfg->model ? p->cfg->model : "ergo-model.json";
-  ergo__model *m = calloc(1, sizeof *m);
-  if (!m) return ERGO_ENOMEM;
+  static_priv *sp = calloc(1, sizeof *sp);
+  if (!sp) return ERGO_ENOMEM;
+  ergo__model *m = &sp->m;
   int rc = ergo__model_load(path, m, why, whylen);
   if (rc) {
-    free(m);
+    free(sp);
     return rc;
+  }
+  sp->path = path;
+  sp->applied = calloc((size_t)(m->nregions ? m->nregions : 1), sizeof *sp->applied);
+  if (!sp->applied) {
+    ergo__model_free(m);
+    free(sp);
+    return ERGO_ENOMEM;
   }
   /* Values this node does not allow round to the nearest allowed one, with one warning line
    * for the whole model: a model made on another node (the sim node's on a real one, or the
@@ -152,20 +189,85 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
                off, off_regions, m->nregions, m->regions[first_r].path,
                ergo__knob_table[first_i].field, (long long)first_v, (long long)first_near,
                foreign ? "; tune on this platform to make a model for it" : "");
-  p->priv = m;
+  p->priv = sp;
   return 0;
 }
-static void static_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
-  ergo__model_region *mr = ergo__model_find(p->priv, r->path);
-  if (mr)
-    *out = mr->best;
-  else
-    memset(out, 0, sizeof *out);
+
+/* The model's time per execution of the region at its baseline (else at its setting), 0 when
+ * it has none. */
+static double model_time(const ergo__model_region *mr) {
+  if (mr->baseline.time_s > 0) return mr->baseline.time_s;
+  for (int i = 0; i < mr->npoints; i++)
+    if (memcmp(&mr->points[i].config, &mr->best, sizeof mr->best) == 0) return mr->points[i].time_s;
+  return 0;
 }
+
+/* A region measured as significant when the model was made gets its setting from its first
+ * execution: waiting for this run to measure it would leave its first execution untuned. */
+static int static_preset(ergo__policy *p, const char *path) {
+  static_priv *sp = p->priv;
+  if (!sp->first_entered && strchr(path, '/')) sp->first_entered = strdup(path);
+  ergo__model_region *mr = ergo__model_find(&sp->m, path);
+  if (!mr) return 0;
+  sp->matched++;
+  return model_time(mr) >= p->min_s;
+}
+
+static void static_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
+  static_priv *sp = p->priv;
+  ergo__model_region *mr = ergo__model_find(&sp->m, r->path);
+  if (mr) {
+    *out = mr->best;
+    sp->applied[mr - sp->m.regions] = 1;
+    return;
+  }
+  memset(out, 0, sizeof *out);
+  if (!r->policy) { /* counted once per region */
+    r->policy = sp;
+    if (!sp->missing++) sp->first_missing = strdup(r->path);
+  }
+}
+
+/* Tuning that did nothing says so: a model of no region of this program (another program's, or
+ * an empty one), or significant regions it does not name; then the regions it tuned. */
+static int static_finish(ergo__policy *p) {
+  static_priv *sp = p->priv;
+  const ergo__model *m = &sp->m;
+  if (!m->nregions)
+    ergo__warn("tuning model '%s' has no regions, so nothing was tuned (fix: make it with "
+               "ERGO_POLICY=online or sweep on a run whose regions take ERGO_MIN_REGION_MS=%g ms "
+               "or more per execution)",
+               sp->path, p->min_s * 1e3);
+  else if (!sp->matched)
+    ergo__warn("tuning model '%s' names none of this program's regions (its first: '%s'; this "
+               "program's: '%s'): it was made for another program, and nothing was tuned (fix: "
+               "make a model of this program with ERGO_POLICY=online or sweep, ERGO_MODEL=%s)",
+               sp->path, m->regions[0].path, sp->first_entered ? sp->first_entered : "none",
+               sp->path);
+  else if (sp->missing)
+    ergo__warn("tuning model '%s' has no entry for %d significant region%s of this program "
+               "(first: '%s'), which ran untuned (fix: make the model again on this version of "
+               "the program with ERGO_POLICY=online or sweep)",
+               sp->path, sp->missing, sp->missing == 1 ? "" : "s",
+               sp->first_missing ? sp->first_missing : "?");
+  int n = 0;
+  for (int i = 0; i < m->nregions; i++) n += sp->applied[i];
+  char tail[1100];
+  snprintf(tail, sizeof tail, "model %s applied to %d of its %d region%s", sp->path, n, m->nregions,
+           m->nregions == 1 ? "" : "s");
+  ergo__summary_print(m, sp->applied, tail);
+  return 0;
+}
+
 static void static_stop(ergo__policy *p) {
-  ergo__model_free(p->priv);
-  free(p->priv);
+  static_priv *sp = p->priv;
+  if (!sp) return;
+  ergo__model_free(&sp->m);
+  free(sp->applied);
+  free(sp->first_entered);
+  free(sp->first_missing);
+  free(sp);
   p->priv = NULL;
 }
-const ergo__policy_ops ergo__policy_static = {"static", static_start, static_choose,
-                                              ignore,   NULL,         static_stop};
+const ergo__policy_ops ergo__policy_static = {
+    "static", static_start, static_choose, ignore, static_finish, static_stop, NULL, static_preset};

@@ -4,6 +4,7 @@
 #include "optimizer/sweep.h"
 #include "policies/model.h"
 #include "policies/policy.h"
+#include "policies/summary.h"
 #include "util/log.h"
 
 #include <stdio.h>
@@ -15,13 +16,27 @@
 typedef struct sweep_region {
   ergo__sweep *sched;
   char *path;
+  long first_step; /* the step of its first tuned execution */
   struct sweep_region *next;
 } sweep_region;
 
 typedef struct sweep_priv {
   ergo__sweep_spec spec;
+  int length;                    /* executions of one region's schedule, at most */
   sweep_region *regions, **tail; /* in the order they were first tuned */
 } sweep_priv;
+
+/* The executions one region's schedule takes at most: the budget, or an explicit grid's warm-up,
+ * baseline and every point `repeats` times. */
+static int schedule_length(const ergo__sweep_spec *spec) {
+  if (!ergo__sweep_explicit(spec)) return spec->budget > 0 ? spec->budget : ERGO__SWEEP_BUDGET;
+  long points = 1;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+    if (spec->n[i]) points *= spec->n[i];
+  long repeats = spec->repeats > 0 ? spec->repeats : 1;
+  long n = ERGO__SWEEP_WARMUP + repeats * (1 + points);
+  return n > 1 << 30 ? 1 << 30 : (int)n;
+}
 
 static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
   sweep_priv *s = calloc(1, sizeof *s);
@@ -35,7 +50,21 @@ static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
   }
   if (warn[0]) ergo__warn("%s", warn);
   s->tail = &s->regions;
+  s->length = schedule_length(&s->spec);
   p->priv = s;
+  /* Before the first step: how long the calibration takes, and how to shorten it.  The first
+   * execution of a region only says it is significant, so the schedule starts at its second. */
+  if (p->talk && ergo__sweep_explicit(&s->spec))
+    ergo__info(
+        "sweep: each significant region is measured at every setting of ERGO_SWEEP's grid "
+        "(up to %d executions), then runs at its best: up to %d steps for a region run once per "
+        "step",
+        s->length, s->length + 1);
+  else if (p->talk)
+    ergo__info("sweep: each significant region is measured for up to %d executions, then runs at "
+               "its best: up to %d steps for a region run once per step (ERGO_SWEEP=budget=N "
+               "shortens the schedule, N >= %d)",
+               s->length, s->length + 1, ERGO__SWEEP_MIN_BUDGET);
   return 0;
 }
 
@@ -54,6 +83,7 @@ static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
     free(sr);
     return NULL;
   }
+  sr->first_step = p->steps;
   *s->tail = sr;
   s->tail = &sr->next;
   r->policy = sr;
@@ -110,21 +140,28 @@ static int sweep_finish(ergo__policy *p) {
     if (!ergo__sweep_done(sr->sched) && !unfinished++) first = sr;
   }
   const char *path = p->cfg->model ? p->cfg->model : SWEEP_DEFAULT_MODEL;
+  int written = 0;
   if (rc < 0)
     ergo__error("sweep: out of memory while building the tuning model; '%s' not written", path);
-  else if ((rc = ergo__model_save(path, &m, &p->space)) != 0) {
+  else if ((rc = ergo__model_save(path, &m, &p->space)) == 0)
+    written = 1;
+  else {
     ergo__error("sweep: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
                 "to a writable path)",
                 path, ergo_strerror(rc));
     ergo__model_save_fallback(path, &m, &p->space);
   }
   /* A schedule cut short still gives a model, from fewer points: say so once. */
-  if (unfinished)
+  if (unfinished && !p->said)
     ergo__warn("sweep: %d region%s did not finish %s schedule (first: '%s', after %d "
                "executions); the model rests on what was measured (fix: run more steps, or "
                "ERGO_SWEEP=budget=N for a shorter schedule)",
                unfinished, unfinished == 1 ? "" : "s", unfinished == 1 ? "its" : "their",
                first->path, ergo__sweep_executions(first->sched));
+  char tail[1100];
+  snprintf(tail, sizeof tail, "tuning model written to %s%s", path,
+           m.nregions ? "" : " (no regions)");
+  ergo__summary_print(&m, NULL, written ? tail : NULL);
   ergo__model_free(&m);
   return rc < 0 ? rc : 0;
 }
@@ -143,5 +180,35 @@ static void sweep_stop(ergo__policy *p) {
   p->priv = NULL;
 }
 
-const ergo__policy_ops ergo__policy_sweep = {"sweep",       sweep_start,  sweep_choose,
-                                             sweep_observe, sweep_finish, sweep_stop};
+/* "2 of 13 regions done, 2150 executions left, about 180 steps to go". */
+static int sweep_progress(ergo__policy *p, char *buf, size_t len) {
+  sweep_priv *s = p->priv;
+  int n = 0, done = 0;
+  long left = 0, steps = 0;
+  for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
+    n++;
+    int execs = ergo__sweep_executions(sr->sched);
+    /* Over once its schedule is measured, though it hears so at its next execution. */
+    if (ergo__sweep_done(sr->sched) || execs >= s->length) {
+      done++;
+      continue;
+    }
+    long l = s->length - execs;
+    left += l;
+    long ran = p->steps - sr->first_step;
+    if (ran > 0 && execs > 0) {
+      long st = (long)((double)l * (double)ran / execs + 0.999);
+      if (st > steps) steps = st;
+    }
+  }
+  if (!n) return 0;
+  int o = snprintf(buf, len, "%d of %d region%s done, %ld execution%s left at most", done, n,
+                   n == 1 ? "" : "s", left, left == 1 ? "" : "s");
+  if (steps && o > 0 && (size_t)o < len)
+    snprintf(buf + o, len - (size_t)o, ", about %ld step%s to go", steps, steps == 1 ? "" : "s");
+  return 1;
+}
+
+const ergo__policy_ops ergo__policy_sweep = {"sweep",        sweep_start,  sweep_choose,
+                                             sweep_observe,  sweep_finish, sweep_stop,
+                                             sweep_progress, NULL};

@@ -8,11 +8,18 @@
 #include "util/buf.h"
 #include "util/log.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ERGO__TUNER_DEPTH 256
+/* ERGO_TUNE_PROGRESS: seconds between progress lines by default; the word for every step. */
+#define ERGO__PROGRESS_VAR "ERGO_TUNE_PROGRESS"
+#define ERGO__PROGRESS_DEFAULT_S 10.0
+#define ERGO__PROGRESS_STEP "step"
 
 /* Executions since the last node sync (node mode): summed, told to the policy combined. */
 typedef struct pending {
@@ -24,6 +31,8 @@ typedef struct pending {
 
 typedef struct rstate {
   ergo__region_state pub;
+  int entered;          /* the policy has heard of it (preset) */
+  int preset;           /* the policy knew it significant before its first execution */
   struct rstate *next;  /* every state, for freeing */
   struct rstate *hnext; /* the path table's chain */
   /* Node mode: what this step's syncs decided for the whole node. */
@@ -66,6 +75,11 @@ static struct {
   int node;
   int leader;
   long syncs;
+  int energy_seen;         /* some execution of a tuned level had its energy measured */
+  double progress_s;       /* ERGO_TUNE_PROGRESS: seconds between lines; 0 off; < 0 every step */
+  double progress_at;      /* CLOCK_MONOTONIC of the last line (or of the start) */
+  int progress_rank;       /* this process prints progress (rank 0) */
+  char progress_last[512]; /* the last line's text after "step N: " */
 } T;
 
 static const ergo__policy_ops *const policies[] = {
@@ -136,6 +150,47 @@ static void effective(ergo__config *c) {
   }
 }
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The progress line, when one is due: at every step (ERGO_TUNE_PROGRESS=step, at_step), or
+ * ERGO_TUNE_PROGRESS seconds after the last. */
+static void progress(int at_step) {
+  if (!T.progress_rank || !T.progress_s || !T.pol.ops->progress) return;
+  if (T.progress_s < 0 ? !at_step : now_s() - T.progress_at < T.progress_s) return;
+  char line[sizeof T.progress_last];
+  if (!T.pol.ops->progress(&T.pol, line, sizeof line)) return;
+  T.progress_at = now_s();
+  /* Once every region is done the line stops changing: said once is enough. */
+  if (strcmp(line, T.progress_last) == 0) return;
+  memcpy(T.progress_last, line, sizeof line);
+  if (T.pol.steps)
+    ergo__info("%s: step %ld: %s", T.pol.ops->name, T.pol.steps, line);
+  else
+    ergo__info("%s: %s", T.pol.ops->name, line);
+}
+
+/* ERGO_TUNE_PROGRESS: seconds between progress lines (0 = off) or "step"; a bad value is one
+ * warning and the default. */
+static double progress_setting(void) {
+  const char *v = getenv(ERGO__PROGRESS_VAR);
+  if (!v) return ERGO__PROGRESS_DEFAULT_S;
+  if (strcmp(v, ERGO__PROGRESS_STEP) == 0) return -1;
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (end == v || *end || errno || !isfinite(x) || x < 0 || x > 86400) {
+    ergo__warn("%s='%s' is not valid: expected seconds between tuning progress lines from 0 "
+               "(off) to 86400, or '%s' for one line per ergo_step; using %g",
+               ERGO__PROGRESS_VAR, v, ERGO__PROGRESS_STEP, ERGO__PROGRESS_DEFAULT_S);
+    return ERGO__PROGRESS_DEFAULT_S;
+  }
+  return x;
+}
+
 void ergo__tuner_enter(ergo_region *r, int level, void **state) {
   if (!T.active || level > T.level) return;
   if (T.depth >= ERGO__TUNER_DEPTH) {
@@ -151,6 +206,14 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state) {
   if (!*slot) {
     T.depth++;
     return;
+  }
+  rstate *rs0 = *slot;
+  if (!rs0->entered) {
+    rs0->entered = 1;
+    /* A policy that knows the region already (static: its model measured it) tunes it from its
+     * first execution; under MPI the node decides at ergo_step instead. */
+    if (T.pol.ops->preset && T.pol.ops->preset(&T.pol, rs0->pub.path) && !T.node)
+      rs0->preset = rs0->pub.significant = 1;
   }
   frame *f = &T.stack[T.depth++];
   memset(f, 0, sizeof *f);
@@ -196,9 +259,10 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       p->e_n++;
     }
     p->r += res;
-  } else if (rs->executions == 1) {
+  } else if (rs->executions == 1 && !f->rs->preset) {
     rs->significant = rs->excl_time_s >= T.min_s;
   }
+  if (e >= 0) T.energy_seen = 1;
   /* A region's config governs its own code and every child too short to carry
    * one of its own, so that is what it is measured on: only significant
    * children (tuned on their own) are taken out of the parent's figures. */
@@ -211,6 +275,7 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     T.pol.ops->observe(&T.pol, rs, &f->applied, &x);
   }
   if (f->pushed) ergo__settings_pop();
+  if (rs->significant && T.progress_s > 0) progress(0);
 }
 
 /* ---- node mode: one decision per region for every rank of the node, at each ergo_step ------ */
@@ -287,11 +352,19 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
   return b.p ? b.p : calloc(1, 1);
 }
 
+static void node_step(void);
+
 /* ergo_step in node mode (collective within the node): every rank's executions since the last
  * step go to node rank 0, whose policy decides; its table comes back to every rank. */
 void ergo__tuner_step(long step) {
   (void)step;
-  if (!T.active || !T.node || !ergo__job_usable()) return;
+  if (!T.active) return;
+  T.pol.steps++;
+  if (T.node && ergo__job_usable()) node_step();
+  progress(1);
+}
+
+static void node_step(void) {
   ergo__buf mine = {0};
   for (rstate *s = T.states; s; s = s->next) {
     if (!s->p.n) continue;
@@ -329,6 +402,69 @@ void ergo__tuner_step(long step) {
   T.syncs++;
 }
 
+/* A policy that learns (sweep, online) and learnt nothing, or left regions untuned, says why in
+ * one line with the fix, before its finish would blame the number of steps. */
+static void nothing_learnt(void) {
+  const char *name = T.pol.ops->name;
+  int nsig = 0, once = 0;
+  const rstate *longest = NULL, *first_once = NULL;
+  double lmean = 0;
+  for (const rstate *s = T.states; s; s = s->next) {
+    if (!s->pub.executions || !strchr(s->pub.path, '/')) continue; /* Global: the whole run */
+    double mean = s->pub.excl_time_s / (double)s->pub.executions;
+    if (!longest || mean > lmean) longest = s, lmean = mean;
+    if (!s->pub.significant) continue;
+    nsig++;
+    if (s->pub.executions == 1 && (!first_once || strcmp(s->pub.path, first_once->pub.path) < 0))
+      first_once = s;
+    once += s->pub.executions == 1;
+  }
+  double min_ms = T.min_s * 1e3;
+  if (!longest) {
+    T.pol.said = 1;
+    ergo__warn("ERGO_POLICY=%s: the program entered no region below Global at a level up to "
+               "ERGO_ENERGY_LEVEL=%d (deeper ones are not measured), so nothing was tuned and the "
+               "model has no regions (fix: annotate the main phases of each step with "
+               "ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL)",
+               name, T.level);
+  } else if (!nsig) {
+    T.pol.said = 1;
+    double lms = lmean * 1e3, fix = lms >= 1 ? floor(lms) : lms;
+    ergo__warn("ERGO_POLICY=%s: no region took ERGO_MIN_REGION_MS=%g ms or more per execution "
+               "(the longest, '%s', %.*f ms), so nothing was tuned and the model has no regions "
+               "(fix: ERGO_MIN_REGION_MS=%.*f, or time a longer part of the code as one region)",
+               name, min_ms, longest->pub.path, lms >= 10 ? 1 : 3, lms, lms >= 1 ? 0 : 3, fix);
+  } else if (!T.energy_seen && !T.pol.said) {
+    T.pol.said = 1;
+    ergo__warn("ERGO_POLICY=%s: no energy was measured (no energy meter works here), so no "
+               "region was tuned, whatever ERGO_OBJECTIVE says, and the model has no regions; "
+               "more steps cannot help (fix: ERGO_ENERGY=estimate for energy from CPU time, or "
+               "`ergo info` says why the meters fail)",
+               name);
+  } else if (once) {
+    ergo__warn("ERGO_POLICY=%s: %d of %d significant regions ran only once (first: '%s'); %s "
+               "learns from a region's repeated executions, so %s not tuned and more steps cannot "
+               "help (fix: `ergo sweep --runs -- APP` tunes such regions with one run per "
+               "setting)",
+               name, once, nsig, first_once->pub.path, name, once == 1 ? "it was" : "they were");
+  }
+}
+
+static int learns(void) {
+  return T.pol.ops == &ergo__policy_sweep || T.pol.ops == &ergo__policy_online;
+}
+
+void ergo__tuner_no_meter(void) {
+  if (!T.active || !learns()) return;
+  T.pol.said = 1; /* finalize adds no other line for it */
+  if (T.pol.talk)
+    ergo__warn("ERGO_POLICY=%s: no energy meter reads here (ERGO_ENERGY=%s; `ergo info` says "
+               "why), and tuning learns from each execution's energy whatever ERGO_OBJECTIVE "
+               "says: the run goes on untuned and the model will have no regions (fix: "
+               "ERGO_ENERGY=estimate for energy from CPU time, or run where a meter works)",
+               T.pol.ops->name, T.pol.cfg->energy ? T.pol.cfg->energy : "auto");
+}
+
 void ergo__tuner_finalize(void) {
   if (!T.active || !T.pol.ops->finish) return;
   const ergo__job *job = ergo__job_get();
@@ -339,6 +475,7 @@ void ergo__tuner_finalize(void) {
                T.pol.ops->name, job->node_size, job->node);
   /* One tuning model per job: rank 0's (its node's decisions). */
   if (job->mpi && job->rank != 0) return;
+  if (learns()) nothing_learnt();
   T.pol.ops->finish(&T.pol);
 }
 
@@ -381,7 +518,10 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   T.pol.sim = sim;
   build_space(&T.pol.space);
   T.min_s = cfg->min_region_ms * 1e-3;
+  T.pol.min_s = T.min_s;
   T.level = cfg->energy_level;
+  const ergo__job *job = ergo__job_get();
+  T.pol.talk = !job->mpi || job->rank == 0;
   int rc = ops->start ? ops->start(&T.pol, why, sizeof why) : 0;
   if (rc) {
     ergo__warn("ERGO_POLICY=%s: %s; running as monitor (changes nothing)", name, why);
@@ -391,9 +531,11 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   }
   /* monitor needs no hooks: it changes nothing and the reports already measure. */
   if (T.pol.ops == &ergo__policy_monitor) return rc;
-  const ergo__job *job = ergo__job_get();
   T.node = job->mpi && job->node_size > 1;
   T.leader = job->node_rank == 0;
+  T.progress_rank = T.pol.talk;
+  T.progress_s = progress_setting();
+  T.progress_at = now_s();
   T.active = 1;
   return 0;
 }

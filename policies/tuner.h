@@ -13,6 +13,9 @@ typedef struct ergo__region_measurement {
 /* Start the policy cfg->policy (after the knobs); sim: the sim node stands in for the machine.  A
  * policy that cannot start says why in one line and the run continues as monitor. */
 int ergo__tuner_start(const ergo_config *cfg, int sim);
+/* The energy layer reads no meter (runtime/pipeline.c, at start): a policy that learns from
+ * measurements (sweep, online) says at once, in one warning, that it can tune nothing. */
+void ergo__tuner_no_meter(void);
 /* 1 when a policy that changes knobs runs (monitor needs no part in the pipeline). */
 int ergo__tuner_active(void);
 /* The pipeline's steps (runtime/pipeline.c).  *state is the tuner's own per-region pointer. */

@@ -477,6 +477,10 @@ const ergo__config_row ergo__config_spec[] = {
      REAL(0, 3600000, "milliseconds from 0 to 3600000"),
      .def = "100",
      .help = "shorter regions inherit their parent's setting"},
+    {.var = "ERGO_TUNE_PROGRESS",
+     ELSEWHERE("policies/tuner.c"),
+     .help = "seconds between sweep/online progress lines (default 10; 0 = off; step = every "
+             "ergo_step)"},
     /* MPI (mpi/) */
     {.var = "ERGO_REPORT_RANKS",
      FIELD(report_ranks),

@@ -83,6 +83,7 @@ static void **energy_state(const ergo_region *r) {
 int ergo__pipeline_start(void) {
   P.tune = ergo__tuner_active();
   P.meter = ergo__energy_reads();
+  if (P.tune && !P.meter) ergo__tuner_no_meter();
   if (!P.tune && !P.meter) return 0;
   ergo_hooks h = {enter, exit_, finalize, NULL, step};
   int rc = ergo_hooks_attach(&h, &P.slot);

@@ -1,0 +1,76 @@
+/* tune_cases.c - a small program whose regions make each case of tuning that does nothing
+ * (issue 12, item 13): regions too short to tune, a region run once, region names that another
+ * program's model does not know, and, on the real machine, work without an energy meter.
+ *
+ *   tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] [--extra]
+ *
+ * Each step runs PREFIX_solve (MS milliseconds of work, default 200), then with --extra
+ * PREFIX_extra (as long), then calls ergo_step; --once MS first runs PREFIX_init once (MS
+ * milliseconds).  PREFIX defaults to "phase".  On the sim node (ERGO_PLATFORM=sim) the work is
+ * simulated compute of that length at the untuned setting; on the real machine it is a busy
+ * wait of that length. */
+#include <ergo_sim.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* MS milliseconds of work: the sim node's 20 cores at 2 GHz do 0.04 Gcycles per millisecond. */
+static void work(double ms) {
+  if (ergo_sim_active()) {
+    ergo_sim_work_desc w = {ms * 0.04, ms * 0.001, 0.01};
+    ergo_sim_work(&w);
+    return;
+  }
+  volatile double x = 0;
+  for (double end = now_s() + ms * 1e-3; now_s() < end;) x += 1e-9;
+}
+
+static void region(const char *prefix, const char *name, double ms) {
+  char full[128];
+  snprintf(full, sizeof full, "%s_%s", prefix, name);
+  ergo_push(1, full);
+  work(ms);
+  ergo_pop(1, full);
+}
+
+int main(int argc, char **argv) {
+  long steps = 10;
+  const char *prefix = "phase";
+  double ms = 200, once = 0;
+  int extra = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
+      steps = atol(argv[++i]);
+    else if (strcmp(argv[i], "--names") == 0 && i + 1 < argc)
+      prefix = argv[++i];
+    else if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc)
+      ms = atof(argv[++i]);
+    else if (strcmp(argv[i], "--once") == 0 && i + 1 < argc)
+      once = atof(argv[++i]);
+    else if (strcmp(argv[i], "--extra") == 0)
+      extra = 1;
+    else {
+      fprintf(stderr, "usage: tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] "
+                      "[--extra]\n");
+      return 2;
+    }
+  }
+  if (ergo_init(NULL) != 0) return 2;
+  if (once > 0) region(prefix, "init", once);
+  for (long s = 0; s < steps; s++) {
+    region(prefix, "solve", ms);
+    if (extra) region(prefix, "extra", ms);
+    ergo_step(s);
+  }
+  ergo_finalize();
+  printf("tune_cases: %ld steps done\n", steps);
+  return 0;
+}

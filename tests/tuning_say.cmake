@@ -1,0 +1,142 @@
+# tuning_say.cmake - tuning that does nothing says so, in one warning line with the fix (issue 12,
+# item 13), and a tuning run says how long it takes, how far it is and what it chose (item 15):
+# tests/apps/tune_cases on the sim node (and, for the missing meter, on this machine).
+add_executable(ergo-test-tune-cases apps/tune_cases.c)
+target_link_libraries(ergo-test-tune-cases PRIVATE ergo)
+set(say_app $<TARGET_FILE:ergo-test-tune-cases>)
+set(say_dir ${CMAKE_CURRENT_BINARY_DIR}/tuning_say)
+file(MAKE_DIRECTORY ${say_dir})
+set(say_env "ERGO_PLATFORM=sim;ERGO_REPORT=none;ERGO_REPORT_STEPS=none;ERGO_BALANCE=none;ERGO_STATE_DIR=${say_dir}/state")
+# Every script runs the app with its arguments as `run NAME ARGS...` (output in $out, FAIL: on a
+# non-zero exit) and `one_warning` checks that exactly one warning line was printed.
+set(say_lib [=[
+run() { name=$1; shift; out=$("$app" "$@" 2>&1) || { echo "FAIL: $name exited $?: $out"; exit 1; }; printf '%s\n' "$out"; }
+one_warning() { n=$(printf '%s\n' "$out" | grep -c 'warning:'); [ "$n" = 1 ] || { echo "FAIL: $n warning lines, not 1"; exit 1; }; }
+]=])
+
+# A model of another program: static names its first region and this program's, and the fix.
+add_test(NAME tuning_say_foreign_model COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: tuning model 'a\\.json' names none of this program's regions \\(its first: 'Global/a_solve'; this program's: 'Global/b_solve'\\): it was made for another program, and nothing was tuned \\(fix: make a model of this program with ERGO_POLICY=online or sweep, ERGO_MODEL=a\\.json\\)\nergo: model a\\.json applied to 0 of its 1 region\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f a.json
+ERGO_POLICY=online ERGO_MODEL=a.json run online --names a --steps 3 >/dev/null
+ERGO_POLICY=static ERGO_MODEL=a.json run static --names b --steps 2
+one_warning" sh ${say_app})
+
+# A significant region the model has no entry for: named, and the regions it did tune summed up.
+add_test(NAME tuning_say_missing_entry COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: tuning model 'm\\.json' has no entry for 1 significant region of this program \\(first: 'Global/phase_extra'\\), which ran untuned \\(fix: make the model again on this version of the program with ERGO_POLICY=online or sweep\\)\n"
+  "--match=ergo: tuning summary \\(online, energy@5%\\): 1 region, expected per execution against the untuned baseline:\nergo:   region +setting +energy saved +time\nergo:   Global/phase_solve +cpu=[0-9]+,uncore=[0-9]+,threads=[0-9]+ +-?[0-9]+\\.[0-9]% +[-+][0-9]+\\.[0-9]%\nergo: model m\\.json applied to 1 of its 1 region\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f m.json
+ERGO_POLICY=online ERGO_MODEL=m.json run online --steps 3 >/dev/null
+ERGO_POLICY=static ERGO_MODEL=m.json run static --extra --steps 2
+one_warning" sh ${say_app})
+
+# No region long enough, under online and sweep: the longest is named with a threshold that
+# would tune it; the model is said to have no regions, and nothing says "run more steps".
+foreach(policy online sweep)
+  add_test(NAME tuning_say_no_significant_${policy} COMMAND ${ERGO_EXPECT}
+    "--match=ergo: warning: ERGO_POLICY=${policy}: no region took ERGO_MIN_REGION_MS=100 ms or more per execution \\(the longest, 'Global/phase_solve', [0-9]\\.[0-9]+ ms\\), so nothing was tuned and the model has no regions \\(fix: ERGO_MIN_REGION_MS=[0-9], or time a longer part of the code as one region\\)\nergo: tuning model written to ${policy}-empty\\.json \\(no regions\\)\n"
+    -- sh -c "${say_lib}
+app=$1; rm -f ${policy}-empty.json
+ERGO_POLICY=${policy} ERGO_MODEL=${policy}-empty.json run ${policy} --ms 5 --steps 4
+one_warning
+case \$out in *'more steps'*) echo 'FAIL: blamed the steps'; exit 1;; esac" sh ${say_app})
+endforeach()
+
+# No region measured at all (the app's regions are at level 1, ERGO_ENERGY_LEVEL=0): said so,
+# with the fixes.
+add_test(NAME tuning_say_no_region COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_POLICY=online: the program entered no region below Global at a level up to ERGO_ENERGY_LEVEL=0 \\(deeper ones are not measured\\), so nothing was tuned and the model has no regions \\(fix: annotate the main phases of each step with ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL\\)\nergo: tuning model written to level0\\.json \\(no regions\\)\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f level0.json
+ERGO_ENERGY_LEVEL=0 ERGO_POLICY=online ERGO_MODEL=level0.json run online --steps 3
+one_warning" sh ${say_app})
+
+# A region that runs once under online: named, with the tool that can tune it; the region that
+# runs every step converges and is summed up.
+add_test(NAME tuning_say_once COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_POLICY=online: 1 of 2 significant regions ran only once \\(first: 'Global/phase_init'\\); online learns from a region's repeated executions, so it was not tuned and more steps cannot help \\(fix: `ergo sweep --runs -- APP` tunes such regions with one run per setting\\)\n"
+  "--match=\nergo:   Global/phase_solve +cpu="
+  -- sh -c "${say_lib}
+app=$1; rm -f once.json
+ERGO_POLICY=online ERGO_MODEL=once.json run online --once 300 --steps 45
+one_warning" sh ${say_app})
+
+# No energy meter (this machine, ERGO_ENERGY=none) with a time objective: said at start, naming
+# the meter as the cause, not the number of steps.  Needs a knob with two values: the threads knob with two
+# threads.
+add_test(NAME tuning_say_no_meter COMMAND ${ERGO_EXPECT}
+  "--match=^ergo: online: each significant region[^\n]*\nergo: warning: ERGO_POLICY=online: no energy meter reads here \\(ERGO_ENERGY=none; `ergo info` says why\\), and tuning learns from each execution's energy whatever ERGO_OBJECTIVE says: the run goes on untuned and the model will have no regions \\(fix: ERGO_ENERGY=estimate for energy from CPU time, or run where a meter works\\)\n"
+  "--match=\nergo: tuning model written to nometer\\.json \\(no regions\\)\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f nometer.json
+run online --ms 3 --steps 4 >/dev/null
+case \$out in *'nothing to tune'*) echo \"SKIPPED: no knob has two values here: \$out\"; exit 77;; esac
+printf '%s\n' \"\$out\"
+one_warning
+case \$out in *'more steps)'*) echo 'FAIL: blamed the steps'; exit 1;; esac" sh ${say_app})
+set_tests_properties(tuning_say_no_meter PROPERTIES SKIP_RETURN_CODE 77)
+
+# The sweep says the steps it needs before it starts, a progress line at every step
+# (ERGO_TUNE_PROGRESS=step), and at the end what it chose and where the model went.
+add_test(NAME tuning_say_sweep_progress COMMAND ${ERGO_EXPECT}
+  "--match=^ergo: sweep: each significant region is measured for up to 12 executions, then runs at its best: up to 13 steps for a region run once per step \\(ERGO_SWEEP=budget=N shortens the schedule, N >= 10\\)\n"
+  "--match=\nergo: sweep: step 2: 0 of 1 region done, 11 executions left at most, about 11 steps to go\nergo: sweep: step 3: 0 of 1 region done, 10 executions left at most, about 10 steps to go\n"
+  "--match=\nergo: sweep: step 13: 1 of 1 region done, 0 executions left at most\n"
+  "--match=\nergo: tuning summary \\(sweep, energy@5%\\): 1 region, expected per execution against the untuned baseline:\nergo:   region +setting +energy saved +time\nergo:   Global/phase_solve +cpu=[0-9]+,uncore=[0-9]+,threads=[0-9]+ +-?[0-9]+\\.[0-9]% +[-+][0-9]+\\.[0-9]%\nergo: tuning model written to progress\\.json\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f progress.json
+ERGO_POLICY=sweep ERGO_MODEL=progress.json ERGO_SWEEP=budget=12 ERGO_TUNE_PROGRESS=step run sweep --steps 16
+case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
+
+# online: the same start line and progress; ERGO_TUNE_PROGRESS=0 turns the lines off.
+add_test(NAME tuning_say_online_progress COMMAND ${ERGO_EXPECT}
+  "--match=^ergo: online: each significant region searches for its setting in up to 40 executions, then runs at its choice: up to 40 steps for a region run once per step\n"
+  "--match=\nergo: online: step 5: 0 of 1 region converged, 35 executions left at most, about 35 steps to go\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f onprog.json
+ERGO_POLICY=online ERGO_MODEL=onprog.json ERGO_TUNE_PROGRESS=step run online --steps 5
+ERGO_POLICY=online ERGO_MODEL=onprog.json ERGO_TUNE_PROGRESS=0 run online --steps 5 >/dev/null
+case \$out in *'online: step'*) echo 'FAIL: a progress line under ERGO_TUNE_PROGRESS=0'; exit 1;; esac
+" sh ${say_app})
+
+# A bad ERGO_TUNE_PROGRESS: one warning naming it, the accepted values and the default used.
+add_test(NAME tuning_say_bad_progress COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_TUNE_PROGRESS='often' is not valid: expected seconds between tuning progress lines from 0 \\(off\\) to 86400, or 'step' for one line per ergo_step; using 10\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f bad.json
+ERGO_POLICY=online ERGO_MODEL=bad.json ERGO_TUNE_PROGRESS=often run online --steps 41
+one_warning" sh ${say_app})
+
+# The fixed policy's summary: its one setting, as ERGO_FIXED takes it.
+add_test(NAME tuning_say_fixed_summary COMMAND ${ERGO_EXPECT}
+  "--match=ergo: fixed: cpu=1500000 for the whole run \\(the fixed policy writes no model\\)\n"
+  -- sh -c "${say_lib}
+app=$1
+ERGO_POLICY=fixed ERGO_FIXED=cpu=1500000 run fixed --steps 2" sh ${say_app})
+
+set(say_tests tuning_say_fixed_summary tuning_say_no_region tuning_say_foreign_model tuning_say_missing_entry tuning_say_no_significant_online
+  tuning_say_no_significant_sweep tuning_say_once tuning_say_sweep_progress
+  tuning_say_online_progress tuning_say_bad_progress)
+set_tests_properties(${say_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
+set_tests_properties(tuning_say_no_meter PROPERTIES WORKING_DIRECTORY ${say_dir}
+  FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT
+  "ERGO_PLATFORM=real;ERGO_ENERGY=none;ERGO_KNOBS=threads;OMP_NUM_THREADS=2;ERGO_OBJECTIVE=time;ERGO_MIN_REGION_MS=1;ERGO_POLICY=online;ERGO_MODEL=nometer.json;ERGO_REPORT=none;ERGO_REPORT_STEPS=none;ERGO_BALANCE=none;ERGO_STATE_DIR=${say_dir}/state")
+
+# The static policy applies a region's setting from its first execution when the model measured
+# it as significant: a one-step run already saves energy against the untuned one.
+if(TARGET ergo-cli)
+  add_test(NAME tuning_say_static_first_execution COMMAND ${ERGO_EXPECT}
+    "--match=\nst1\\.json +[0-9.]+ +[0-9.]+ +[1-9][0-9]*\\.[0-9]+% "
+    -- sh -c "${say_lib}
+app=$1; rm -f first.json mon1.json st1.json
+ERGO_POLICY=online ERGO_MODEL=first.json run online --steps 45 >/dev/null
+ERGO_POLICY=monitor ERGO_REPORT_JSON=mon1.json run monitor --steps 1 >/dev/null
+ERGO_POLICY=static ERGO_MODEL=first.json ERGO_REPORT_JSON=st1.json run static --steps 1 >/dev/null
+$2 compare mon1.json st1.json" sh ${say_app} $<TARGET_FILE:ergo-cli>)
+  set_tests_properties(tuning_say_static_first_execution PROPERTIES WORKING_DIRECTORY ${say_dir}
+    ENVIRONMENT "${say_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
+endif()
