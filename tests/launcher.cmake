@@ -115,7 +115,8 @@ for r in 0 1; do
   \$clean PMI_RANK=\$r PMI_SIZE=2 ERGO_POLICY=static ERGO_MODEL=m.json \"\$app\" >st.\$r 2>&1
 done
 grep -q \"m.rank0.json\" st.0 || { cat st.0; echo 'FAIL: rank 0 did not read m.rank0.json'; exit 1; }
-grep -q \"model\" st.1 && { cat st.1; echo 'FAIL: rank 1 did not read the shared m.json'; exit 1; }
+grep -q \"m.rank1.json\" st.1 && { cat st.1; echo 'FAIL: rank 1 named an m.rank1.json that does not exist'; exit 1; }
+grep -q \"m.json\" st.1 || { cat st.1; echo 'FAIL: rank 1 did not read the shared m.json'; exit 1; }
 echo 'each process tuned with its own model'
 " launcher-model ${launch_timers})
   file(MAKE_DIRECTORY ${launch_dir}/model)
