@@ -192,6 +192,8 @@ ERGO__HIDDEN int ergo__merge_take(void);
 /* The merged snapshot every writer reports while it exists (rank 0, in ergo_finalize). */
 ERGO__HIDDEN const struct ergo__snap *ergo__merged(void);
 ERGO__HIDDEN void ergo__merged_free(void);
+/* Every rank's host in the merged report, once each in rank order (0 when not merged). */
+ERGO__HIDDEN size_t ergo__merged_hosts(const char *const **hosts);
 /* "dir/r.json" -> "dir/r.rank3.json" (malloc'd; NULL for a NULL or "none" path, or no memory). */
 ERGO__HIDDEN char *ergo__rank_path(const char *path, int rank);
 
@@ -220,6 +222,8 @@ ERGO__HIDDEN double ergo__quant_total(int qi, const double *v);
 /* The bit of ergo__snap.q_ok (and of ergo__quant_values' result) saying that quantity i's
  * amount is a lower bound: its value() returned 1. */
 #define ERGO__Q_LOWER(i) (1u << (16 + (i)))
+/* Values in a region's setting (facts.c): at least as many as there are knobs. */
+#define ERGO__SETTING_MAX 8
 typedef struct ergo__snap {
   const char *name; /* borrowed from the live node */
   int level;
@@ -245,6 +249,11 @@ typedef struct ergo__snap {
   int nranks, ranks_ran;            /* ranks in the job, ranks where the region exists */
   int nnodes;                       /* root only: nodes in the job */
   double r_min_s, r_max_s, r_std_s; /* of the ranks' times (std: over all nranks) */
+  /* The setting the tuner applied to the region (its last execution's, one value per name of
+   * ergo__facts_setting_names; 0: that knob absent), when has_setting; setting_varied: its
+   * executions ran under more than one (an online search; merged: the ranks differ). */
+  int has_setting, setting_varied;
+  int64_t setting[ERGO__SETTING_MAX];
 } ergo__snap;
 
 /* Snapshot of a tree.  since_step: figures since the last ergo_step. */
@@ -302,5 +311,36 @@ ERGO__HIDDEN double ergo__snap_q_rate(const ergo__snap *s, int qi);
 /* Unaccounted under `s`: its amount and seconds minus those of its children that measured
  * the quantity, per component (never negative), so the rate covers one window. */
 ERGO__HIDDEN void ergo__snap_q_rest(const ergo__snap *s, int qi, double *q, double *q_time_s);
+
+/* ---- facts: how the reports were made (facts.c) ------------------------------ */
+#define ERGO__FACTS_MAX 16
+/* A run fact: key and value (NULL: none; JSON null, an empty CSV cell). */
+typedef struct ergo__fact {
+  char key[32];
+  char *value;
+} ergo__fact;
+/* ergo_init: the core's facts, in report order: application, ergo_version, host, date (UTC);
+ * the runtime then adds its own (platform, policy, objective, model, energy) with ergo__fact_set.
+ * ergo_finalize frees them (ergo__facts_stop). */
+ERGO__HIDDEN void ergo__facts_start(void);
+ERGO__HIDDEN void ergo__facts_stop(void);
+/* Set (or replace) a fact; value is copied.  0, ERGO_EINVAL (key too long), ERGO_EBUSY, ENOMEM. */
+ERGO__HIDDEN int ergo__fact_set(const char *key, const char *value);
+ERGO__HIDDEN const char *ergo__fact_get(const char *key);
+ERGO__HIDDEN size_t ergo__facts_get(const ergo__fact **facts);
+/* ergo_step calls so far. */
+ERGO__HIDDEN long ergo__facts_steps(void);
+/* Where the setting applied to a region comes from (the runtime's pipeline asks the tuner):
+ * fn returns 1 and fills v (one value per name, 0 for an absent knob) and *varied for a tuned
+ * region, else 0.  names (static strings) name the values: the tuning model's fields. */
+typedef int (*ergo__setting_fn)(void *ctx, const ergo__node *n, int64_t v[ERGO__SETTING_MAX],
+                                int *varied);
+ERGO__HIDDEN void ergo__facts_setting_source(ergo__setting_fn fn, void *ctx, int n,
+                                             const char *const *names);
+ERGO__HIDDEN int ergo__facts_setting_names(const char *const **names);
+/* Fill out->has_setting, setting_varied and setting for node n (snapshot.c). */
+ERGO__HIDDEN void ergo__facts_setting_of(const ergo__node *n, ergo__snap *out);
+/* The text report's "Run: ..." line (the final report only). */
+ERGO__HIDDEN void ergo__facts_line(FILE *f);
 
 #endif

@@ -68,6 +68,7 @@ int ergo__core_init(const ergo_config *user) {
   ergo_config cfg = *user;
   ergo__errors_reset();
   ergo__g.cfg = cfg;
+  ergo__facts_start();
   ergo__log_set_abort(cfg.on_error == ERGO_ON_ERROR_ABORT);
   ergo__g.str_report = dup_or_null(cfg.report);
   ergo__g.str_json = dup_or_null(cfg.report_json);
@@ -141,13 +142,28 @@ static void close_open_regions(ergo__tree *t, uint64_t now) {
   ergo__close_all(t, now);
 }
 
+/* The final text report ends with the line saying how the run was made (step reports keep the
+ * SPACE-Timers layout without it). */
+static int print_final(FILE *f) {
+  int rc = ergo_report_fprint(f);
+  if (!rc) {
+    ergo__facts_line(f);
+    fflush(f);
+  }
+  return rc;
+}
+
 static int write_report_file(const char *dest) {
   if (!dest || strcmp(dest, "none") == 0) return 0;
-  if (strcmp(dest, "stdout") == 0) return ergo_report_fprint(stdout);
-  if (strcmp(dest, "stderr") == 0) return ergo_report_fprint(stderr);
-  char *text = ergo_report_string();
-  if (!text) return ERGO_ENOMEM;
-  int rc = ergo__atomic_write(dest, text, strlen(text));
+  if (strcmp(dest, "stdout") == 0) return print_final(stdout);
+  if (strcmp(dest, "stderr") == 0) return print_final(stderr);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return ERGO_ENOMEM;
+  int rc = print_final(f);
+  if (fclose(f) != 0 && !rc) rc = ERGO_ENOMEM;
+  if (!rc) rc = ergo__atomic_write(dest, text, len);
   free(text);
   return rc;
 }
@@ -318,6 +334,7 @@ int ergo__core_finalize(void) {
   ergo__tls_set_main(NULL, ~0u);
   ergo__hooks_reset();
   ergo__quant_reset();
+  ergo__facts_stop();
   free_strings();
   ergo__g.finalizing = 0;
   ergo__g.initialized = 0;

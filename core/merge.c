@@ -4,8 +4,8 @@
  *
  * A pack is this build's own bytes (every rank runs the same program): "ERGM", version, the
  * attached quantities (name and component names, so a rank measuring other domains is noticed),
- * then the tree in pre-order.  Strings are a u32 length, the bytes and a NUL, so a name can be
- * pointed at inside the gathered buffer. */
+ * the rank's host and ergo_step count (facts.c), then the tree in pre-order.  Strings are a u32
+ * length, the bytes and a NUL, so a name can be pointed at inside the gathered buffer. */
 #include "internal.h"
 
 #include <math.h>
@@ -14,7 +14,8 @@
 #include <string.h>
 
 #define PACK_MAGIC "ERGM"
-#define PACK_VERSION 2u /* 2: q_time_s after q */
+#define PACK_VERSION                                                                               \
+  3u /* 2: q_time_s after q; 3: the rank's host and steps, each region's setting */
 
 /* ---- packing ------------------------------------------------------------- */
 static void put_u32(ergo__buf *b, uint32_t v) { ergo__buf_put(b, &v, sizeof v); }
@@ -40,6 +41,8 @@ static void pack_node(ergo__buf *b, const ergo__snap *s, int nq) {
     for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, s->q[qi][c]);
   for (int qi = 0; qi < nq; qi++)
     for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, s->q_time_s[qi][c]);
+  put_u32(b, (uint32_t)(s->has_setting | s->setting_varied << 1));
+  for (int i = 0; i < ERGO__SETTING_MAX; i++) put_u64(b, (uint64_t)s->setting[i]);
   put_u32(b, (uint32_t)s->nchildren);
   for (size_t i = 0; i < s->nchildren; i++) pack_node(b, &s->children[i], nq);
 }
@@ -57,6 +60,9 @@ static int pack(const ergo__snap *root, ergo__buf *b) {
     put_u32(b, q->used ? (uint32_t)q->q.ncomponents : 0);
     for (int c = 0; q->used && c < q->q.ncomponents; c++) put_str(b, q->q.components[c]);
   }
+  const char *host = ergo__fact_get("host");
+  put_str(b, host ? host : "");
+  put_u64(b, (uint64_t)ergo__facts_steps());
   pack_node(b, root, ERGO_MAX_QUANTITIES);
   return b->fail ? ERGO_ENOMEM : 0;
 }
@@ -130,6 +136,10 @@ static int unpack_node(rd *r, ergo__snap *s, int depth) {
     for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) s->q[qi][c] = get_f64(r);
   for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
     for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) s->q_time_s[qi][c] = get_f64(r);
+  uint32_t set = get_u32(r);
+  s->has_setting = (set & 1) != 0;
+  s->setting_varied = (set & 2) != 0;
+  for (int i = 0; i < ERGO__SETTING_MAX; i++) s->setting[i] = (int64_t)get_u64(r);
   uint32_t n = get_u32(r);
   /* Each child takes far more than one byte: a count beyond the bytes left is corrupt. */
   if (r->bad || n > (size_t)(r->end - r->p)) {
@@ -149,7 +159,8 @@ static int unpack_node(rd *r, ergo__snap *s, int depth) {
   return 0;
 }
 
-static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], ergo__snap *root) {
+static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], const char **host,
+                  uint64_t *steps, ergo__snap *root) {
   rd r = {p, p + len, 0};
   char magic[4];
   get(&r, magic, 4);
@@ -163,6 +174,8 @@ static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], ergo
     if (q[qi].ncomp > ERGO_MAX_COMPONENTS) return -1;
     for (int c = 0; c < q[qi].ncomp; c++) q[qi].comp[c] = get_str(&r);
   }
+  *host = get_str(&r);
+  *steps = get_u64(&r);
   if (r.bad) return -1;
   if (unpack_node(&r, root, 0) || r.p != r.end) {
     ergo__snap_free(root);
@@ -223,6 +236,14 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
     out->ranks_ran++;
     out->open |= s->open;
     out->calls += s->calls;
+    /* The setting: the first rank's that has one; varied when another's differs. */
+    if (s->has_setting && !out->has_setting) {
+      out->has_setting = 1;
+      memcpy(out->setting, s->setting, sizeof out->setting);
+    } else if (s->has_setting && memcmp(out->setting, s->setting, sizeof out->setting) != 0) {
+      out->setting_varied = 1;
+    }
+    out->setting_varied |= s->has_setting && s->setting_varied;
     if (s->calls) {
       if (!have_min || s->min_s < out->min_s) out->min_s = s->min_s;
       if (s->max_s > out->max_s) out->max_s = s->max_s;
@@ -282,12 +303,20 @@ static struct {
   char *all;         /* the gathered packs: merged names point into them */
   ergo__snap merged; /* valid when have */
   int have;
+  const char **hosts; /* every rank's host, once each, in rank order (into all) */
+  size_t nhosts;
 } M;
 
 const ergo__snap *ergo__merged(void) { return M.have ? &M.merged : NULL; }
 
+size_t ergo__merged_hosts(const char *const **hosts) {
+  *hosts = M.hosts;
+  return M.have ? M.nhosts : 0;
+}
+
 void ergo__merged_free(void) {
   if (M.have) ergo__snap_free(&M.merged);
+  free(M.hosts);
   free(M.all);
   memset(&M, 0, sizeof M);
 }
@@ -329,18 +358,28 @@ int ergo__merge_take(void) {
   const ergo__snap **per = calloc((size_t)n, sizeof *per);
   unsigned *agree = calloc((size_t)n, sizeof *agree);
   unsigned(*reads)[ERGO_MAX_QUANTITIES] = calloc((size_t)n, sizeof *reads);
-  rc = roots && per && agree && reads ? 0 : ERGO_ENOMEM;
+  M.hosts = calloc((size_t)n, sizeof *M.hosts);
+  rc = roots && per && agree && reads && M.hosts ? 0 : ERGO_ENOMEM;
   size_t off = 0;
   for (int r = 0; r < n && !rc; off += lens[r], r++) {
     rank_q q[ERGO_MAX_QUANTITIES];
+    const char *host;
+    uint64_t steps;
     if (!lens[r]) continue; /* said so on that rank */
-    if (unpack(M.all + off, lens[r], q, &roots[r])) {
+    if (unpack(M.all + off, lens[r], q, &host, &steps, &roots[r])) {
       ergo__error("ergo_finalize: rank %d sent regions rank 0 cannot read (%zu bytes); the merged "
                   "report leaves it out (fix: run the same ergo build on every rank)",
                   r, lens[r]);
       continue;
     }
     per[r] = &roots[r];
+    size_t h = 0;
+    while (h < M.nhosts && strcmp(M.hosts[h], host) != 0) h++;
+    if (h == M.nhosts && *host) M.hosts[M.nhosts++] = host;
+    if ((long)steps != ergo__facts_steps())
+      ergo__warn("ergo_finalize: rank %d called ergo_step %llu times, rank 0 %ld times; the "
+                 "merged report's steps are rank 0's (fix: call ergo_step on every rank)",
+                 r, (unsigned long long)steps, ergo__facts_steps());
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++)
         if (roots[r].q_ok & (1u << qi) && roots[r].q[qi][c] > 0) reads[r][qi] |= 1u << c;

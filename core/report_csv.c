@@ -28,6 +28,39 @@ static void put_field(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* After the figures: the setting the tuner applied (setting_<field> per knob, setting_varied;
+ * empty cells for a region not tuned), then the run's facts, the same on every row (run_<key>),
+ * so that rows of several runs' files can be put in one table. */
+static void tail(FILE *f, const ergo__snap *s) {
+  const char *const *names;
+  int n = ergo__facts_setting_names(&names);
+  for (int i = 0; i < n; i++) {
+    fputc(',', f);
+    if (s->has_setting && s->setting[i]) fprintf(f, "%lld", (long long)s->setting[i]);
+  }
+  if (n) fputs(s->has_setting ? (s->setting_varied ? ",1" : ",0") : ",", f);
+  const ergo__fact *fa;
+  size_t nf = ergo__facts_get(&fa);
+  for (size_t i = 0; i < nf; i++) {
+    fputc(',', f);
+    if (fa[i].value) put_field(f, fa[i].value);
+    if (strcmp(fa[i].key, "date") == 0) fprintf(f, ",%ld", ergo__facts_steps());
+  }
+}
+
+static void tail_header(FILE *f) {
+  const char *const *names;
+  int n = ergo__facts_setting_names(&names);
+  for (int i = 0; i < n; i++) fprintf(f, ",setting_%s", names[i]);
+  if (n) fputs(",setting_varied", f);
+  const ergo__fact *fa;
+  size_t nf = ergo__facts_get(&fa);
+  for (size_t i = 0; i < nf; i++) {
+    fprintf(f, ",run_%s", fa[i].key);
+    if (strcmp(fa[i].key, "date") == 0) fputs(",run_steps", f);
+  }
+}
+
 static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *parent,
                 const char *parent_path) {
   char *path = ergo__path_join(parent_path, s->name);
@@ -54,6 +87,7 @@ static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *pare
   if (s->nranks)
     fprintf(f, ",%d,%d,%.9g,%.9g,%.9g,%.9g", s->nranks, s->ranks_ran, s->r_min_s, s->r_max_s,
             s->r_std_s, s->time_s > 0 ? s->r_max_s / s->time_s - 1 : 0.0);
+  tail(f, s);
   fputc('\n', f);
   int rc = 0;
   for (size_t i = 0; i < s->nchildren && !rc; i++) rc = rows(f, thread, &s->children[i], s, path);
@@ -91,6 +125,7 @@ int ergo_report_csv(const char *path) {
       /* A merged job report: the ranks' figures behind time_s (their mean). */
       if (set.n && set.snaps[0].nranks)
         fputs(",ranks,ranks_ran,ranks_min_s,ranks_max_s,ranks_std_s,imbalance", f);
+      tail_header(f);
       fputc('\n', f);
     }
     for (size_t i = 0; i < set.n && !rc; i++)

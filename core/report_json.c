@@ -6,7 +6,11 @@
 #include <string.h>
 
 /* Format of the report (bump the version when a key changes meaning):
- *   {"format":"ergo-report","version":1,"platform":"real|sim","clock":"tsc|monotonic|user",
+ *   {"format":"ergo-report","version":2,"platform":"real|sim","clock":"tsc|monotonic|user",
+ *    "run":{"application","ergo_version","host","date","steps","platform":"real|sim|estimate",
+ *           "policy","objective","model","energy"} (how the run was made: strings, null when
+ *           none; date is ergo_init's, UTC; steps counts ergo_step calls; merged over MPI ranks
+ *           also "hosts":[every rank's host, once each]),
  *    "quantities":[{"name":"energy","unit":"J","rate_unit":"W","label":null,
  *                   "components":["package-0","dram-0"],"total_of":[...]}],
  *    "threads":[{"thread":0,"tree":NODE}, ...],
@@ -16,9 +20,13 @@
  *   "std_s","imbalance"} (a rank without the region counts 0 s; imbalance = max/mean - 1);
  *   calls and quantities are sums over the ranks (energy: over the nodes' readers).
  *   NODE = {"name","path","level","depth","time_s","self_s","calls","mean_s","min_s","max_s",
- *           "share_of_parent","open","children":[NODE...],
+ *           "share_of_parent","open","setting","children":[NODE...],
  *           "energy":{"unit","total","self","share_of_parent","lower_bound","rate",
  *                     "components":{...}} or null}
+ *   ("setting": the knob values the tuner applied to the region, named as in the tuning model
+ *    ({"core_khz":1800000,"threads":8,"varied":false}; varied: its executions ran under several,
+ *    as an online search does; the values are the last execution's), null for a region not tuned.
+ *    Version 2 added "run" and "setting".)
  *   ("rate": total per second, per node when merged: watts for energy; see ergo__q_rate.
  *    A merged mean_s is the time summed over ranks / the calls summed over ranks.)
  *   (one key per attached quantity, named after it)
@@ -28,7 +36,7 @@
  * inclusive and counts an open call so far; calls, mean_s, min_s and max_s count completed
  * calls only (0 when there are none), except Global's: it is one call lasting the run (or
  * step), so its min_s = max_s = its time (over restarted segments: the shortest and longest). */
-#define ERGO__JSON_REPORT_VERSION 1
+#define ERGO__JSON_REPORT_VERSION 2
 
 int ergo__snapset_take(ergo__snapset *set, const char *what, const char *path) {
   memset(set, 0, sizeof *set);
@@ -131,6 +139,38 @@ static json_int_t json_count(uint64_t n) {
   return n > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)n;
 }
 
+/* The setting applied to a tuned region, or null. */
+static json_t *setting_json(const ergo__snap *s) {
+  if (!s->has_setting) return json_null();
+  const char *const *names;
+  int n = ergo__facts_setting_names(&names);
+  json_t *o = json_object();
+  for (int i = 0; o && i < n; i++)
+    if (s->setting[i]) json_object_set_new(o, names[i], json_integer((json_int_t)s->setting[i]));
+  if (o) json_object_set_new(o, "varied", json_boolean(s->setting_varied));
+  return o ? o : json_null();
+}
+
+/* How the run was made: the facts in their order, steps after the date. */
+static json_t *run_json(void) {
+  json_t *o = json_object();
+  const ergo__fact *f;
+  size_t n = ergo__facts_get(&f);
+  for (size_t i = 0; o && i < n; i++) {
+    json_object_set_new(o, f[i].key, f[i].value ? json_string(f[i].value) : json_null());
+    if (strcmp(f[i].key, "date") == 0)
+      json_object_set_new(o, "steps", json_integer(ergo__facts_steps()));
+  }
+  const char *const *hosts;
+  size_t nh = ergo__merged_hosts(&hosts);
+  if (o && nh) {
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < nh; i++) json_array_append_new(a, json_string(hosts[i]));
+    json_object_set_new(o, "hosts", a);
+  }
+  return o ? o : json_null();
+}
+
 static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const char *parent_path) {
   char *path = ergo__path_join(parent_path, s->name);
   json_t *kids = json_array();
@@ -153,6 +193,7 @@ static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const ch
                 ergo__snap_mean_s(s), "min_s", s->min_s, "max_s", s->max_s, "share_of_parent",
                 ergo__snap_share(s, parent), "open", s->open, "children", kids);
   free(path);
+  if (o) json_object_set_new(o, "setting", setting_json(s));
   /* Merged over ranks: the ranks' figures behind time_s (their mean). */
   if (o && s->nranks)
     json_object_set_new(o, "ranks",
@@ -221,6 +262,7 @@ static int report_text(const char *path, char **out) {
                       ERGO__JSON_REPORT_VERSION, "platform",
                       ergo__g.cfg.platform ? ergo__g.cfg.platform : "real", "clock",
                       ergo_clock_name(), "quantities", quantities_json(), "threads", threads);
+  if (doc) json_object_set_new(doc, "run", run_json());
   /* The job: how many ranks and nodes the tree stands for (1 and 1 for a serial run). */
   const ergo__snap *merged = ergo__merged();
   if (doc)

@@ -54,6 +54,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64
     if (n->loaded_max_s >= 0 && n->loaded_max_s > out->max_s) out->max_s = n->loaded_max_s;
   }
   out->q_ok = ergo__quant_values(n, out->q);
+  if (!since_step) ergo__facts_setting_of(n, out);
   if (since_step && n->q_step)
     for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {

@@ -39,6 +39,9 @@ typedef struct rstate {
   int decided;           /* significance is known (from the node's figures) */
   ergo__config node_cfg; /* the config every rank of the node runs it under */
   pending p;
+  /* The setting its last tuned execution ran under (reports show it); varied: not all alike. */
+  ergo__config last;
+  int has_last, varied;
   /* Node rank 0, during a sync: every rank's executions combined. */
   struct {
     double t;  /* the slowest rank's mean exclusive time per execution */
@@ -57,6 +60,7 @@ typedef struct frame {
   rstate *rs;
   double child_t, child_e; /* inclusive figures of the children of this execution */
   int pushed;
+  int tuned; /* significant at entry: ran under the policy's choice */
   ergo__config applied;
 } frame;
 
@@ -218,7 +222,8 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state) {
   frame *f = &T.stack[T.depth++];
   memset(f, 0, sizeof *f);
   f->rs = *slot;
-  if (f->rs->pub.significant) {
+  f->tuned = f->rs->pub.significant;
+  if (f->tuned) {
     ergo__config want = {{0}};
     if (T.node) /* the node's decision at the last ergo_step */
       want = f->rs->node_cfg;
@@ -269,6 +274,11 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
   if (T.depth > 0 && rs->significant) {
     T.stack[T.depth - 1].child_t += t;
     T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
+  }
+  if (f->tuned) {
+    f->rs->varied |= f->rs->has_last && memcmp(&f->rs->last, &f->applied, sizeof f->applied);
+    f->rs->last = f->applied;
+    f->rs->has_last = 1;
   }
   if (!T.node && rs->significant && e >= 0) {
     ergo__measure x = {xt > 0 ? xt : 0, xe > 0 ? xe : 0, res};
@@ -541,6 +551,18 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
 }
 
 int ergo__tuner_active(void) { return T.active; }
+
+const char *ergo__tuner_policy(void) { return T.pol.ops ? T.pol.ops->name : NULL; }
+
+const ergo__objective *ergo__tuner_objective(void) { return T.pol.ops ? &T.pol.objective : NULL; }
+
+int ergo__tuner_setting(void *state, int64_t *v, int n, int *varied) {
+  const rstate *rs = state;
+  if (!T.active || !rs || !rs->has_last) return 0;
+  for (int i = 0; i < n && i < ERGO__NKNOBS; i++) v[i] = rs->last.v[i];
+  *varied = rs->varied;
+  return 1;
+}
 
 void ergo__tuner_stop(void) {
   if (T.pol.ops && T.pol.ops->stop) T.pol.ops->stop(&T.pol);

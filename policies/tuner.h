@@ -18,6 +18,15 @@ int ergo__tuner_start(const ergo_config *cfg, int sim);
 void ergo__tuner_no_meter(void);
 /* 1 when a policy that changes knobs runs (monitor needs no part in the pipeline). */
 int ergo__tuner_active(void);
+/* The policy in force (monitor when the asked one could not start) and its objective; NULL
+ * before ergo__tuner_start. */
+const char *ergo__tuner_policy(void);
+struct ergo__objective;
+const struct ergo__objective *ergo__tuner_objective(void);
+/* The setting a tuned region's last execution ran under (n values in knob-table order, 0 for an
+ * absent knob) and whether its executions ran under several: 1, or 0 for a region not tuned.
+ * state is the tuner's per-region pointer (the pipeline's). */
+int ergo__tuner_setting(void *state, int64_t *v, int n, int *varied);
 /* The pipeline's steps (runtime/pipeline.c).  *state is the tuner's own per-region pointer. */
 /* A region is entered: the policy's choice goes through the settings stack. */
 void ergo__tuner_enter(ergo_region *r, int level, void **state);

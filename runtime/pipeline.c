@@ -10,8 +10,10 @@
  * layer, so no order of attachment can make it read a stale value. */
 #include "runtime/pipeline.h"
 
+#include "core/internal.h"
 #include "energy/energy.h"
 #include "ergo.h"
+#include "knobs/table.h"
 #include "policies/tuner.h"
 
 #include <pthread.h>
@@ -80,6 +82,13 @@ static void **energy_state(const ergo_region *r) {
   return rec ? &rec->energy : NULL;
 }
 
+/* The setting the tuner applied to a region, for the reports (core/facts.c asks at a snapshot). */
+static int setting_of(void *ctx, const ergo__node *n, int64_t v[ERGO__SETTING_MAX], int *varied) {
+  (void)ctx;
+  record *rec = *(record **)ergo_region_slot((ergo_region *)n, P.slot);
+  return rec && ergo__tuner_setting(rec->tuner, v, ERGO__NKNOBS, varied);
+}
+
 int ergo__pipeline_start(void) {
   P.tune = ergo__tuner_active();
   P.meter = ergo__energy_reads();
@@ -90,11 +99,18 @@ int ergo__pipeline_start(void) {
   if (rc) return rc;
   P.attached = 1;
   ergo__energy_locate(energy_state);
+  if (P.tune) { /* named as the tuning model names them */
+    _Static_assert(ERGO__NKNOBS <= ERGO__SETTING_MAX, "raise ERGO__SETTING_MAX in core/internal.h");
+    static const char *names[ERGO__NKNOBS];
+    for (int i = 0; i < ERGO__NKNOBS; i++) names[i] = ergo__knob_table[i].field;
+    ergo__facts_setting_source(setting_of, NULL, ERGO__NKNOBS, names);
+  }
   return 0;
 }
 
 void ergo__pipeline_stop(void) {
   ergo__energy_locate(NULL);
+  ergo__facts_setting_source(NULL, NULL, 0, NULL);
   if (P.attached) ergo_hooks_detach(P.slot);
   while (P.records) {
     record *next = P.records->next;

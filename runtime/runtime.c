@@ -6,6 +6,7 @@
 #include "knobs/knobs.h"
 #include "mpi/job.h"
 #include "mpi/launcher.h"
+#include "optimizer/objective.h"
 #include "policies/tuner.h"
 #include "runtime/config.h"
 #include "runtime/pipeline.h"
@@ -132,6 +133,24 @@ static int agree_or_stop(int rc, int sim) {
   return rc;
 }
 
+/* How the run is made, for the reports (core/facts.c): the platform (estimate when the energy is
+ * the estimate meter's), the policy in force and, when it tunes, its objective and model file,
+ * and the energy meter. */
+static void tell_facts(const ergo_config *own, int sim) {
+  const ergo__meter *m = ergo__energy_meter();
+  int estimate = m && m->label && strcmp(m->label, "ESTIMATE") == 0;
+  ergo__fact_set("platform", sim ? "sim" : estimate ? "estimate" : "real");
+  const char *policy = ergo__tuner_policy();
+  ergo__fact_set("policy", policy ? policy : "monitor");
+  int tunes = policy && strcmp(policy, "monitor") != 0;
+  char obj[128];
+  const ergo__objective *o = ergo__tuner_objective();
+  ergo__fact_set("objective", tunes && o ? ergo__objective_name(o, obj, sizeof obj) : NULL);
+  int modelled = tunes && strcmp(policy, "fixed") != 0;
+  ergo__fact_set("model", modelled ? (own->model ? own->model : "ergo-model.json") : NULL);
+  ergo__fact_set("energy", m && m->ops ? m->ops->name : "none");
+}
+
 int ergo_init(const ergo_config *user) {
   if (ergo__g.initialized) return ergo__core_init(user); /* says why, returns ERGO_ESTATE */
   ergo_config cfg;
@@ -244,6 +263,7 @@ int ergo_init(const ergo_config *user) {
   ergo__tuner_start(own, sim);
   /* Energy is an addition: without a meter the run measures time and goes on. */
   ergo__energy_start(own, sim);
+  tell_facts(own, sim);
   /* The one path of a region execution through the layers (pipeline.c says in which order). */
   ergo__pipeline_start();
   /* Global's time and energy from one instant: the core's clock started at ergo__core_init,

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <unistd.h>
 
 #define MAX_RANKS 8
 
@@ -542,8 +543,80 @@ static void test_power_per_domain(void **state) {
   assert_int_equal(ergo_finalize(), 0);
 }
 
+/* The settings the tuner applied, as the pipeline hands them to the core: WORK under one setting
+ * on every rank; Timestep under another on each rank (so the merged one is "varied"). */
+static const char *const knob_fields[] = {"core_khz", "uncore_khz", "threads"};
+static int set_rank;
+static int rank_setting(void *ctx, const ergo__node *n, int64_t v[ERGO__SETTING_MAX], int *varied) {
+  (void)ctx;
+  *varied = 0;
+  if (strcmp(n->name, "WORK") == 0) {
+    v[0] = 1800000, v[2] = 8;
+    return 1;
+  }
+  if (strcmp(n->name, "Timestep") == 0) {
+    v[0] = set_rank ? 1500000 : 2000000;
+    return 1;
+  }
+  return 0;
+}
+
+/* The pack carries each region's setting and the rank's host and steps: the merged report
+ * shows the settings (varied where ranks differ), every host once, and says when a rank made
+ * another number of steps. */
+static void test_settings_and_hosts(void **state) {
+  (void)state;
+  job_size = 2;
+  test_init_default();
+  set_rank = 1;
+  ergo__facts_setting_source(rank_setting, NULL, 3, knob_fields);
+  build_rank(1);
+  ergo_step(1);
+  ergo_step(2);
+  ergo__ranks rk = {1, job_size, job_nodes, usable, capture_gather, 0};
+  ergo__ranks_set(&rk);
+  capturing = 1;
+  assert_int_equal(ergo_finalize(), 0);
+
+  char path[512];
+  snprintf(path, sizeof path, "%s", test_in_dir("job.json"));
+  ergo_config c = test_config();
+  c.report_json = path;
+  test_init(&c);
+  set_rank = 0;
+  ergo__facts_setting_source(rank_setting, NULL, 3, knob_fields);
+  build_rank(0);
+  ergo_step(1);
+  ergo__ranks rk0 = {0, job_size, job_nodes, usable, gather_all, 0};
+  ergo__ranks_set(&rk0);
+  unsigned long before = ergo_warning_count();
+  assert_int_equal(ergo__merge_take(), 0);
+  assert_int_equal(ergo_warning_count() - before, 1);
+  assert_non_null(strstr(ergo_last_error(), "rank 1 called ergo_step 2 times, rank 0 1 times"));
+  const ergo__snap *m = ergo__merged();
+  assert_non_null(m);
+  const ergo__snap *ts = child(m, "Timestep"), *work = child(ts, "WORK"), *io = child(m, "IO");
+  assert_true(ts->has_setting && ts->setting_varied);
+  assert_int_equal(ts->setting[0], 2000000); /* the first rank's */
+  assert_true(work->has_setting && !work->setting_varied);
+  assert_int_equal(work->setting[0], 1800000);
+  assert_int_equal(work->setting[1], 0);
+  assert_int_equal(work->setting[2], 8);
+  assert_false(io->has_setting);
+  assert_int_equal(ergo_report_json(path), 0);
+  json_t *doc = json_load_file(path, 0, NULL);
+  assert_non_null(doc);
+  json_t *hosts = json_object_get(json_object_get(doc, "run"), "hosts");
+  char host[256];
+  assert_int_equal(gethostname(host, sizeof host), 0);
+  assert_int_equal(json_array_size(hosts), 1);
+  assert_string_equal(json_string_value(json_array_get(hosts, 0)), host);
+  json_decref(doc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_settings_and_hosts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_three_ranks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_components, setup, teardown),
       cmocka_unit_test_setup_teardown(test_power_per_domain, setup, teardown),

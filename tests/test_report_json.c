@@ -5,6 +5,8 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <regex.h>
+#include <unistd.h>
 
 /* Every figure below is an exact number of milliseconds on the manual clock. */
 #define adv_ms advance_ms
@@ -56,6 +58,18 @@ static json_t *kid(json_t *node, size_t i) {
 }
 static size_t nkids(json_t *node) { return json_array_size(json_object_get(node, "children")); }
 
+/* The run's facts as every CSV row ends (a serial run on this host, no meter, monitor). */
+static const char *facts_tail(long steps) {
+  static char tail[512];
+  char host[256];
+  assert_int_equal(gethostname(host, sizeof host), 0);
+  const char *date = ergo__fact_get("date");
+  assert_non_null(date);
+  snprintf(tail, sizeof tail, ",test_report_json,%s,%s,%s,%ld,real,monitor,,,none",
+           ERGO_VERSION_STRING, host, date, steps);
+  return tail;
+}
+
 /* Global 3.0 s (one call: min = max = 3.0 s) = A 2.0 s (B 0.5 s, C 0.25 s) + D 0.75 s in two calls
  * (0.25 s, 0.5 s). */
 static void build_tree(void) {
@@ -104,7 +118,7 @@ static void test_json_report_figures(void **state) {
   assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
   json_t *doc = load_json(test_in_dir("r.json"));
   assert_string_equal(str(doc, "format"), "ergo-report");
-  assert_int_equal(integer(doc, "version"), 1);
+  assert_int_equal(integer(doc, "version"), 2);
   assert_string_equal(str(doc, "clock"), "user");
   json_t *threads = json_object_get(doc, "threads");
   assert_int_equal(json_array_size(threads), 1);
@@ -188,9 +202,13 @@ static void test_json_threads(void **state) {
   json_decref(doc);
 
   assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
-  char *csv = read_all(test_in_dir("r.csv"));
-  assert_non_null(strstr(csv, "\n1,Global,Global,0,0,1,0.5,0,0.5,0.5,0.5,1\n"
-                              "1,Global/W,W,1,1,1,0.5,0.5,0.5,0.5,0.5,1\n"));
+  char *csv = read_all(test_in_dir("r.csv")), want[2048];
+  const char *t = facts_tail(0);
+  snprintf(want, sizeof want,
+           "\n1,Global,Global,0,0,1,0.5,0,0.5,0.5,0.5,1%s\n"
+           "1,Global/W,W,1,1,1,0.5,0.5,0.5,0.5,0.5,1%s\n",
+           t, t);
+  assert_non_null(strstr(csv, want));
   free(csv);
 }
 
@@ -307,13 +325,18 @@ static void test_csv_exact(void **state) {
   }
   adv_ms(250);
   assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
-  char *csv = read_all(test_in_dir("r.csv"));
-  assert_string_equal(
-      csv, "thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,share_of_parent\n"
-           "0,Global,Global,0,0,1,1,0.25,1,1,1,1\n"
-           "0,\"Global/x,\"\"y\"\"\",\"x,\"\"y\"\"\",1,1,1,0.5,0.25,0.5,0.5,0.5,0.5\n"
-           "0,\"Global/x,\"\"y\"\"/a\\/b:c;d\",\"a/b:c;d\",2,2,1,0.25,0.25,0.25,0.25,0.25,0.5\n"
-           "0,Global/plain,plain,1,1,2,0.25,0.25,0.125,0.125,0.125,0.25\n");
+  char *csv = read_all(test_in_dir("r.csv")), want[8192];
+  const char *t = facts_tail(0);
+  snprintf(want, sizeof want,
+           "thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,share_of_parent,"
+           "run_application,run_ergo_version,run_host,run_date,run_steps,run_platform,run_policy,"
+           "run_objective,run_model,run_energy\n"
+           "0,Global,Global,0,0,1,1,0.25,1,1,1,1%s\n"
+           "0,\"Global/x,\"\"y\"\"\",\"x,\"\"y\"\"\",1,1,1,0.5,0.25,0.5,0.5,0.5,0.5%s\n"
+           "0,\"Global/x,\"\"y\"\"/a\\/b:c;d\",\"a/b:c;d\",2,2,1,0.25,0.25,0.25,0.25,0.25,0.5%s\n"
+           "0,Global/plain,plain,1,1,2,0.25,0.25,0.125,0.125,0.125,0.25%s\n",
+           t, t, t, t);
+  assert_string_equal(csv, want);
   free(csv);
 }
 
@@ -327,7 +350,7 @@ static void test_csv_digits(void **state) {
   assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
   char *csv = read_all(test_in_dir("r.csv"));
   assert_non_null(strstr(csv, "\n0,Global/third,third,1,1,1,0.333333333,0.333333333,0.333333333,"
-                              "0.333333333,0.333333333,0.333333333\n"));
+                              "0.333333333,0.333333333,0.333333333,"));
   free(csv);
 }
 
@@ -395,7 +418,97 @@ static void test_reports_at_finalize(void **state) {
   assert_dbl(num(json_object_get(json_array_get(doc, 0), "metrics"), "time (inc)"), 3.0);
   json_decref(doc);
   char *csv = read_all(v);
-  assert_non_null(strstr(csv, "\n0,Global,Global,0,0,1,3,0.25,3,3,3,1\n"));
+  assert_non_null(strstr(csv, "\n0,Global,Global,0,0,1,3,0.25,3,3,3,1,"));
+  free(csv);
+}
+
+/* The JSON report says how the run was made: version 2's "run" object. */
+static void test_json_run_facts(void **state) {
+  (void)state;
+  start(0);
+  build_tree();
+  ergo_step(1);
+  ergo_step(2);
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  json_t *doc = load_json(test_in_dir("r.json"));
+  assert_int_equal(integer(doc, "version"), 2);
+  json_t *run = json_object_get(doc, "run");
+  assert_true(json_is_object(run));
+  char host[256];
+  assert_int_equal(gethostname(host, sizeof host), 0);
+  assert_string_equal(str(run, "application"), "test_report_json");
+  assert_string_equal(str(run, "ergo_version"), ERGO_VERSION_STRING);
+  assert_string_equal(str(run, "host"), host);
+  regex_t re;
+  assert_int_equal(regcomp(&re,
+                           "^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z$",
+                           REG_EXTENDED | REG_NOSUB),
+                   0);
+  assert_int_equal(regexec(&re, str(run, "date"), 0, NULL, 0), 0);
+  regfree(&re);
+  assert_int_equal(integer(run, "steps"), 2);
+  assert_string_equal(str(run, "platform"), "real");
+  assert_string_equal(str(run, "policy"), "monitor");
+  assert_true(json_is_null(json_object_get(run, "objective")));
+  assert_true(json_is_null(json_object_get(run, "model")));
+  assert_string_equal(str(run, "energy"), "none");
+  /* No region was tuned: every "setting" is null. */
+  json_t *g = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
+  assert_true(json_is_null(json_object_get(g, "setting")));
+  assert_true(json_is_null(json_object_get(kid(g, 0), "setting")));
+  json_decref(doc);
+}
+
+/* A source of settings as the runtime's pipeline is (it asks the tuner): A ran under
+ * core 1800000 kHz and 8 threads (no uncore knob), its executions under several; C under one. */
+static const char *const setting_names[] = {"core_khz", "uncore_khz", "threads"};
+static int fake_setting(void *ctx, const ergo__node *n, int64_t v[ERGO__SETTING_MAX], int *varied) {
+  (void)ctx;
+  if (strcmp(n->name, "A") == 0) {
+    v[0] = 1800000, v[2] = 8, *varied = 1;
+    return 1;
+  }
+  if (strcmp(n->name, "C") == 0) {
+    v[0] = 1200000, v[1] = 2000000, v[2] = 4, *varied = 0;
+    return 1;
+  }
+  return 0;
+}
+
+static void test_setting_applied(void **state) {
+  (void)state;
+  start(0);
+  build_tree();
+  ergo__facts_setting_source(fake_setting, NULL, 3, setting_names);
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
+  ergo__facts_setting_source(NULL, NULL, 0, NULL);
+  json_t *doc = load_json(test_in_dir("r.json"));
+  json_t *g = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
+  json_t *a = kid(g, 0), *sa = json_object_get(a, "setting");
+  assert_int_equal(json_object_size(sa), 3);
+  assert_int_equal(integer(sa, "core_khz"), 1800000);
+  assert_int_equal(integer(sa, "threads"), 8);
+  assert_true(json_is_true(json_object_get(sa, "varied")));
+  json_t *sc = json_object_get(kid(a, 1), "setting");
+  assert_string_equal(str(kid(a, 1), "name"), "C");
+  assert_int_equal(json_object_size(sc), 4);
+  assert_int_equal(integer(sc, "uncore_khz"), 2000000);
+  assert_true(json_is_false(json_object_get(sc, "varied")));
+  assert_true(json_is_null(json_object_get(g, "setting")));
+  assert_true(json_is_null(json_object_get(kid(a, 0), "setting")));
+  json_decref(doc);
+  char *csv = read_all(test_in_dir("r.csv")), want[2048];
+  assert_non_null(strstr(csv, ",share_of_parent,setting_core_khz,setting_uncore_khz,"
+                              "setting_threads,setting_varied,run_application,"));
+  const char *t = facts_tail(0);
+  snprintf(want, sizeof want, "\n0,Global/A,A,1,1,1,2,1.25,2,2,2,0.666666667,1800000,,8,1%s\n", t);
+  assert_non_null(strstr(csv, want));
+  snprintf(want, sizeof want,
+           "\n0,Global/A/C,C,2,2,1,0.25,0.25,0.25,0.25,0.25,0.125,1200000,2000000,4,0%s\n", t);
+  assert_non_null(strstr(csv, want));
+  snprintf(want, sizeof want, "\n0,Global/A/B,B,2,2,1,0.5,0.5,0.5,0.5,0.5,0.25,,,,%s\n", t);
+  assert_non_null(strstr(csv, want));
   free(csv);
 }
 
@@ -407,6 +520,7 @@ int main(void) {
       ERGO_DIR_TEST(test_json_path_escape),    ERGO_DIR_TEST(test_csv_exact),
       ERGO_DIR_TEST(test_csv_digits),          ERGO_DIR_TEST(test_reports_atomic),
       ERGO_DIR_TEST(test_reports_bad_calls),   ERGO_DIR_TEST(test_reports_at_finalize),
+      ERGO_DIR_TEST(test_json_run_facts),      ERGO_DIR_TEST(test_setting_applied),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

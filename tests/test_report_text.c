@@ -1,6 +1,10 @@
 /* test_report_text.c - exact SPACE-Timers text reports from trees built on a manual clock. */
 #include "test_util.h"
 
+#include "internal.h"
+
+#include <unistd.h>
+
 static void teardown_check(char *got, const char *want) {
   if (!got || strcmp(got, want) != 0) {
     fprintf(stderr, "--- want:\n%s--- got:\n%s---\n", want, got ? got : "(null)");
@@ -162,16 +166,31 @@ static void test_long_name_column(void **state) {
 /* ERGO_REPORT_THREADS=1 adds each other thread's tree after the main one. */
 static void test_report_file_written_at_finalize(void **state) {
   (void)state;
-  char path[256];
+  char path[256], steps[256];
   snprintf(path, sizeof path, "%s/report.txt", test_dir);
+  snprintf(steps, sizeof steps, "%s/steps.txt", test_dir);
   ergo_config c = test_config();
   c.report = path;
+  c.step_report = steps;
   test_init(&c);
   region_ms(1, "x", 50);
+  ergo_step(1);
+  /* The final report ends with how the run was made; a step report keeps the paper's layout. */
+  char host[256], date[64], want[1024];
+  assert_int_equal(gethostname(host, sizeof host), 0);
+  snprintf(date, sizeof date, "%s", ergo__fact_get("date"));
   assert_int_equal(ergo_finalize(), 0);
   char *got = slurp(path);
-  teardown_check(got, "Total wall clock time for Global = 0.05 sec\n"
-                      "* x                              : 0.0500 sec, 100.00%\n");
+  snprintf(want, sizeof want,
+           "Total wall clock time for Global = 0.05 sec\n"
+           "* x                              : 0.0500 sec, 100.00%%\n"
+           "Run: test_report_text, ergo %s, host %s, %s, 1 step, platform real, policy monitor, "
+           "energy none\n",
+           ERGO_VERSION_STRING, host, date);
+  teardown_check(got, want);
+  teardown_check(slurp(steps), "Step 1\n"
+                               "Total wall clock time for Global = 0.05 sec\n"
+                               "* x                              : 0.0500 sec, 100.00%\n");
 }
 
 int main(void) {

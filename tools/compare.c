@@ -9,20 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The main regions: the children of Global and theirs. */
+/* The main regions: the children of Global and theirs (and, by default, every tuned region). */
 #define MAIN_DEPTH 2
 #define MAX_COMPONENTS 16
 
 static void compare_usage(FILE *out) {
-  fprintf(out, "usage: ergo compare [--csv] REPORT.json [REPORT.json ...]\n\n"
-               "Reads ergo JSON reports (ERGO_REPORT_JSON, `ergo run --report-json`) and prints\n"
-               "the energy to solution of each run: total time, total energy and energy per\n"
-               "domain, then time and energy of the main regions (depth 1 and 2), each with its\n"
-               "energy saving and time change against the first run.  In a report merged over\n"
-               "MPI ranks a time is the slowest rank's (ranks.max_s): the job ends with it.\n\n"
-               "  --csv   the same figures as CSV, one line per run and region\n\n"
-               "Exit status: 0, 1 when a report cannot be read (one line says which and why),\n"
-               "2 for a usage error.\n");
+  fprintf(
+      out,
+      "usage: ergo compare [--csv | --json] [--depth N] [--force] REPORT.json [REPORT.json ...]\n\n"
+      "Reads ergo JSON reports (ERGO_REPORT_JSON, `ergo run --report-json`) and prints\n"
+      "the energy to solution of each run: total time, total energy and energy per\n"
+      "domain, then time, energy and the setting applied of its regions, each with its\n"
+      "energy saving and time change against the first run.  In a report merged over\n"
+      "MPI ranks a time is the slowest rank's (ranks.max_s): the job ends with it.\n\n"
+      "  --csv       the same figures as CSV, one line per run and region, with each run's\n"
+      "              platform and its label (SIMULATED, ESTIMATE) on every line\n"
+      "  --json      the same figures as one JSON document\n"
+      "  --depth N   every region down to depth N (1: the children of Global); default:\n"
+      "              depth 1 and 2 and every region a run tuned, at any depth\n"
+      "  --force     compare runs of different applications (refused without it)\n\n"
+      "Runs of different step counts or regions are compared with a warning line each.\n"
+      "Exit status: 0, 1 when a report cannot be read (one line says which and why),\n"
+      "2 for a usage error or runs of different applications.\n");
 }
 
 typedef struct run {
@@ -33,7 +41,19 @@ typedef struct run {
   const char *platform;   /* "real", "sim" */
   const char *qlabel;     /* "SIMULATED", "ESTIMATE" or NULL */
   const json_t *in_total; /* names of the components that add up to the total */
+  const json_t *facts;    /* the report's "run" (version 2), or NULL */
 } run;
+
+/* The run's fact `key` as a string, or NULL (a version 1 report has none). */
+static const char *fact(const run *r, const char *key) {
+  return json_string_value(json_object_get(r->facts, key));
+}
+
+/* The label every figure of the run carries: SIMULATED on the sim node, else the energy's. */
+static const char *run_label(const run *r) {
+  if (r->platform && strcmp(r->platform, "sim") == 0) return "SIMULATED";
+  return r->qlabel;
+}
 
 /* A node's energy object, or NULL when the run measured none for it. */
 static const json_t *energy_of(const json_t *node) {
@@ -67,9 +87,11 @@ static int load(run *r) {
                "(write one with ERGO_REPORT_JSON or ergo run --report-json)",
                fmt ? fmt : "(none)");
   const json_t *ver = json_object_get(r->doc, "version");
-  if (!json_is_integer(ver) || json_integer_value(ver) != 1)
-    return bad(r->file, "%s: this ergo reads version 1 (write the report again with it)",
+  if (!json_is_integer(ver) || json_integer_value(ver) < 1 || json_integer_value(ver) > 2)
+    return bad(r->file, "%s: this ergo reads versions 1 and 2 (write the report again with it)",
                json_is_integer(ver) ? "is a report of another version" : "has no version");
+  r->facts = json_object_get(r->doc, "run");
+  if (!json_is_object(r->facts)) r->facts = NULL;
   /* The report's "threads" is its list of thread trees, not the knob. */
   r->root = json_object_get(json_array_get(json_object_get(r->doc, "threads"), 0), "tree");
   if (!json_is_object(r->root) || !json_is_number(json_object_get(r->root, "time_s")))
@@ -87,11 +109,12 @@ static int load(run *r) {
   return 0;
 }
 
-/* The node at `path` among root and its descendants down to MAIN_DEPTH, or NULL. */
+/* The node at `path` among root and its descendants, or NULL. */
 static const json_t *find(const json_t *node, const char *path) {
   const char *p = json_string_value(json_object_get(node, "path"));
   if (p && strcmp(p, path) == 0) return node;
-  if (json_integer_value(json_object_get(node, "depth")) >= MAIN_DEPTH) return NULL;
+  /* A path runs through its ancestors: only a prefix can lead there. */
+  if (p && (strncmp(p, path, strlen(p)) != 0 || path[strlen(p)] != '/')) return NULL;
   size_t i;
   const json_t *c;
   json_array_foreach(json_object_get(node, "children"), i, c) {
@@ -107,10 +130,18 @@ typedef struct paths {
   size_t n, cap;
 } paths;
 
-static void add_paths(paths *ps, const json_t *node) {
+/* The setting applied to a region (a non-empty object), or NULL. */
+static const json_t *setting_of(const json_t *node) {
+  const json_t *s = json_object_get(node, "setting");
+  return json_is_object(s) && json_object_size(s) ? s : NULL;
+}
+
+/* max_depth > 0: every region down to it; 0: down to MAIN_DEPTH and every tuned region. */
+static void add_paths(paths *ps, const json_t *node, int max_depth) {
   json_int_t depth = json_integer_value(json_object_get(node, "depth"));
   const char *p = json_string_value(json_object_get(node, "path"));
-  if (depth >= 1 && p) {
+  int shown = max_depth ? depth <= max_depth : depth <= MAIN_DEPTH || setting_of(node);
+  if (depth >= 1 && p && shown) {
     size_t k = 0;
     while (k < ps->n && strcmp(ps->v[k], p)) k++;
     if (k == ps->n) {
@@ -124,10 +155,26 @@ static void add_paths(paths *ps, const json_t *node) {
       ps->v[ps->n++] = p;
     }
   }
-  if (depth >= MAIN_DEPTH) return;
+  if (max_depth && depth >= max_depth) return;
   size_t i;
   const json_t *c;
-  json_array_foreach(json_object_get(node, "children"), i, c) add_paths(ps, c);
+  json_array_foreach(json_object_get(node, "children"), i, c) add_paths(ps, c, max_depth);
+}
+
+/* "core_khz=1800000 threads=8" (" varied" when its executions ran under several), or "". */
+static const char *setting_text(const json_t *node, char *buf, size_t len) {
+  const json_t *s = setting_of(node);
+  size_t o = 0;
+  buf[0] = '\0';
+  const char *k;
+  const json_t *v;
+  json_object_foreach((json_t *)s, k, v) {
+    if (json_is_integer(v) && o < len)
+      o += (size_t)snprintf(buf + o, len - o, "%s%s=%lld", o ? " " : "", k,
+                            (long long)json_integer_value(v));
+  }
+  if (json_is_true(json_object_get(s, "varied")) && o < len) snprintf(buf + o, len - o, " varied");
+  return buf;
 }
 
 /* A region as the tables name it: its path below Global. */
@@ -256,8 +303,8 @@ static void print_text(const run *runs, int n, const paths *ps) {
   int pw = 6;
   for (size_t k = 0; k < ps->n; k++)
     if ((int)strlen(short_path(ps->v[k])) > pw) pw = (int)strlen(short_path(ps->v[k]));
-  printf("\n%-*s %-*s %10s %12s %8s %9s\n", pw, "region", lw, "run", "time s", "energy J", "saving",
-         "time");
+  printf("\n%-*s %-*s %10s %12s %8s %9s  %s\n", pw, "region", lw, "run", "time s", "energy J",
+         "saving", "time", "setting applied");
   for (size_t k = 0; k < ps->n; k++) {
     const json_t *ref = find(runs[0].root, ps->v[k]);
     for (int r = 0; r < n; r++) {
@@ -265,13 +312,16 @@ static void print_text(const run *runs, int n, const paths *ps) {
       printf("%-*s %-*s", pw, r == 0 ? short_path(ps->v[k]) : "", lw, runs[r].label);
       num(f.time, f.present, "%.3f", 10);
       num(f.energy, f.has_energy, "%.2f", 12);
+      char set[256];
+      setting_text(find(runs[r].root, ps->v[k]), set, sizeof set);
       if (r == 0) {
-        printf(" %8s %9s\n", f.present ? "ref" : "-", f.present ? "ref" : "-");
+        printf(" %8s %9s%s%s\n", f.present ? "ref" : "-", f.present ? "ref" : "-", *set ? "  " : "",
+               set);
         continue;
       }
       num(f.saving, f.has_ref_energy, "%.2f%%", 8);
       num(f.dtime, f.has_ref && f.present, "%+.2f%%", 9);
-      printf("\n");
+      printf("%s%s\n", *set ? "  " : "", set);
     }
   }
 }
@@ -317,6 +367,12 @@ static void csv_row(const run *r, const json_t *node, const json_t *ref, const c
     double v = node ? component(node, comp[c], &ok) : 0;
     csv_num(v, ok);
   }
+  char set[256];
+  const char *label = run_label(r);
+  putchar(',');
+  csv_str(r->platform ? r->platform : "");
+  printf(",%s,", label ? label : "");
+  csv_str(setting_text(node, set, sizeof set));
   printf("\n");
 }
 
@@ -329,7 +385,7 @@ static void print_csv(const run *runs, int n, const paths *ps) {
     csv_str(comp[c]);
     printf("_j");
   }
-  printf("\n");
+  printf(",platform,label,setting\n");
   for (int r = 0; r < n; r++)
     csv_row(&runs[r], runs[r].root, r ? runs[0].root : NULL, "Global", 0, comp, nc);
   for (size_t k = 0; k < ps->n; k++) {
@@ -342,34 +398,196 @@ static void print_csv(const run *runs, int n, const paths *ps) {
   }
 }
 
+/* ---- JSON ---- */
+
+static json_t *jnum(double v, int ok) { return ok ? json_real(v) : json_null(); }
+
+static json_t *figures_json(const run *r, const json_t *node, const json_t *ref) {
+  figures f = figures_of(node, ref);
+  json_t *o = json_pack("{s:s, s:s, s:o, s:o}", "run", r->label, "file", r->file, "time_s",
+                        jnum(f.time, f.present), "energy_j", jnum(f.energy, f.has_energy));
+  if (!o) return NULL;
+  json_object_set_new(o, "energy_saving_pct", ref ? jnum(f.saving, f.has_ref_energy) : json_null());
+  json_object_set_new(o, "time_change_pct",
+                      ref ? jnum(f.dtime, f.has_ref && f.present) : json_null());
+  const json_t *set = setting_of(node);
+  json_object_set_new(o, "setting", set ? json_deep_copy(set) : json_null());
+  return o;
+}
+
+static int print_json(const run *runs, int n, const paths *ps, json_t *warnings) {
+  json_t *jr = json_array(), *jg = json_array();
+  for (int r = 0; r < n && jr; r++) {
+    json_t *o = figures_json(&runs[r], runs[r].root, r ? runs[0].root : NULL);
+    if (!o) continue;
+    const char *label = run_label(&runs[r]);
+    json_object_set_new(o, "platform",
+                        runs[r].platform ? json_string(runs[r].platform) : json_null());
+    json_object_set_new(o, "label", label ? json_string(label) : json_null());
+    json_object_set_new(o, "facts", runs[r].facts ? json_deep_copy(runs[r].facts) : json_null());
+    const json_t *e = energy_of(runs[r].root);
+    json_object_set_new(o, "components",
+                        e ? json_deep_copy(json_object_get(e, "components")) : json_null());
+    json_array_append_new(jr, o);
+  }
+  for (size_t k = 0; k < ps->n && jg; k++) {
+    const json_t *ref = find(runs[0].root, ps->v[k]);
+    json_t *per = json_array();
+    for (int r = 0; r < n && per; r++)
+      json_array_append_new(per,
+                            figures_json(&runs[r], find(runs[r].root, ps->v[k]), r ? ref : NULL));
+    json_int_t depth = 0;
+    for (int r = 0; r < n && !depth; r++)
+      depth = json_integer_value(json_object_get(find(runs[r].root, ps->v[k]), "depth"));
+    json_t *o = json_object();
+    json_object_set_new(o, "region", json_string(short_path(ps->v[k])));
+    json_object_set_new(o, "depth", json_integer(depth));
+    json_object_set_new(o, "runs", per);
+    json_array_append_new(jg, o);
+  }
+  json_t *doc =
+      json_pack("{s:s, s:i, s:s, s:o, s:o, s:O}", "format", "ergo-compare", "version", 1,
+                "reference", runs[0].label, "runs", jr, "regions", jg, "warnings", warnings);
+  char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+  json_decref(doc);
+  if (!text) {
+    fprintf(stderr, "ergo compare: out of memory while writing the JSON document\n");
+    return ERGO_CLI_FAIL;
+  }
+  printf("%s\n", text);
+  free(text);
+  return ERGO_CLI_OK;
+}
+
+/* ---- what makes runs comparable ---- */
+
+/* One warning line on stderr (and in the JSON document's "warnings"). */
+__attribute__((format(printf, 2, 3))) static void warn(json_t *warnings, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "ergo compare: warning: %s\n", line);
+  json_array_append_new(warnings, json_string(line));
+}
+
+/* Every region path of a run's tree into ps (any depth). */
+static void all_paths(paths *ps, const json_t *node) { add_paths(ps, node, 1 << 20); }
+
+static int has_path(const paths *ps, const char *p) {
+  for (size_t k = 0; k < ps->n; k++)
+    if (strcmp(ps->v[k], p) == 0) return 1;
+  return 0;
+}
+
+/* Runs of another application are refused (2) unless forced; other step counts and other
+ * regions are said (a warning each) and compared. */
+static int check_runs(const run *runs, int n, int force, json_t *warnings) {
+  const char *app0 = fact(&runs[0], "application");
+  for (int r = 1; r < n; r++) {
+    const char *app = fact(&runs[r], "application");
+    if (!app0 || !app || strcmp(app0, app) == 0) continue;
+    if (!force) {
+      fprintf(stderr,
+              "ergo compare: '%s' is a run of '%s' and '%s' of '%s': their figures are not "
+              "comparable (fix: compare runs of one application, or --force)\n",
+              runs[r].file, app, runs[0].file, app0);
+      return ERGO_CLI_USAGE;
+    }
+    warn(warnings, "'%s' is a run of '%s' and '%s' of '%s' (compared: --force)", runs[r].file, app,
+         runs[0].file, app0);
+  }
+  const json_t *st0 = json_object_get(runs[0].facts, "steps");
+  for (int r = 1; r < n; r++) {
+    const json_t *st = json_object_get(runs[r].facts, "steps");
+    if (json_is_integer(st0) && json_is_integer(st) &&
+        json_integer_value(st0) != json_integer_value(st))
+      warn(warnings,
+           "'%s' ran %lld steps and '%s' %lld: totals are not comparable, per-step figures are",
+           runs[r].file, (long long)json_integer_value(st), runs[0].file,
+           (long long)json_integer_value(st0));
+  }
+  paths p0 = {0};
+  all_paths(&p0, runs[0].root);
+  for (int r = 1; r < n; r++) {
+    paths pr = {0};
+    all_paths(&pr, runs[r].root);
+    size_t extra = 0, missing = 0;
+    const char *first_extra = NULL, *first_missing = NULL;
+    for (size_t k = 0; k < pr.n; k++)
+      if (!has_path(&p0, pr.v[k]) && !extra++) first_extra = pr.v[k];
+    for (size_t k = 0; k < p0.n; k++)
+      if (!has_path(&pr, p0.v[k]) && !missing++) first_missing = p0.v[k];
+    if (extra || missing)
+      warn(warnings,
+           "'%s' and '%s' ran different regions: %zu only in the first (%s%s), %zu only in the "
+           "second (%s%s); a missing region shows '-'",
+           runs[r].file, runs[0].file, extra, first_extra ? short_path(first_extra) : "none",
+           extra > 1 ? ", ..." : "", missing, first_missing ? short_path(first_missing) : "none",
+           missing > 1 ? ", ..." : "");
+    free(pr.v);
+  }
+  free(p0.v);
+  return ERGO_CLI_OK;
+}
+
 static const char *base_name(const char *path) {
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
 }
 
 static int compare_run(int argc, char **argv) {
-  int csv = 0, n = 0;
+  int csv = 0, json = 0, force = 0, depth = 0, n = 0;
   run *runs = calloc((size_t)argc, sizeof *runs);
   if (!runs) return ERGO_CLI_FAIL;
   int rc = ERGO_CLI_OK, literal = 0;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!literal && strcmp(a, "--") == 0) {
+    const char *a = argv[i], *v = NULL;
+    int got = literal ? 0 : ergo_cli_value("ergo compare", argc, argv, &i, "--depth", &v);
+    if (got < 0) {
+      free(runs);
+      return ERGO_CLI_USAGE;
+    }
+    if (got) {
+      char *end;
+      long d = strtol(v, &end, 10);
+      if (!*v || *end || d < 1 || d > 4096) {
+        fprintf(stderr,
+                "ergo compare: --depth '%s' is not valid: expected an integer from 1 "
+                "(the children of Global) to 4096\n",
+                v);
+        free(runs);
+        return ERGO_CLI_USAGE;
+      }
+      depth = (int)d;
+    } else if (!literal && strcmp(a, "--") == 0) {
       literal = 1;
     } else if (!literal && strcmp(a, "--csv") == 0) {
       csv = 1;
+    } else if (!literal && strcmp(a, "--json") == 0) {
+      json = 1;
+    } else if (!literal && strcmp(a, "--force") == 0) {
+      force = 1;
     } else if (!literal && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
       compare_usage(stdout);
       free(runs);
       return ERGO_CLI_OK;
     } else if (!literal && a[0] == '-' && a[1]) {
-      fprintf(stderr, "ergo compare: unknown option '%s': expected --csv, --help or report files\n",
+      fprintf(stderr,
+              "ergo compare: unknown option '%s': expected --csv, --json, --depth N, --force, "
+              "--help or report files\n",
               a);
       free(runs);
       return ERGO_CLI_USAGE;
     } else {
       runs[n++].file = a;
     }
+  }
+  if (csv && json) {
+    fprintf(stderr, "ergo compare: --csv and --json both given: expected one of them\n");
+    free(runs);
+    return ERGO_CLI_USAGE;
   }
   if (n == 0) {
     fprintf(stderr, "ergo compare: no report given: expected one or more JSON reports "
@@ -386,15 +604,20 @@ static int compare_run(int argc, char **argv) {
     for (int q = 0; q < n; q++)
       if (q != r && strcmp(base_name(runs[r].file), base_name(runs[q].file)) == 0)
         runs[r].label = runs[r].file;
+  json_t *warnings = json_array();
+  if (rc == ERGO_CLI_OK) rc = check_runs(runs, n, force, warnings);
   if (rc == ERGO_CLI_OK) {
     paths ps = {0};
-    for (int r = 0; r < n; r++) add_paths(&ps, runs[r].root);
+    for (int r = 0; r < n; r++) add_paths(&ps, runs[r].root, depth);
     if (csv)
       print_csv(runs, n, &ps);
+    else if (json)
+      rc = print_json(runs, n, &ps, warnings);
     else
       print_text(runs, n, &ps);
     free(ps.v);
   }
+  json_decref(warnings);
   for (int r = 0; r < n; r++) json_decref(runs[r].doc);
   free(runs);
   return rc;
