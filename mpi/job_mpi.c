@@ -1,6 +1,8 @@
-/* job_mpi.c - the job over MPI: ergo's own communicators (a duplicate of MPI_COMM_WORLD, so its
- * messages never meet the application's), the node by shared memory, pretend nodes, collectives. */
-#include "mpi/job.h"
+/* job_mpi.c - libergo-mpi: the job over MPI, ergo's own communicators (a duplicate of
+ * MPI_COMM_WORLD, so its messages never meet the application's), the node by shared memory,
+ * pretend nodes, collectives.  Its one exported symbol is the ops table at the end, which libergo
+ * (mpi/job.c) finds at ergo_init; it calls nothing of libergo, so it links MPI alone. */
+#include "mpi/job_mpi_ops.h"
 
 #include "ergo.h"
 
@@ -17,21 +19,13 @@ static struct {
   int alone;            /* another rank failed to start: no more collectives */
 } M = {{0, 0, 1, 0, 1, 0, 1, 1}, MPI_COMM_NULL, MPI_COMM_NULL, 0};
 
-const ergo__job *ergo__job_get(void) { return &M.J; }
+static const ergo__job *get(void) { return &M.J; }
 
-int ergo__job_usable(void) {
+static int usable(void) {
   if (!M.J.mpi || M.alone) return 0;
   int fin = 0;
   MPI_Finalized(&fin);
   return !fin;
-}
-
-int ergo__job_launched_without_mpi(void) {
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  if (init && !fin) return !M.J.mpi;
-  return !M.J.mpi && ergo__job_launcher_ranks() > 1;
 }
 
 static void serial(void) {
@@ -40,7 +34,7 @@ static void serial(void) {
   M.world = M.node = MPI_COMM_NULL;
 }
 
-int ergo__job_start(int split, char *why, size_t whylen) {
+static int start(int split, char *why, size_t whylen) {
   if (why && whylen) why[0] = '\0';
   serial();
   int init = 0, fin = 0;
@@ -90,15 +84,15 @@ int ergo__job_start(int split, char *why, size_t whylen) {
   return 0;
 }
 
-int ergo__job_agree(int ok) {
-  if (!ergo__job_usable()) return ok;
+static int agree(int ok) {
+  if (!usable()) return ok;
   int all = ok;
   if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, M.world) != MPI_SUCCESS) all = 0;
   if (!all) M.alone = 1;
   return all;
 }
 
-void ergo__job_stop(void) {
+static void stop(void) {
   int fin = 1;
   if (M.J.mpi) MPI_Finalized(&fin);
   if (!fin) {
@@ -149,18 +143,18 @@ static int gatherv(MPI_Comm comm, const void *buf, size_t len, char **all, size_
   return 0;
 }
 
-int ergo__job_gather(const void *buf, size_t len, char **all, size_t **lens) {
-  if (!ergo__job_usable()) return ERGO_ESTATE;
+static int gather(const void *buf, size_t len, char **all, size_t **lens) {
+  if (!usable()) return ERGO_ESTATE;
   return gatherv(M.world, buf, len, all, lens);
 }
 
-int ergo__job_node_gather(const void *buf, size_t len, char **all, size_t **lens) {
-  if (!ergo__job_usable()) return ERGO_ESTATE;
+static int node_gather(const void *buf, size_t len, char **all, size_t **lens) {
+  if (!usable()) return ERGO_ESTATE;
   return gatherv(M.node, buf, len, all, lens);
 }
 
-int ergo__job_node_bcast(char **buf, size_t *len) {
-  if (!ergo__job_usable()) return ERGO_ESTATE;
+static int node_bcast(char **buf, size_t *len) {
+  if (!usable()) return ERGO_ESTATE;
   long n = M.J.node_rank == 0 ? (long)*len : 0;
   if (n > INT_MAX) n = -1; /* too large: every rank hears so and gives up */
   MPI_Bcast(&n, 1, MPI_LONG, 0, M.node);
@@ -176,8 +170,8 @@ int ergo__job_node_bcast(char **buf, size_t *len) {
   return MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, M.node) == MPI_SUCCESS ? 0 : ERGO_EIO;
 }
 
-int ergo__job_node_allgather_u64(uint64_t v, uint64_t *all) {
-  if (!ergo__job_usable()) {
+static int node_allgather_u64(uint64_t v, uint64_t *all) {
+  if (!usable()) {
     all[0] = v;
     return 0;
   }
@@ -188,8 +182,34 @@ int ergo__job_node_allgather_u64(uint64_t v, uint64_t *all) {
              : ERGO_EIO;
 }
 
-int ergo__job_allreduce_sum(double *v, int n) {
-  if (!ergo__job_usable()) return 0;
+static int allreduce_sum(double *v, int n) {
+  if (!usable()) return 0;
   return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, M.world) == MPI_SUCCESS ? 0
                                                                                         : ERGO_EIO;
 }
+
+/* The MPI this file is compiled against, as its MPI_Get_library_version string begins: Open MPI
+ * changes its ABI with the major version; MPICH, Intel MPI and MVAPICH share MPICH's. */
+#define ERGO_STR_(x) #x
+#define ERGO_STR(x) ERGO_STR_(x)
+#if defined(OMPI_MAJOR_VERSION)
+#define ERGO_MPI_BUILT "Open MPI v" ERGO_STR(OMPI_MAJOR_VERSION) "."
+#elif defined(MPICH_VERSION)
+#define ERGO_MPI_BUILT "MPICH|Intel(R) MPI|MVAPICH"
+#else
+#define ERGO_MPI_BUILT "" /* unknown: libergo accepts none */
+#endif
+
+ERGO_EXPORT const ergo__job_mpi_table ergo__job_mpi_ops = {ERGO__JOB_MPI_ABI,
+                                                           sizeof(ergo__job_mpi_table),
+                                                           ERGO_MPI_BUILT,
+                                                           start,
+                                                           stop,
+                                                           agree,
+                                                           get,
+                                                           usable,
+                                                           gather,
+                                                           node_gather,
+                                                           node_bcast,
+                                                           node_allgather_u64,
+                                                           allreduce_sum};

@@ -145,10 +145,14 @@ int ergo_init(const ergo_config *user) {
    * files, named by the rank the launcher gave it, so that none writes into another's. */
   ergo__launched launched = {0, 1, NULL};
   int separate = 0;
-  if (ergo__job_start(cfg.node_split, jwhy, sizeof jwhy) < 0)
-    ergo__warn("MPI is initialised but ergo cannot use it (%s); every rank reports on its own",
-               jwhy);
-  else if (ergo__job_launched_without_mpi()) {
+  if (ergo__job_start(cfg.node_split, jwhy, sizeof jwhy) < 0) {
+    /* Serial per rank, in its own files when the launcher tells the ranks apart; rank 0 says so
+     * for all of them then. */
+    separate = ergo__launcher_rank(&launched) && ergo__launcher_several(&launched);
+    if (!separate || launched.rank == 0)
+      ergo__warn("MPI is initialised but ergo cannot use it: %s; every rank reports on its own%s",
+                 jwhy, separate ? ", as <name>.rankN files (ergo-steps.rank0.txt, ...)" : "");
+  } else if (ergo__job_launched_without_mpi()) {
     separate = ergo__launcher_rank(&launched) && ergo__launcher_several(&launched);
     /* Once per job: rank 0 speaks for the others when they can be told apart. */
     if (separate && launched.rank == 0)
