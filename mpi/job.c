@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef ERGO_MPI_SONAME
 #define ERGO_MPI_SONAME "libergo-mpi.so.1"
@@ -64,27 +65,33 @@ static int mpi_matches(const char *list, char *running, size_t rlen) {
 static const ergo__job_mpi_table *find_ops(char *why, size_t whylen) {
   const ergo__job_mpi_table *t = &ergo__job_mpi_ops;
   void *handle = NULL;
-  char tried[1024] = "";
   if (!t) t = mpi_sym("ergo__job_mpi_ops");
   if (!t) {
     /* Beside libergo (the installed lib/, the build tree), then on the library path. */
+    char dir[4096] = "";
     Dl_info self;
     if (dladdr((void *)&ergo__job_start, &self) && self.dli_fname) {
       const char *slash = strrchr(self.dli_fname, '/');
       if (slash) {
-        char path[4096];
-        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - self.dli_fname), self.dli_fname,
-                 ERGO_MPI_SONAME);
+        char path[4096 + 64];
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - self.dli_fname), self.dli_fname);
+        snprintf(path, sizeof path, "%s/%s", dir, ERGO_MPI_SONAME);
         handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (!handle) snprintf(tried, sizeof tried, "%s; ", dlerror());
+        if (!handle && access(path, F_OK) == 0) {
+          /* There, but unusable (another architecture, a missing MPI library, ...). */
+          const char *e = dlerror();
+          snprintf(why, whylen, "%s cannot be loaded (%s); fix: reinstall ergo", path,
+                   e ? e : "dlopen failed");
+          return NULL;
+        }
       }
     }
     if (!handle && !(handle = dlopen(ERGO_MPI_SONAME, RTLD_NOW | RTLD_LOCAL))) {
-      const char *e = dlerror();
       snprintf(why, whylen,
-               "libergo-mpi is not found (%s%s); fix: link the program with -lergo-mpi "
-               "(ergo::ergo_mpi, pkg-config ergo-mpi) or install libergo-mpi beside libergo",
-               tried, e ? e : ERGO_MPI_SONAME);
+               "%s is neither beside libergo (in %s) nor on the library path; fix: link the "
+               "program with -lergo-mpi (ergo::ergo_mpi, pkg-config ergo-mpi) or install "
+               "libergo-mpi beside libergo",
+               ERGO_MPI_SONAME, dir[0] ? dir : "an unknown directory");
       return NULL;
     }
     t = dlsym(handle, "ergo__job_mpi_ops");

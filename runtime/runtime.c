@@ -139,7 +139,7 @@ int ergo_init(const ergo_config *user) {
     }
   }
   /* The job first: under MPI every later layer knows its rank and node. */
-  char jwhy[256];
+  char jwhy[1024]; /* the job layer says where it looked for libergo-mpi */
   if (bad_user) cfg.node_split = 1;
   /* Processes a launcher started (mpiexec, srun) that do not talk over MPI: each keeps its own
    * files, named by the rank the launcher gave it, so that none writes into another's. */

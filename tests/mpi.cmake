@@ -194,6 +194,17 @@ echo "refused: 4 ranks on their own"
       ENVIRONMENT "${mpi_env};ERGO_ENERGY=none;ERGO_REPORT=none;ERGO_REPORT_JSON=job.json;LD_PRELOAD=$<TARGET_FILE:ergo-test-fake-job-${fake}>"
       FAIL_REGULAR_EXPRESSION "FAIL:")
   endforeach()
+
+  # MPI initialised but no libergo-mpi anywhere (libergo copied alone into lib/, found first by
+  # LD_LIBRARY_PATH): the same one warning naming where it looked, every rank on its own.
+  add_test(NAME mpi_job_no_libergo_mpi COMMAND ${ERGO_EXPECT}
+    "--match=ergo: warning: MPI is initialised but ergo cannot use it: libergo-mpi[.]so[.][0-9]+ is neither beside libergo \\(in [^\n]*/no_libergo_mpi/lib\\) nor on the library path; fix: link the program with -lergo-mpi.*refused: 4 ranks on their own\n$"
+    -- sh -c "rm -rf lib && mkdir lib && cp \"$1\" lib/ && shift && export LD_LIBRARY_PATH=$PWD/lib && ${mpi_refused}"
+    mpi $<TARGET_SONAME_FILE:ergo> ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS})
+  file(MAKE_DIRECTORY ${mpi_dir}/no_libergo_mpi)
+  set_tests_properties(mpi_job_no_libergo_mpi PROPERTIES WORKING_DIRECTORY ${mpi_dir}/no_libergo_mpi
+    ENVIRONMENT "${mpi_env};ERGO_ENERGY=none;ERGO_REPORT=none;ERGO_REPORT_JSON=job.json"
+    FAIL_REGULAR_EXPRESSION "FAIL:")
 endif()
 
 # libergo links no MPI: a serial program that uses it maps no MPI library, and libergo.so names
