@@ -7,6 +7,7 @@
 #include "mpi/job.h"
 
 #include "ergo.h"
+#include "ergo_sim.h"
 #include "mpi/job_mpi_ops.h"
 
 #include <dlfcn.h>
@@ -128,7 +129,8 @@ int ergo__job_start(int split, char *why, size_t whylen) {
   if (!mpi_sym("PMPI_Init") || !mpi_flag("MPI_Initialized") || mpi_flag("MPI_Finalized")) return 0;
   const ergo__job_mpi_table *t = find_ops(why, whylen);
   if (!t) return ERGO_EIO;
-  int rc = t->start(split, why, whylen);
+  static const ergo__job_sim sim = {ergo_sim_active, ergo_now_ns, ergo_sim_wait};
+  int rc = t->start(split, &sim, why, whylen);
   if (rc < 0) return rc;
   if (t->get()->mpi) ops = t;
   return 0;

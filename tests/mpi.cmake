@@ -4,6 +4,9 @@
 if(ERGO_WITH_MPI)
   add_executable(ergo-test-ranks mpi/ranks_app.c)
   target_link_libraries(ergo-test-ranks PRIVATE ergo MPI::MPI_C)
+  # The same linked with libergo-mpi (before MPI): its MPI_Allreduce meets the sim node's clocks.
+  add_executable(ergo-test-ranks-meet mpi/ranks_app.c)
+  target_link_libraries(ergo-test-ranks-meet PRIVATE ergo ergo_mpi MPI::MPI_C)
   add_executable(ergo-test-check-job mpi/check_job.c)
   target_link_libraries(ergo-test-check-job PRIVATE PkgConfig::JANSSON m)
   set(mpi_dir ${CMAKE_CURRENT_BINARY_DIR}/mpi_runs)
@@ -161,6 +164,22 @@ echo "one merged report, static link"
 ]=] mpi $<TARGET_FILE:ergo-test-ranks-static> ${mpi_run})
   set_tests_properties(mpi_static_merged_report PROPERTIES WORKING_DIRECTORY ${mpi_dir}
     ENVIRONMENT "${mpi_env};ERGO_ENERGY=none" FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # On the sim node an MPI_Allreduce of a program linked with libergo-mpi moves every rank's
+  # virtual clock to the slowest one's: the ranks' Timesteps end together (no imbalance) and the
+  # wait shows in EXCHANGE (rank 0 waits longest).  Loaded by libergo alone (ergo-test-ranks), the
+  # library cannot intercept, and the ranks' Timesteps differ as before.
+  add_test(NAME mpi_sim_collective_meets COMMAND ${ERGO_EXPECT}
+    "--match=^.*\\* Timestep +: [0-9.]+ sec, +[0-9.]+% [|] ranks min [0-9.]+ max [0-9.]+ std 0[.]0000 sec, imbalance +0[.]00% .*- \\* EXCHANGE +: [0-9.]+ sec, +[0-9.]+% [|] ranks min [0-9.]+ max [0-9.]+ std [0-9.]*[1-9][0-9.]* sec.*not intercepted: Timestep imbalance +[1-9][0-9]*[.][0-9]+%\n$"
+    -- sh -c [=[
+meet="$1" plain="$2"; shift 2
+"$@" "$meet" --sim || { echo "FAIL: exit code $?"; exit 1; }
+out=$("$@" "$plain" --sim 2>&1) || { echo "FAIL: exit code $?"; exit 1; }
+line=$(printf '%s\n' "$out" | grep '^\* Timestep')
+echo "not intercepted: Timestep imbalance${line##*imbalance}" | sed 's/ |.*//'
+]=] mpi $<TARGET_FILE:ergo-test-ranks-meet> ${ranks_app} ${mpi_run})
+  set_tests_properties(mpi_sim_collective_meets PROPERTIES WORKING_DIRECTORY ${mpi_dir}
+    ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim" FAIL_REGULAR_EXPRESSION "FAIL:")
 
   # A libergo-mpi that libergo must refuse (tests/mpi/fake_job_mpi.c, preloaded so that its table
   # is the one found): of another job ABI, or built for another MPI.  One warning, then every

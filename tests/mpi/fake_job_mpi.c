@@ -15,8 +15,8 @@
 #define FAKE_MPI "Open MPI v"
 #endif
 
-static int start(int split, char *why, size_t whylen) {
-  (void)split, (void)why, (void)whylen;
+static int start(int split, const ergo__job_sim *sim, char *why, size_t whylen) {
+  (void)split, (void)sim, (void)why, (void)whylen;
   abort();
 }
 static void stop(void) { abort(); }
