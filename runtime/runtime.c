@@ -175,16 +175,20 @@ int ergo_init(const ergo_config *user) {
     }
   }
   /* The job first: under MPI every later layer knows its rank and node. */
-  char jwhy[256];
+  char jwhy[1024]; /* the job layer says where it looked for libergo-mpi */
   if (bad_user) cfg.node_split = 1;
   /* Processes a launcher started (mpiexec, srun) that do not talk over MPI: each keeps its own
    * files, named by the rank the launcher gave it, so that none writes into another's. */
   ergo__launched launched = {0, 1, NULL};
   int separate = 0;
-  if (ergo__job_start(cfg.node_split, jwhy, sizeof jwhy) < 0)
-    ergo__warn("MPI is initialised but ergo cannot use it (%s); every rank reports on its own",
-               jwhy);
-  else if (ergo__job_launched_without_mpi()) {
+  if (ergo__job_start(cfg.node_split, jwhy, sizeof jwhy) < 0) {
+    /* Serial per rank, in its own files when the launcher tells the ranks apart; rank 0 says so
+     * for all of them then. */
+    separate = ergo__launcher_rank(&launched) && ergo__launcher_several(&launched);
+    if (!separate || launched.rank == 0)
+      ergo__warn("MPI is initialised but ergo cannot use it: %s; every rank reports on its own%s",
+                 jwhy, separate ? ", as <name>.rankN files (ergo-steps.rank0.txt, ...)" : "");
+  } else if (ergo__job_launched_without_mpi()) {
     separate = ergo__launcher_rank(&launched) && ergo__launcher_several(&launched);
     /* Once per job: rank 0 speaks for the others when they can be told apart. */
     if (separate && launched.rank == 0)

@@ -4,6 +4,9 @@
 if(ERGO_WITH_MPI)
   add_executable(ergo-test-ranks mpi/ranks_app.c)
   target_link_libraries(ergo-test-ranks PRIVATE ergo MPI::MPI_C)
+  # The same linked with libergo-mpi (before MPI): its MPI_Allreduce meets the sim node's clocks.
+  add_executable(ergo-test-ranks-meet mpi/ranks_app.c)
+  target_link_libraries(ergo-test-ranks-meet PRIVATE ergo ergo_mpi MPI::MPI_C)
   add_executable(ergo-test-check-job mpi/check_job.c)
   target_link_libraries(ergo-test-check-job PRIVATE PkgConfig::JANSSON m)
   set(mpi_dir ${CMAKE_CURRENT_BINARY_DIR}/mpi_runs)
@@ -143,4 +146,96 @@ printf '%s\n' "$out" | grep '^config ' | awk '
       ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_POLICY=${policy};ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
       FAIL_REGULAR_EXPRESSION "FAIL:")
   endforeach()
+
+  # A static link (libergo.a, libergo-mpi.a with -u ergo__job_mpi_ops): one merged report, and
+  # no libergo library needed at run time.
+  add_executable(ergo-test-ranks-static mpi/ranks_app.c)
+  target_link_libraries(ergo-test-ranks-static PRIVATE ergo_static ergo_mpi_static MPI::MPI_C)
+  add_test(NAME mpi_static_merged_report COMMAND ${ERGO_EXPECT}
+    "--match=^MPI-Tasks: 4, nodes: 1; .*one merged report, static link\n$" -- sh -c [=[
+app="$1"; shift
+readelf -d "$app" | grep -E 'NEEDED.*libergo' && { echo "FAIL: $app needs a libergo library"; exit 1; }
+out=$("$@" "$app" 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+n=$(printf '%s\n' "$out" | grep -c '^Total wall clock time for Global = ')
+[ "$n" -eq 1 ] || { echo "FAIL: $n reports printed, expected one merged report"; exit 1; }
+echo "one merged report, static link"
+]=] mpi $<TARGET_FILE:ergo-test-ranks-static> ${mpi_run})
+  set_tests_properties(mpi_static_merged_report PROPERTIES WORKING_DIRECTORY ${mpi_dir}
+    ENVIRONMENT "${mpi_env};ERGO_ENERGY=none" FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # On the sim node an MPI_Allreduce of a program linked with libergo-mpi moves every rank's
+  # virtual clock to the slowest one's: the ranks' Timesteps end together (no imbalance) and the
+  # wait shows in EXCHANGE (rank 0 waits longest).  Loaded by libergo alone (ergo-test-ranks), the
+  # library cannot intercept, and the ranks' Timesteps differ as before.
+  add_test(NAME mpi_sim_collective_meets COMMAND ${ERGO_EXPECT}
+    "--match=^.*\\* Timestep +: [0-9.]+ sec, +[0-9.]+% [|] ranks min [0-9.]+ max [0-9.]+ std 0[.]0000 sec, imbalance +0[.]00% .*- \\* EXCHANGE +: [0-9.]+ sec, +[0-9.]+% [|] ranks min [0-9.]+ max [0-9.]+ std [0-9.]*[1-9][0-9.]* sec.*not intercepted: Timestep imbalance +[1-9][0-9]*[.][0-9]+%\n$"
+    -- sh -c [=[
+meet="$1" plain="$2"; shift 2
+"$@" "$meet" --sim || { echo "FAIL: exit code $?"; exit 1; }
+out=$("$@" "$plain" --sim 2>&1) || { echo "FAIL: exit code $?"; exit 1; }
+line=$(printf '%s\n' "$out" | grep '^\* Timestep')
+echo "not intercepted: Timestep imbalance${line##*imbalance}" | sed 's/ |.*//'
+]=] mpi $<TARGET_FILE:ergo-test-ranks-meet> ${ranks_app} ${mpi_run})
+  set_tests_properties(mpi_sim_collective_meets PROPERTIES WORKING_DIRECTORY ${mpi_dir}
+    ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim" FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # A libergo-mpi that libergo must refuse (tests/mpi/fake_job_mpi.c, preloaded so that its table
+  # is the one found): of another job ABI, or built for another MPI.  One warning, then every
+  # rank reports on its own in its own files; nothing calls into the table (it would abort).
+  foreach(fake abi mpich)
+    add_library(ergo-test-fake-job-${fake} SHARED mpi/fake_job_mpi.c)
+    target_include_directories(ergo-test-fake-job-${fake} PRIVATE ${PROJECT_SOURCE_DIR})
+  endforeach()
+  target_compile_definitions(ergo-test-fake-job-abi PRIVATE FAKE_ABI=999)
+  target_compile_definitions(ergo-test-fake-job-mpich PRIVATE FAKE_MPICH=1)
+  set(mpi_refused [=[
+rm -f job*.json
+out=$("$@" 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+n=$(printf '%s\n' "$out" | grep -c 'MPI is initialised but ergo cannot use it')
+[ "$n" -eq 1 ] || { echo "FAIL: $n warnings, expected one"; exit 1; }
+for r in 0 1 2 3; do [ -f job.rank$r.json ] || { echo "FAIL: no job.rank$r.json"; exit 1; }; done
+[ -f job.json ] && { echo "FAIL: a merged job.json without MPI"; exit 1; }
+echo "refused: 4 ranks on their own"
+]=])
+  set(mpi_refused_abi "libergo-mpi's job ABI is 999 but this libergo's is [0-9]+; fix: install")
+  set(mpi_refused_mpich "libergo-mpi is built for MPICH[|]Intel\\(R\\) MPI[|]MVAPICH but this process runs [^\n]+; fix: build ergo against")
+  foreach(fake abi mpich)
+    add_test(NAME mpi_job_refused_${fake} COMMAND ${ERGO_EXPECT}
+      "--match=ergo: warning: MPI is initialised but ergo cannot use it: ${mpi_refused_${fake}}.*refused: 4 ranks on their own\n$"
+      -- sh -c "${mpi_refused}" mpi ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS})
+    file(MAKE_DIRECTORY ${mpi_dir}/refused_${fake})
+    set_tests_properties(mpi_job_refused_${fake} PROPERTIES
+      WORKING_DIRECTORY ${mpi_dir}/refused_${fake}
+      ENVIRONMENT "${mpi_env};ERGO_ENERGY=none;ERGO_REPORT=none;ERGO_REPORT_JSON=job.json;LD_PRELOAD=$<TARGET_FILE:ergo-test-fake-job-${fake}>"
+      FAIL_REGULAR_EXPRESSION "FAIL:")
+  endforeach()
+
+  # MPI initialised but no libergo-mpi anywhere (libergo copied alone into lib/, found first by
+  # LD_LIBRARY_PATH): the same one warning naming where it looked, every rank on its own.
+  add_test(NAME mpi_job_no_libergo_mpi COMMAND ${ERGO_EXPECT}
+    "--match=ergo: warning: MPI is initialised but ergo cannot use it: libergo-mpi[.]so[.][0-9]+ is neither beside libergo \\(in [^\n]*/no_libergo_mpi/lib\\) nor on the library path; fix: link the program with -lergo-mpi.*refused: 4 ranks on their own\n$"
+    -- sh -c "rm -rf lib && mkdir lib && cp \"$1\" lib/ && shift && export LD_LIBRARY_PATH=$PWD/lib && ${mpi_refused}"
+    mpi $<TARGET_SONAME_FILE:ergo> ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS})
+  file(MAKE_DIRECTORY ${mpi_dir}/no_libergo_mpi)
+  set_tests_properties(mpi_job_no_libergo_mpi PROPERTIES WORKING_DIRECTORY ${mpi_dir}/no_libergo_mpi
+    ENVIRONMENT "${mpi_env};ERGO_ENERGY=none;ERGO_REPORT=none;ERGO_REPORT_JSON=job.json"
+    FAIL_REGULAR_EXPRESSION "FAIL:")
 endif()
+
+# libergo links no MPI: a serial program that uses it maps no MPI library, and libergo.so names
+# none (its MPI layer is libergo-mpi, loaded only by MPI programs).
+add_executable(ergo-test-serial-maps mpi/serial_maps.c)
+target_link_libraries(ergo-test-serial-maps PRIVATE ergo)
+add_test(NAME serial_loads_no_mpi COMMAND ${ERGO_EXPECT}
+  "--match=^serial: no MPI library mapped\nlibergo: no MPI library needed\n$" -- sh -c [=[
+"$1" || { echo "FAIL: exit code $?"; exit 1; }
+ldd "$2" | grep -Ei 'libmpi|libopen-|libpmix|libergo-mpi' && { echo "FAIL: $2 needs MPI"; exit 1; }
+echo "libergo: no MPI library needed"
+]=] serial $<TARGET_FILE:ergo-test-serial-maps> $<TARGET_FILE:ergo>)
+set_tests_properties(serial_loads_no_mpi PROPERTIES
+  ENVIRONMENT "ERGO_STATE_DIR=${CMAKE_CURRENT_BINARY_DIR}/serial_state;ERGO_KNOBS=none;ERGO_ENERGY=none;ERGO_REPORT=none"
+  FAIL_REGULAR_EXPRESSION "FAIL:")

@@ -1,9 +1,10 @@
 #!/bin/sh
 # run.sh - install a built ergo into a scratch prefix and use it from outside:
-# find_package(ergo) with ergo::ergo and ergo::ergo_static, then pkg-config.
-# usage: run.sh BUILD_DIR CONSUMER_SRC WORK_DIR CMAKE CC [EXTRA_CFLAGS]
+# find_package(ergo) with ergo::ergo and ergo::ergo_static, then pkg-config; with MPI, the MPI
+# consumers too (ergo::ergo_mpi, ergo::ergo_mpi_static, pkg-config ergo-mpi) under mpiexec.
+# usage: run.sh BUILD_DIR CONSUMER_SRC WORK_DIR CMAKE CC [EXTRA_CFLAGS [MPIEXEC MPICC]]
 set -eu
-build=$1 src=$2 work=$3 cmake=$4 cc=$5 extra=${6:-}
+build=$1 src=$2 work=$3 cmake=$4 cc=$5 extra=${6:-} mpiexec=${7:-} mpicc=${8:-}
 prefix=$work/prefix
 
 # The consumer checks the default report, so the caller's ERGO_* settings must not leak in.
@@ -33,6 +34,23 @@ for f in "$prefix/include/ergo.h" "$prefix/include/ergo_sim.h" "$libdir/libergo.
   "$libdir/cmake/ergo/ergoConfigVersion.cmake"; do
   [ -f "$f" ] || { echo "FAIL: $f was not installed"; exit 1; }
 done
+
+step "libergo has no MPI dependency; libergo-mpi has MPI and not libergo"
+# A serial program must load no MPI (a site's other MPI would clash): MPI lives in libergo-mpi.
+if ldd "$libdir/libergo.so" | grep -Ei 'libmpi|libopen-(pal|rte)|libpmix'; then
+  echo "FAIL: the installed libergo.so needs an MPI library (above)"; exit 1
+fi
+if [ -n "$mpiexec" ]; then
+  for f in "$libdir/libergo-mpi.so" "$libdir/libergo-mpi.a" "$libdir/pkgconfig/ergo-mpi.pc" \
+    "$libdir/cmake/ergo/ergoMpiTargets.cmake"; do
+    [ -f "$f" ] || { echo "FAIL: $f was not installed"; exit 1; }
+  done
+  needed=$(readelf -d "$libdir/libergo-mpi.so" | grep NEEDED)
+  echo "$needed" | grep -q 'libmpi' || { echo "FAIL: libergo-mpi.so needs no MPI:"; echo "$needed"; exit 1; }
+  if echo "$needed" | grep -q 'libergo'; then
+    echo "FAIL: libergo-mpi.so needs libergo:"; echo "$needed"; exit 1
+  fi
+fi
 
 step "run the installed $prefix/bin/ergo without LD_LIBRARY_PATH"
 # Its RUNPATH must find every library it needs (libergo's own through \$ORIGIN/../lib).
@@ -108,5 +126,43 @@ if readelf -d "$work/pkgconfig_static2" | grep -q 'NEEDED.*libergo'; then
 fi
 env -u LD_LIBRARY_PATH "$work/pkgconfig_static2" >"$work/pkgconfig_static2.out"
 check_output "$work/pkgconfig_static2.out" "the ergo-static.pc consumer"
+
+if [ -n "$mpiexec" ]; then
+  # One merged report over 2 ranks, every rank ok.
+  check_mpi() {
+    out=$1
+    n=$(grep -c '^MPI-Tasks: 2, nodes: 1' "$out" || true)
+    m=$(grep -c '^consumer_mpi: rank [01] ok$' "$out" || true)
+    if [ "$n" -ne 1 ] || [ "$m" -ne 2 ] || ! grep -q package_outer "$out"; then
+      echo "FAIL: $2: expected one merged report of 2 ranks and 2 ok lines:"; cat "$out"; exit 1
+    fi
+  }
+  run_mpi() {
+    env -u LD_LIBRARY_PATH ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+      "$mpiexec" -n 2 --allow-run-as-root --oversubscribe "$@"
+  }
+
+  step "run the ergo::ergo_mpi consumer under mpiexec"
+  run_mpi "$work/consumer/consumer_mpi" >"$work/mpi.out" 2>&1 || { cat "$work/mpi.out"; exit 1; }
+  cat "$work/mpi.out"
+  check_mpi "$work/mpi.out" "the ergo::ergo_mpi consumer"
+
+  step "run the ergo::ergo_mpi_static consumer under mpiexec"
+  if readelf -d "$work/consumer/consumer_mpi_static" | grep -q 'NEEDED.*libergo'; then
+    echo "FAIL: consumer_mpi_static needs a libergo library: not linked statically"; exit 1
+  fi
+  run_mpi "$work/consumer/consumer_mpi_static" >"$work/mpi_static.out" 2>&1 || { cat "$work/mpi_static.out"; exit 1; }
+  check_mpi "$work/mpi_static.out" "the ergo::ergo_mpi_static consumer"
+
+  step "pkg-config ergo-mpi consumer (mpicc) under mpiexec"
+  mflags=$(pkg-config --cflags --libs ergo-mpi)
+  echo "pkg-config --cflags --libs ergo-mpi: $mflags"
+  # shellcheck disable=SC2086
+  "$mpicc" $extra "$src/mpi_main.c" -o "$work/pkgconfig_mpi" $mflags -Wl,-rpath,"$libdir"
+  readelf -d "$work/pkgconfig_mpi" | grep -q 'NEEDED.*libergo-mpi' ||
+    { echo "FAIL: pkgconfig_mpi does not need libergo-mpi (-u missing?)"; exit 1; }
+  run_mpi "$work/pkgconfig_mpi" >"$work/pkgconfig_mpi.out" 2>&1 || { cat "$work/pkgconfig_mpi.out"; exit 1; }
+  check_mpi "$work/pkgconfig_mpi.out" "the pkg-config ergo-mpi consumer"
+fi
 
 echo "package test: all consumers ok"
