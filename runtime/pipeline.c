@@ -10,6 +10,7 @@
  * layer, so no order of attachment can make it read a stale value. */
 #include "runtime/pipeline.h"
 
+#include "core/internal.h"
 #include "energy/energy.h"
 #include "ergo.h"
 #include "policies/tuner.h"
@@ -58,7 +59,11 @@ static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
   record *rec = *(record **)ergo_region_slot(r, P.slot);
   if (!rec) return;
   ergo__region_measurement m = {(double)elapsed_ns * 1e-9, -1};
-  if (P.meter) m.energy_j = ergo__energy_exit(r, level, &rec->energy);
+  if (P.meter) {
+    uint64_t start, end;
+    ergo__region_call(r, &start, &end);
+    m.energy_j = ergo__energy_exit(r, level, &rec->energy, start, end);
+  }
   if (P.tune) ergo__tuner_exit(r, level, &rec->tuner, &m);
 }
 
