@@ -1,7 +1,8 @@
 /* pipeline.c - the region pipeline: the one hook through which the runtime wires the layers.
  *
  *   enter: policy chooses -> knobs apply (the tuner) -> meter samples (energy)
- *   exit:  meter samples -> measurement formed once -> policy observes -> knobs restore
+ *   exit:  meter samples (its energy fitted to the call's timed interval, which the core gives)
+ *          -> measurement formed once -> policy observes -> knobs restore
  *   step:  the tuner's node sync;  finalize: the tuner finishes (model), then the meter's last
  *          reading and the sampler stop, before the core writes its reports.
  *
