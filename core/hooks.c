@@ -61,6 +61,11 @@ void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
   }
 }
 
+void ergo__region_call(const ergo_region *r, uint64_t *start, uint64_t *end) {
+  *start = r->call_start;
+  *end = r->call_end;
+}
+
 void ergo__hooks_finalize(void) {
   for (int i = 0; i < H.n; i++) {
     const ergo_hooks *h = &H.table[H.order[i]];

@@ -86,6 +86,9 @@ struct ergo_region {
   int level;
   int depth;
   int thread; /* index of the tree: 0 = main */
+  /* Clock ticks at which the call closing now started and ended: set before the exit hooks run
+   * (ergo__region_call), so a hook can fit what it measured to the timed interval. */
+  uint64_t call_start, call_end;
   void *slots[ERGO_MAX_HOOKS];
   double (*q_step)[ERGO_MAX_COMPONENTS]; /* quantity values at the last ergo_step, or NULL */
 };
@@ -201,6 +204,8 @@ ERGO__HIDDEN char *ergo__rank_path(const char *path, int rank);
 extern ERGO__HIDDEN int ergo__nhooks; /* attached hooks; 0 = hot path skips them */
 ERGO__HIDDEN void ergo__hooks_enter(ergo__node *n, int level);
 ERGO__HIDDEN void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks);
+/* In an exit hook: the clock ticks (ergo__ticks) at which r's closing call started and ended. */
+ERGO__HIDDEN void ergo__region_call(const ergo_region *r, uint64_t *start, uint64_t *end);
 ERGO__HIDDEN void ergo__hooks_finalize(void);
 ERGO__HIDDEN void ergo__hooks_step(long step);
 ERGO__HIDDEN void ergo__hooks_reset(void);

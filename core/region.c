@@ -138,6 +138,8 @@ static inline void close_top(ergo__tree *t, uint64_t now) {
   t->stack[t->depth].prev = n;
   if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
     uint64_t h0 = ergo__clk.kind == ERGO__CLOCK_USER ? ergo__cost_now() : now;
+    n->call_start = f->start;
+    n->call_end = now;
     ergo__hooks_exit(n, f->level, dt);
     t->hook_ticks += ergo__cost_now() - h0;
     t->hook_calls++;

@@ -34,10 +34,13 @@ void ergo__energy_stop(void);
  * calls the three functions below. */
 int ergo__energy_reads(void);
 /* The pipeline's steps; *state is the energy layer's own per-region pointer.  Enter reads the
- * meter at a region's entry; exit reads it again and returns the call's joules (packages +
- * dram), or -1 when the region is not measured (other thread, level too deep, no reading). */
+ * meter at a region's entry (before its clock starts); exit reads it again (after the clock
+ * stopped) and returns the call's joules (packages + dram), or -1 when the region is not
+ * measured (other thread, level too deep, no reading).  start and end are the call's timed
+ * interval in region clock ticks (ergo__region_call): the energy is that interval's share of
+ * the two readings' delta, so energy and time cover the same window. */
 void ergo__energy_enter(ergo_region *r, int level, void **state);
-double ergo__energy_exit(ergo_region *r, int level, void **state);
+double ergo__energy_exit(ergo_region *r, int level, void **state, uint64_t start, uint64_t end);
 /* ergo_finalize, before reports: one last reading for them all, and the sampler stops. */
 void ergo__energy_finalize(void);
 /* How the reports find a region's per-region state (the pipeline keeps it); NULL: nowhere. */

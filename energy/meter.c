@@ -1,6 +1,7 @@
 /* meter.c - meter registry, autodetection order, and wrap correction shared by all meters. */
 #include "meter.h"
 
+#include "core/internal.h"
 #include "ergo.h"
 
 #include <stdio.h>
@@ -101,10 +102,16 @@ int ergo__meter_open(ergo__meter *m, const char *which, char *why, size_t whylen
   return open_one(m, ops, why, whylen);
 }
 
-int ergo__meter_read(ergo__meter *m, double *joules) {
+/* at: NULL, or the region clock's ticks around read_raw (ergo__meter_read_at). */
+static int read_stamped(ergo__meter *m, double *joules, uint64_t at[2]) {
   uint64_t raw[ERGO__METER_MAX_DOMAINS];
   pthread_mutex_lock(&m->lock);
+  uint64_t before = at ? ergo__ticks() : 0;
   int rc = m->ops->read_raw(m, raw);
+  if (at && rc == 0) {
+    at[0] = before;
+    at[1] = ergo__ticks();
+  }
   if (rc == 0) {
     m->reads++;
     double t = now_s();
@@ -137,6 +144,12 @@ int ergo__meter_read(ergo__meter *m, double *joules) {
   for (int i = 0; i < m->ndomains; i++) joules[i] = (double)m->acc[i] * m->dom[i].joules_per_tick;
   pthread_mutex_unlock(&m->lock);
   return rc;
+}
+
+int ergo__meter_read(ergo__meter *m, double *joules) { return read_stamped(m, joules, NULL); }
+
+int ergo__meter_read_at(ergo__meter *m, double *joules, uint64_t at[2]) {
+  return read_stamped(m, joules, at);
 }
 
 void ergo__meter_close(ergo__meter *m) {

@@ -85,6 +85,12 @@ int ergo__meter_open(ergo__meter *m, const char *which, char *why, size_t whylen
  * once, which is certain only when the reads are less than m->wrap_s apart (the sampler sees to
  * it); a read later than that counts one wrap and m->unsure.  Thread-safe. */
 int ergo__meter_read(ergo__meter *m, double *joules);
+/* ergo__meter_read, and the region clock's ticks (the core's ergo__ticks, which times regions)
+ * just before and just after the counters were read, in at[0] and at[1] (under the lock, so the
+ * wait for it is not counted): the reading belongs somewhere between them, taken as their middle.
+ * Only the threads that time regions call it (a user clock may be read by them alone); on a failed
+ * read at[] is left as it was, as the figures are. */
+int ergo__meter_read_at(ergo__meter *m, double *joules, uint64_t at[2]);
 
 void ergo__meter_close(ergo__meter *m);
 

@@ -11,6 +11,7 @@
 typedef struct record {
   double acc[ERGO__METER_MAX_DOMAINS];   /* joules over completed calls */
   double start[ERGO__METER_MAX_DOMAINS]; /* reading at the open call's entry */
+  uint64_t start_at[2];                  /* its region-clock stamps (ergo__meter_read_at) */
   double last_total;                     /* the last completed call's total (packages + dram) */
   int open;
   uint64_t unsure_at_entry; /* the meter's unsure count at the open call's entry */
@@ -26,7 +27,8 @@ static struct {
   void **(*find)(const ergo_region *r); /* a region's energy state (the pipeline keeps it) */
   int level;
   double at_init[ERGO__METER_MAX_DOMAINS]; /* Global's energy is counted from here */
-  double now[ERGO__METER_MAX_DOMAINS];     /* one reading per report (quantity begin) */
+  double now[ERGO__METER_MAX_DOMAINS];     /* the last reading (entry, exit, report) */
+  uint64_t now_at[2];                      /* its region-clock stamps */
   record *records;
   uint64_t region_reads, failed_reads;
   ergo__sampler *sampler;
@@ -53,13 +55,28 @@ void ergo__energy_share(uint64_t packages, int unbound, const char *reader_of, i
   snprintf(share.reader_of, sizeof share.reader_of, "%s", reader_of ? reader_of : "");
 }
 
-/* A failed read keeps the last good figures: energy is never made up or negative. */
-static void read_or_keep(double *j) {
+/* A failed read keeps the last good figures and their stamps: energy is never made up or
+ * negative. */
+static void read_or_keep(double *j, uint64_t at[2]) {
   double tmp[ERGO__METER_MAX_DOMAINS];
-  if (ergo__meter_read(&E.meter, tmp) == 0)
+  if (ergo__meter_read_at(&E.meter, tmp, at) == 0)
     memcpy(j, tmp, sizeof(double) * E.meter.ndomains);
   else
     E.failed_reads++;
+}
+
+/* The share of the energy between two stamped readings that falls in a call's timed interval
+ * [start, end] (region clock ticks).  Each reading is taken at the middle of its stamps; the
+ * readings bracket the interval (entry's before the clock starts, exit's after it stops), so
+ * with the power taken as constant between them (linear interpolation of the counter) the
+ * call's energy is the delta times its time over the time between the readings.  1 when the
+ * readings are no apart on the clock (a virtual clock stands still in the hooks). */
+static double window_share(const uint64_t from[2], const uint64_t to[2], uint64_t start,
+                           uint64_t end) {
+  double span = 0.5 * ((double)(int64_t)(to[0] - from[0]) + (double)(int64_t)(to[1] - from[1]));
+  double timed = (double)(int64_t)(end - start);
+  if (!(span > 0) || timed >= span) return 1; /* never extrapolate beyond a reading */
+  return timed > 0 ? timed / span : 0;
 }
 
 /* How many meter reads so far came too late to be sure of the wraps (meter.h). */
@@ -91,20 +108,25 @@ void ergo__energy_enter(ergo_region *r, int level, void **state) {
   rec->unsure_at_entry = unsure_now();
   /* Until a read succeeds the call counts from the last good reading. */
   memcpy(rec->start, E.now, sizeof rec->start);
-  read_or_keep(rec->start);
+  memcpy(rec->start_at, E.now_at, sizeof rec->start_at);
+  read_or_keep(rec->start, rec->start_at);
   memcpy(E.now, rec->start, sizeof E.now);
+  memcpy(E.now_at, rec->start_at, sizeof E.now_at);
   rec->open = 1;
   E.region_reads++;
 }
 
-double ergo__energy_exit(ergo_region *r, int level, void **state) {
+double ergo__energy_exit(ergo_region *r, int level, void **state, uint64_t start, uint64_t end) {
   if (!measured(r, level)) return -1;
   record *rec = *(record **)state;
   if (!rec || !rec->open) return -1;
-  read_or_keep(E.now);
+  read_or_keep(E.now, E.now_at);
+  /* The readings are taken outside the timed interval (in the hooks around it): only the
+   * interval's share of their delta is the call's, so its energy and time cover one window. */
+  double share = window_share(rec->start_at, E.now_at, start, end);
   rec->last_total = 0;
   for (int d = 0; d < E.meter.ndomains; d++) {
-    double delta = E.now[d] - rec->start[d];
+    double delta = (E.now[d] - rec->start[d]) * share;
     if (delta < 0 || !E.mine[d]) delta = 0; /* another rank reads domain d */
     rec->acc[d] += delta;
     if (E.meter.dom[d].in_total) rec->last_total += delta;
@@ -120,7 +142,7 @@ void ergo__energy_finalize(void) {
   if (!E.active || !E.reads_any) return;
   /* One reading for all of finalize's reports (text, JSON, CSV, the merged job's and every
    * rank's own), as their time is all taken at the finalize instant. */
-  read_or_keep(E.now);
+  read_or_keep(E.now, E.now_at);
   E.frozen = 1;
   if (E.sampler) {
     E.samples = ergo__sampler_stop(E.sampler, &E.sampler_cost_s);
@@ -130,7 +152,7 @@ void ergo__energy_finalize(void) {
 
 static void q_begin(void *ctx) {
   (void)ctx;
-  if (!E.frozen) read_or_keep(E.now);
+  if (!E.frozen) read_or_keep(E.now, E.now_at);
 }
 
 static int q_value(void *ctx, const ergo_region *r, double *out) {
@@ -262,7 +284,7 @@ int ergo__energy_start(const ergo_config *cfg, int sim) {
     E.mine[d] = p < 0 || p >= 64 ? share.unbound : (int)((share.packages >> p) & 1);
     E.reads_any |= E.mine[d];
   }
-  read_or_keep(E.at_init);
+  read_or_keep(E.at_init, E.now_at);
   memcpy(E.now, E.at_init, sizeof E.now);
   /* A rank that reads nothing takes no readings at all (ergo__energy_reads() is 0, so the
    * runtime's pipeline leaves it out): its regions cost what timing costs. */
@@ -281,7 +303,7 @@ int ergo__energy_start(const ergo_config *cfg, int sim) {
 
 void ergo__energy_origin(void) {
   if (!E.active || !E.reads_any) return;
-  read_or_keep(E.at_init);
+  read_or_keep(E.at_init, E.now_at);
   memcpy(E.now, E.at_init, sizeof E.now);
 }
 

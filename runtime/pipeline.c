@@ -1,7 +1,8 @@
 /* pipeline.c - the region pipeline: the one hook through which the runtime wires the layers.
  *
  *   enter: policy chooses -> knobs apply (the tuner) -> meter samples (energy)
- *   exit:  meter samples -> measurement formed once -> policy observes -> knobs restore
+ *   exit:  meter samples (its energy fitted to the call's timed interval, which the core gives)
+ *          -> measurement formed once -> policy observes -> knobs restore
  *   step:  the tuner's node sync;  finalize: the tuner finishes (model), then the meter's last
  *          reading and the sampler stop, before the core writes its reports.
  *
@@ -60,7 +61,11 @@ static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
   record *rec = *(record **)ergo_region_slot(r, P.slot);
   if (!rec) return;
   ergo__region_measurement m = {(double)elapsed_ns * 1e-9, -1};
-  if (P.meter) m.energy_j = ergo__energy_exit(r, level, &rec->energy);
+  if (P.meter) {
+    uint64_t start, end;
+    ergo__region_call(r, &start, &end);
+    m.energy_j = ergo__energy_exit(r, level, &rec->energy, start, end);
+  }
   if (P.tune) ergo__tuner_exit(r, level, &rec->tuner, &m);
 }
 

@@ -77,3 +77,28 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "energy_W") c = i; next }
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/global_power FAIL_REGULAR_EXPRESSION "FAIL:"
     ENVIRONMENT "ERGO_ENERGY=powercap;ERGO_KNOBS=auto;ERGO_REPORT=none;ERGO_REPORT_CSV=global.csv;ERGO_STATE_DIR=${CMAKE_CURRENT_BINARY_DIR}/global_power/state")
 endif()
+
+# Short regions (issue 12): the meter is read in the push and pop hooks, outside a call's timed
+# interval, so a 10 us region's energy window was the call plus a few us of readings (+7 to +11 %
+# on this machine at a true 110 W) and its parent's Unaccounted read as much low.  ergo fits each
+# call's energy to its timed interval: over 5 rounds of 16000 calls of 10 us and 1000 of 100 us
+# at 110 W, the median bias of the regions and of their parents' Unaccounted is within 5 %
+# (measured +1 to +3 % for 10 us, within 0.5 % for 100 us; the fake counters move every 100 us,
+# so each figure is an average over many calls, and the median leaves out a round spoiled by a
+# torn read of a fake counter).
+add_executable(ergo-short-regions ${CMAKE_CURRENT_SOURCE_DIR}/harness/short_regions.c)
+target_link_libraries(ergo-short-regions PRIVATE ergo PkgConfig::JANSSON m)
+if(TARGET ergo-fakesys-run)
+  add_test(NAME energy_short_regions COMMAND ${ERGO_EXPECT}
+    "--match=r_10us: +5 rounds of 16000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
+    "--match=batch_10us Unaccounted: +5 rounds of 16000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
+    "--match=r_100us: +5 rounds of 1000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
+    "--match=batch_100us Unaccounted: +5 rounds of 1000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
+    -- env ERGO_ENERGY=powercap ERGO_REPORT=none ERGO_KNOBS=none
+    ERGO_STATE_DIR=${CMAKE_CURRENT_BINARY_DIR}/short_regions_state
+    ERGO_REPORT_JSON=${CMAKE_CURRENT_BINARY_DIR}/short_regions.json
+    ${ERGO_UNDER_RAPL} --watts=100 --period-us=100 --
+    $<TARGET_FILE:ergo-short-regions> 110 5 5 ${CMAKE_CURRENT_BINARY_DIR}/short_regions.json
+    10:16000 100:1000)
+  set_tests_properties(energy_short_regions PROPERTIES SKIP_RETURN_CODE 77)
+endif()

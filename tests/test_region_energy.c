@@ -100,6 +100,59 @@ static void test_energy_per_region_exact(void **state) {
   free(json);
 }
 
+/* A meter read takes time: a clock that moves 1 ms at every read of it, with counters that
+ * show 100 W on package-0 and 10 W on dram at the middle of the last two clock reads, so a
+ * reading stamped on both sides belongs to the middle of its stamps.  The hooks read the meter
+ * outside a call's timed interval (before its clock starts, after it stops): the call's
+ * energy must be its interval's alone. */
+static uint64_t moving_ns;
+static uint64_t moving_clock(void *ctx) {
+  (void)ctx;
+  uint64_t t = moving_ns;
+  moving_ns += 1000000;
+  uint64_t mid_ns = t + 500000 - 1000000000ull;             /* from the start of the run */
+  set_energy(1000000 + mid_ns / 10, 500000 + mid_ns / 100); /* 100 W, 10 W in uJ per ns */
+  return t;
+}
+
+static void test_energy_window_is_the_timed_interval(void **state) {
+  (void)state;
+  build_tree();
+  moving_ns = 1000000000ull;
+  ergo_config c = test_config();
+  c.clock = moving_clock;
+  c.energy = "powercap";
+  c.energy_level = 2;
+  c.sample_ms = 0;
+  assert_int_equal(ergo_init(&c), 0);
+  ERGO_PUSH(1, "outer");
+  moving_ns += 20000000;
+  ERGO_PUSH(2, "inner");
+  moving_ns += 10000000; /* 10 ms timed, but several 1 ms reads around it */
+  ERGO_POP(2, "inner");
+  moving_ns += 20000000;
+  ERGO_POP(1, "outer");
+  ergo__snap s;
+  take(&s);
+  const ergo__snap *outer = &s.children[0], *inner = &outer->children[0];
+  assert_string_equal(inner->name, "inner");
+  assert_true(inner->time_s > 0.01 && inner->time_s < 0.02);
+  /* Exactly 100 W and 10 W over each region's own time, and so over Unaccounted's. */
+  const ergo__snap *r[] = {outer, inner};
+  for (int i = 0; i < 2; i++) {
+    if (fabs(r[i]->q[0][0] - 100 * r[i]->time_s) > 1e-9 ||
+        fabs(r[i]->q[0][1] - 10 * r[i]->time_s) > 1e-9)
+      fprintf(stderr, "%s: %.9f s, %.9f J package, %.9f J dram\n", r[i]->name, r[i]->time_s,
+              r[i]->q[0][0], r[i]->q[0][1]);
+    assert_true(fabs(r[i]->q[0][0] - 100 * r[i]->time_s) < 1e-9);
+    assert_true(fabs(r[i]->q[0][1] - 10 * r[i]->time_s) < 1e-9);
+  }
+  double rest[ERGO_MAX_COMPONENTS], rest_s[ERGO_MAX_COMPONENTS];
+  ergo__snap_q_rest(outer, 0, rest, rest_s);
+  assert_true(fabs(rest[0] / rest_s[0] - 100) < 1e-6);
+  ergo__snap_free(&s);
+}
+
 /* A region above ERGO_ENERGY_LEVEL has no energy of its own ("-"); its
  * parent's Unaccounted energy then includes it. */
 static void test_level_filter(void **state) {
@@ -265,6 +318,7 @@ int main(void) {
   }
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_energy_per_region_exact),
+      ERGO_TEST(test_energy_window_is_the_timed_interval),
       ERGO_TEST(test_level_filter),
       ERGO_TEST(test_wrap_inside_region),
       ERGO_TEST(test_sampler_catches_double_wrap),
