@@ -4,6 +4,7 @@
 #include "core/internal.h"
 #include "ergo.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -102,6 +103,18 @@ int ergo__meter_open(ergo__meter *m, const char *which, char *why, size_t whylen
   return open_one(m, ops, why, whylen);
 }
 
+/* The most ticks domain d can plausibly count in dt seconds: PLAUSIBLE_FACTOR times its maximum
+ * power (a package's short-term limit, PL2, may be a few times its long-term one; unknown:
+ * ERGO__MAX_WATTS_UNKNOWN) over at least PLAUSIBLE_MIN_S (RAPL counters move in steps of about a
+ * millisecond, so two close reads may see a whole step). */
+#define PLAUSIBLE_FACTOR 4.0
+#define PLAUSIBLE_MIN_S 0.01
+static double plausible_ticks(const ergo__domain *d, double dt) {
+  if (!(d->joules_per_tick > 0)) return INFINITY;
+  double w = d->max_watts > 0 ? d->max_watts : ERGO__MAX_WATTS_UNKNOWN;
+  return PLAUSIBLE_FACTOR * w * (dt > PLAUSIBLE_MIN_S ? dt : PLAUSIBLE_MIN_S) / d->joules_per_tick;
+}
+
 /* at: NULL, or the region clock's ticks around read_raw (ergo__meter_read_at). */
 static int read_stamped(ergo__meter *m, double *joules, uint64_t at[2]) {
   uint64_t raw[ERGO__METER_MAX_DOMAINS];
@@ -114,15 +127,18 @@ static int read_stamped(ergo__meter *m, double *joules, uint64_t at[2]) {
   }
   if (rc == 0) {
     m->reads++;
-    double t = now_s();
+    double t = m->now ? m->now() : now_s();
     /* Longer than a wrap at full power since the last read: a counter that went back may have
      * wrapped twice, and one that did not may have wrapped once; either way the delta below is
      * a lower bound. */
-    if (m->wrap_s > 0 && t - m->last_read_s > m->wrap_s) m->unsure++;
+    double dt = t - m->last_read_s;
+    if (m->wrap_s > 0 && dt > m->wrap_s) m->unsure++;
     m->last_read_s = t;
     for (int i = 0; i < m->ndomains; i++) {
       const ergo__domain *d = &m->dom[i];
       uint64_t delta;
+      int wrapped = 0;
+      double most = plausible_ticks(d, dt);
       if (raw[i] >= m->last[i]) {
         delta = raw[i] - m->last[i];
       } else if (d->range_ticks && m->last[i] <= d->range_ticks) {
@@ -130,13 +146,22 @@ static int read_stamped(ergo__meter *m, double *joules, uint64_t at[2]) {
          * of the kernel's powercap users: the counter restarts at 0 after
          * max_energy_range_uj). */
         delta = d->range_ticks - m->last[i] + raw[i];
-        m->wraps++;
+        wrapped = 1;
       } else {
         /* A counter that should not wrap went back, or one above its own
          * range (range - last would underflow): never report negative or
          * absurd energy. */
         delta = 0;
       }
+      if (wrapped && (double)delta > most) {
+        /* A counter that went back, by more than a wrap the package could have drawn since the
+         * last read: a read torn by a concurrent update, or a glitch, not a wrap.  Keep
+         * counting from the last plausible value.  (Forward moves are never doubted: the sim
+         * node's counters run on virtual time.) */
+        m->implausible++;
+        continue;
+      }
+      m->wraps += (uint64_t)wrapped;
       m->acc[i] += delta;
       m->last[i] = raw[i];
     }

@@ -53,10 +53,14 @@ struct ergo__meter {
    * ERGO__MAX_WATTS_UNKNOWN): reads closer together than this see at most one wrap.  0 = no
    * counter wraps. */
   double wrap_s;
-  double last_read_s; /* CLOCK_MONOTONIC of the last successful read */
+  double last_read_s;  /* CLOCK_MONOTONIC of the last successful read */
+  double (*now)(void); /* that clock in seconds; NULL: CLOCK_MONOTONIC (tests replace it) */
   /* Reads that came more than wrap_s after the previous one: a counter may have wrapped more
    * than once unseen, so the energy since is a lower bound. */
   uint64_t unsure;
+  /* Readings that would mean more power than any package draws (a torn or glitched read):
+   * ignored, the counter goes on from the last plausible one (meter.c). */
+  uint64_t implausible;
 };
 
 /* Seconds a counter of domain d takes to wrap at its maximum power; 0 = never wraps. */

@@ -12,7 +12,13 @@ typedef struct record {
   double acc[ERGO__METER_MAX_DOMAINS];   /* joules over completed calls */
   double start[ERGO__METER_MAX_DOMAINS]; /* reading at the open call's entry */
   uint64_t start_at[2];                  /* its region-clock stamps (ergo__meter_read_at) */
-  double last_total;                     /* the last completed call's total (packages + dram) */
+  /* The reading after the entry's (the next one this thread takes): the open call's start lies
+   * between the two.  has_after: taken; until then the record waits in E.pending. */
+  double after[ERGO__METER_MAX_DOMAINS];
+  uint64_t after_at[2];
+  int has_after;
+  struct record *pending_next;
+  double last_total; /* the last completed call's total (packages + dram) */
   int open;
   uint64_t unsure_at_entry; /* the meter's unsure count at the open call's entry */
   int lower_bound;          /* a call spanned a read more than a wrap time after the previous */
@@ -30,6 +36,7 @@ static struct {
   double now[ERGO__METER_MAX_DOMAINS];     /* the last reading (entry, exit, report) */
   uint64_t now_at[2];                      /* its region-clock stamps */
   record *records;
+  record *pending; /* open calls whose start awaits the next reading */
   uint64_t region_reads, failed_reads;
   ergo__sampler *sampler;
   int sample_ms;
@@ -65,18 +72,34 @@ static void read_or_keep(double *j, uint64_t at[2]) {
     E.failed_reads++;
 }
 
-/* The share of the energy between two stamped readings that falls in a call's timed interval
- * [start, end] (region clock ticks).  Each reading is taken at the middle of its stamps; the
- * readings bracket the interval (entry's before the clock starts, exit's after it stops), so
- * with the power taken as constant between them (linear interpolation of the counter) the
- * call's energy is the delta times its time over the time between the readings.  1 when the
- * readings are no apart on the clock (a virtual clock stands still in the hooks). */
-static double window_share(const uint64_t from[2], const uint64_t to[2], uint64_t start,
-                           uint64_t end) {
-  double span = 0.5 * ((double)(int64_t)(to[0] - from[0]) + (double)(int64_t)(to[1] - from[1]));
-  double timed = (double)(int64_t)(end - start);
-  if (!(span > 0) || timed >= span) return 1; /* never extrapolate beyond a reading */
-  return timed > 0 ? timed / span : 0;
+/* The readings this thread takes are the vertices of one piecewise-linear curve of the
+ * cumulative energy over the region clock, each at the middle of its stamps.  A call's energy
+ * is the curve at its end minus the curve at its start: the readings lie outside the timed
+ * interval (in the hooks around it), so this keeps exactly the interval's share, and since
+ * every call is measured on the same curve the children and Unaccounted add up to the parent
+ * and nothing is negative.  The value at tick t between readings (v0, at0) and (v1, at1):
+ * linear between their middles, the nearer reading's value outside them (a virtual clock
+ * stands still in the hooks: both middles may be one instant). */
+static double curve_at(const double *v0, const uint64_t at0[2], const double *v1,
+                       const uint64_t at1[2], uint64_t t, int d) {
+  double m0 = 0.5 * (double)(int64_t)(at0[1] - at0[0]);
+  double m1 = (double)(int64_t)(at1[0] - at0[0]) + 0.5 * (double)(int64_t)(at1[1] - at1[0]);
+  double x = (double)(int64_t)(t - at0[0]);
+  if (x <= m0) return v0[d];
+  if (x >= m1 || !(m1 > m0)) return v1[d];
+  return v0[d] + (v1[d] - v0[d]) * (x - m0) / (m1 - m0);
+}
+
+/* A new vertex: read the meter (a failed read repeats the last one) and hand it to every open
+ * call still waiting for the reading after its start. */
+static void take_reading(void) {
+  read_or_keep(E.now, E.now_at);
+  for (record *p = E.pending; p; p = p->pending_next) {
+    memcpy(p->after, E.now, sizeof p->after);
+    memcpy(p->after_at, E.now_at, sizeof p->after_at);
+    p->has_after = 1;
+  }
+  E.pending = NULL;
 }
 
 /* How many meter reads so far came too late to be sure of the wraps (meter.h). */
@@ -106,12 +129,12 @@ void ergo__energy_enter(ergo_region *r, int level, void **state) {
   }
   record *rec = *slot;
   rec->unsure_at_entry = unsure_now();
-  /* Until a read succeeds the call counts from the last good reading. */
+  take_reading(); /* the call's start comes after it, before the next one */
   memcpy(rec->start, E.now, sizeof rec->start);
   memcpy(rec->start_at, E.now_at, sizeof rec->start_at);
-  read_or_keep(rec->start, rec->start_at);
-  memcpy(E.now, rec->start, sizeof E.now);
-  memcpy(E.now_at, rec->start_at, sizeof E.now_at);
+  rec->has_after = 0;
+  rec->pending_next = E.pending;
+  E.pending = rec;
   rec->open = 1;
   E.region_reads++;
 }
@@ -120,13 +143,15 @@ double ergo__energy_exit(ergo_region *r, int level, void **state, uint64_t start
   if (!measured(r, level)) return -1;
   record *rec = *(record **)state;
   if (!rec || !rec->open) return -1;
-  read_or_keep(E.now, E.now_at);
-  /* The readings are taken outside the timed interval (in the hooks around it): only the
-   * interval's share of their delta is the call's, so its energy and time cover one window. */
-  double share = window_share(rec->start_at, E.now_at, start, end);
+  /* The call ends between the last reading and this one. */
+  double before[ERGO__METER_MAX_DOMAINS];
+  uint64_t before_at[2] = {E.now_at[0], E.now_at[1]};
+  memcpy(before, E.now, sizeof before);
+  take_reading(); /* also the reading after the start, if none came since */
   rec->last_total = 0;
   for (int d = 0; d < E.meter.ndomains; d++) {
-    double delta = (E.now[d] - rec->start[d]) * share;
+    double delta = curve_at(before, before_at, E.now, E.now_at, end, d) -
+                   curve_at(rec->start, rec->start_at, rec->after, rec->after_at, start, d);
     if (delta < 0 || !E.mine[d]) delta = 0; /* another rank reads domain d */
     rec->acc[d] += delta;
     if (E.meter.dom[d].in_total) rec->last_total += delta;
@@ -142,7 +167,7 @@ void ergo__energy_finalize(void) {
   if (!E.active || !E.reads_any) return;
   /* One reading for all of finalize's reports (text, JSON, CSV, the merged job's and every
    * rank's own), as their time is all taken at the finalize instant. */
-  read_or_keep(E.now, E.now_at);
+  take_reading();
   E.frozen = 1;
   if (E.sampler) {
     E.samples = ergo__sampler_stop(E.sampler, &E.sampler_cost_s);
@@ -152,7 +177,7 @@ void ergo__energy_finalize(void) {
 
 static void q_begin(void *ctx) {
   (void)ctx;
-  if (!E.frozen) read_or_keep(E.now, E.now_at);
+  if (!E.frozen) take_reading();
 }
 
 static int q_value(void *ctx, const ergo_region *r, double *out) {
@@ -200,6 +225,9 @@ static void q_footer(void *ctx, FILE *f) {
             (unsigned long long)E.samples, E.sampler_cost_s);
   if (E.meter.wraps)
     fprintf(f, ", %llu counter wraps corrected", (unsigned long long)E.meter.wraps);
+  if (E.meter.implausible)
+    fprintf(f, ", %llu implausible readings ignored (more than the package can draw)",
+            (unsigned long long)E.meter.implausible);
   if (E.failed_reads)
     fprintf(f, ", %llu failed reads kept the last value", (unsigned long long)E.failed_reads);
   if (share.reader_of[0]) fprintf(f, "; %s", share.reader_of);

@@ -152,7 +152,7 @@ printf '%s\n' "$out" | grep '^config ' | awk '
   add_executable(ergo-test-ranks-static mpi/ranks_app.c)
   target_link_libraries(ergo-test-ranks-static PRIVATE ergo_static ergo_mpi_static MPI::MPI_C)
   add_test(NAME mpi_static_merged_report COMMAND ${ERGO_EXPECT}
-    "--match=^MPI-Tasks: 4, nodes: 1; .*one merged report, static link\n$" -- sh -c [=[
+    "--match=(^|\n)MPI-Tasks: 4, nodes: 1; .*one merged report, static link\n$" -- sh -c [=[
 app="$1"; shift
 readelf -d "$app" | grep -E 'NEEDED.*libergo' && { echo "FAIL: $app needs a libergo library"; exit 1; }
 out=$("$@" "$app" 2>&1); rc=$?

@@ -108,6 +108,10 @@ static void read_expect(ergo__meter *m, uint64_t raw0, uint64_t raw1, uint64_t a
                         uint64_t acc1) {
   script[0] = raw0;
   script[1] = raw1;
+  /* Read long after the previous one: any counter change is plausible. */
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  m->last_read_s = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - 1e4;
   double j[ERGO__METER_MAX_DOMAINS];
   assert_int_equal(ergo__meter_read(m, j), 0);
   assert_true(m->acc[0] == acc0);
@@ -155,6 +159,39 @@ static void test_never_negative(void **state) {
   ergo__meter_close(&m);
 }
 
+/* Two reads close together: a counter that went back by more than a wrap the package could
+ * draw meanwhile (a read torn by a concurrent update) is ignored and counted, and counting goes
+ * on from the last plausible value; a real wrap still counts. */
+static void test_implausible_ignored(void **state) {
+  (void)state;
+  ergo__meter m;
+  make_scripted(&m, 990, 500);
+  m.dom[0].max_watts = 100; /* 4 x 100 W over 10 ms: at most 4 J = 8 ticks */
+  double j[ERGO__METER_MAX_DOMAINS];
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  m.last_read_s = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec; /* just read */
+  script[0] = 989; /* back by one: a whole range (499.5 J) in microseconds */
+  script[1] = 600;
+  assert_int_equal(ergo__meter_read(&m, j), 0);
+  assert_true(m.acc[0] == 0 && m.last[0] == 990 && m.implausible == 1 && m.wraps == 0);
+  assert_true(m.acc[1] == 100); /* the other domain is read as usual */
+  script[0] = 995;              /* on from 990: 5 ticks, plausible */
+  assert_int_equal(ergo__meter_read(&m, j), 0);
+  assert_true(m.acc[0] == 5 && m.last[0] == 995 && m.implausible == 1);
+  script[0] = 4; /* a real wrap: 1000 - 995 + 4 = 9 ticks... */
+  assert_int_equal(ergo__meter_read(&m, j), 0);
+  assert_true(m.acc[0] == 5 && m.implausible == 2); /* ...is 4.5 J: above 4 J, ignored */
+  script[0] = 1; /* 1000 - 995 + 1 = 6 ticks = 3 J: a wrap within the bound */
+  assert_int_equal(ergo__meter_read(&m, j), 0);
+  assert_true(m.acc[0] == 11 && m.last[0] == 1 && m.implausible == 2 && m.wraps == 1);
+  script[0] = 900; /* far ahead: counted (the sim node's counters run on virtual time) */
+  assert_int_equal(ergo__meter_read(&m, j), 0);
+  assert_true(m.acc[0] == 910 && m.last[0] == 900 && m.implausible == 2);
+  assert_true(j[0] == 910 * 0.5);
+  ergo__meter_close(&m);
+}
+
 /* A failed read returns its error, keeps the totals, and does not move last. */
 static void test_failed_read(void **state) {
   (void)state;
@@ -185,7 +222,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_registry),       cmocka_unit_test(test_bogus_name),
       cmocka_unit_test(test_auto_order),     cmocka_unit_test(test_wrap_formula),
-      cmocka_unit_test(test_never_negative), cmocka_unit_test(test_failed_read),
+      cmocka_unit_test(test_never_negative), cmocka_unit_test(test_implausible_ignored),
+      cmocka_unit_test(test_failed_read),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   fakesys_destroy(&fs);
