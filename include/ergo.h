@@ -401,7 +401,8 @@ typedef struct ergo_setting {
  * first change and come back at ergo_finalize, at exit, on fatal signals,
  * and by `ergo restore` after kill -9.  A value the knob does not allow, or
  * a knob this machine lacks, is one error line and nothing is written
- * (ERGO_EINVAL / ERGO_EIO).  Call from the main thread. */
+ * (ERGO_EINVAL / ERGO_EIO).  Call from the thread that called ergo_init: a push or pop from
+ * any other thread is refused with one error line (ERGO_ESTATE) and changes nothing. */
 ERGO_EXPORT int ergo_setting_push(const ergo_setting *s);
 /* Go back to the setting in force before the matching push. */
 ERGO_EXPORT int ergo_setting_pop(void);

@@ -40,5 +40,8 @@ int ergo__settings_push(const int64_t want[ERGO__NKNOBS]);
 int ergo__settings_pop(void);
 /* Unwind to the bottom (the machine's original values). */
 void ergo__settings_reset(void);
+/* The calling thread (ergo_init's) owns the settings stack: ergo_setting_push/pop from any
+ * other thread is refused with one error line. */
+void ergo__settings_own(void);
 
 #endif

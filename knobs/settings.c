@@ -5,6 +5,7 @@
 #include "knobs/state.h"
 #include "util/log.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,28 @@
 static struct {
   int64_t stack[ERGO__SETTINGS_DEPTH][ERGO__NKNOBS];
   int depth; /* levels in force above the bottom (the machine's own values) */
+  /* The thread that started the knobs (ergo_init's): the only one that may push and pop. */
+  pthread_t owner;
+  int owned;
 } S;
+
+void ergo__settings_own(void) {
+  S.owner = pthread_self();
+  __atomic_store_n(&S.owned, 1, __ATOMIC_RELEASE);
+}
+
+/* 0 on the owning thread; otherwise one error line naming the call, and ERGO_ESTATE: the stack
+ * is one per process (a knob acts on the whole node, or on the main thread's parallel regions),
+ * so pushes from two threads would undo each other's values. */
+static int on_owner(const char *what) {
+  if (!__atomic_load_n(&S.owned, __ATOMIC_ACQUIRE) || pthread_equal(S.owner, pthread_self()))
+    return 0;
+  ergo__error("%s called from a thread other than the one that called ergo_init; ignored, "
+              "nothing changed (fix: push and pop settings on that thread, or around the "
+              "parallel part, not inside it)",
+              what);
+  return ERGO_ESTATE;
+}
 
 static int allowed(const ergo__knob *k, int64_t v) {
   for (int i = 0; i < k->nvalues; i++)
@@ -138,6 +160,7 @@ void ergo__settings_reset(void) {
 
 int ergo_setting_push(const ergo_setting *s) {
   if (!s) return ERGO_EINVAL;
+  if (on_owner("ergo_setting_push")) return ERGO_ESTATE;
   /* ergo_setting's fields, named in the table's field column, by slot. */
   int64_t want[ERGO__NKNOBS] = {[ERGO__KNOB_CORE] = s->core_khz,
                                 [ERGO__KNOB_UNCORE] = s->uncore_khz,
@@ -152,7 +175,10 @@ int ergo_setting_push(const ergo_setting *s) {
   return ergo__settings_push(want);
 }
 
-int ergo_setting_pop(void) { return ergo__settings_pop(); }
+int ergo_setting_pop(void) {
+  if (on_owner("ergo_setting_pop")) return ERGO_ESTATE;
+  return ergo__settings_pop();
+}
 
 int ergo_setting_current(ergo_setting *out) {
   if (!out) return ERGO_EINVAL;

@@ -8,6 +8,7 @@
 #include "knobs/state.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -103,6 +104,31 @@ static void test_bad_requests_write_nothing(void **state) {
   assert_tree_as_before();
 }
 
+/* The settings stack is the thread's that called ergo_init: another thread's push or pop is one
+ * error line and writes nothing; the owner's still work. */
+static void *push_from_other(void *arg) {
+  ergo_setting s = {.core_khz = 1400000};
+  *(int *)arg = ergo_setting_push(&s) * 1000 + ergo_setting_pop();
+  return NULL;
+}
+static void test_other_thread_refused(void **state) {
+  (void)state;
+  start_all();
+  int got = 0;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, push_from_other, &got), 0);
+  pthread_join(t, NULL);
+  assert_int_equal(got, ERGO_ESTATE * 1000 + ERGO_ESTATE);
+  assert_non_null(strstr(ergo_last_error(), "ergo_setting_pop called from a thread other than "
+                                            "the one that called ergo_init; ignored"));
+  assert_int_equal(fakecpu_stores(), 0);
+  ergo_setting s = {.core_khz = 1400000};
+  assert_int_equal(ergo_setting_push(&s), 0);
+  assert_int_equal(ergo_setting_pop(), 0);
+  ergo_finalize();
+  assert_tree_as_before();
+}
+
 /* The thread knob is real: the next parallel region of the main thread has that many. */
 static void test_threads_setting(void **state) {
   (void)state;
@@ -165,9 +191,8 @@ int main(void) {
   }
   before = fakecpu_snap_take(&fs, CPU);
   const struct CMUnitTest tests[] = {
-      ERGO_TEST(test_only_changes_are_written),
-      ERGO_TEST(test_bad_requests_write_nothing),
-      ERGO_TEST(test_threads_setting),
+      ERGO_TEST(test_only_changes_are_written), ERGO_TEST(test_bad_requests_write_nothing),
+      ERGO_TEST(test_other_thread_refused),     ERGO_TEST(test_threads_setting),
       ERGO_TEST(test_finalize_restores),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
