@@ -126,13 +126,15 @@ static void collect(parts *ps, const ergo__snap *n, const char *prefix, int inde
   for (size_t i = 0; i < n->nchildren && !ps->fail; i++) {
     const ergo__snap *c = &n->children[i];
     sum += c->time_s;
-    size_t len = strlen(prefix) + strlen(c->name) + 2;
-    char *path = malloc(len);
+    size_t lp = strlen(prefix), ln = strlen(c->name);
+    char *path = malloc(lp + ln + 2);
     if (!path) {
       ps->fail = 1;
       return;
     }
-    snprintf(path, len, "%s%s%s", prefix, *prefix ? ":" : "", c->name);
+    memcpy(path, prefix, lp);
+    if (lp) path[lp++] = ':';
+    memcpy(path + lp, c->name, ln + 1);
     if (c->nchildren && indent + 1 <= max_indent) {
       collect(ps, c, path, indent + 1, max_indent);
       free(path);
@@ -186,14 +188,23 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
     ps.v[nreg].count = ERGO__BALANCE_WIDTH;
     used = ERGO__BALANCE_WIDTH;
   }
-  part **order = malloc(ps.n * sizeof *order);
+  /* The symbols left (fewer than ps.n, at most the width) go to the largest remainders: only
+   * those are kept in order, so a step of many regions does not sort them all. */
+  size_t want = (size_t)(ERGO__BALANCE_WIDTH - used), nk = 0;
+  if (want > ps.n) want = ps.n;
+  part **order = malloc((want + 1) * sizeof *order);
   if (!order) {
     free_parts(&ps);
     return ERGO_ENOMEM;
   }
-  for (size_t i = 0; i < ps.n; i++) order[i] = &ps.v[i];
-  qsort(order, ps.n, sizeof *order, by_remainder);
-  for (size_t i = 0; used < ERGO__BALANCE_WIDTH; i = (i + 1) % ps.n, used++) order[i]->count++;
+  for (size_t i = 0; i < ps.n && want; i++) {
+    part *p = &ps.v[i];
+    if (nk == want && by_remainder(&p, &order[nk - 1]) >= 0) continue;
+    size_t j = nk < want ? nk++ : nk - 1;
+    for (; j > 0 && by_remainder(&p, &order[j - 1]) < 0; j--) order[j] = order[j - 1];
+    order[j] = p;
+  }
+  for (size_t i = 0; nk && used < ERGO__BALANCE_WIDTH; i = (i + 1) % nk, used++) order[i]->count++;
   free(order);
 
   if (!B.header_written || B.ntable > known) {

@@ -27,7 +27,7 @@ static int cmp_snap(const void *a, const void *b) {
 
 static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_step, uint64_t now,
                 ergo__snap *out) {
-  memset(out, 0, sizeof *out);
+  /* out is zeroed: calloc'd by the parent's fill, or by ergo__snap_take_at for the root. */
   out->name = n->name;
   out->level = n->level;
   out->depth = depth;
@@ -55,7 +55,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
     if (cold && cold->loaded_max_s >= 0 && cold->loaded_max_s > out->max_s)
       out->max_s = cold->loaded_max_s;
   }
-  out->q_ok = ergo__quant_values(n, out->q);
+  if (ergo__quant_any()) out->q_ok = ergo__quant_values(n, out->q);
   if (since_step && cold && cold->q_step)
     for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
@@ -86,6 +86,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
     if (since_step && !out->children[k].calls && !out->children[k].open &&
         out->children[k].time_s == 0.0) {
       ergo__snap_free(&out->children[k]);
+      memset(&out->children[k], 0, sizeof out->children[k]); /* the next child's slot */
       continue;
     }
     k++;
@@ -106,6 +107,7 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   double root_loaded_s = rc0 ? rc0->loaded_s : 0.0, root_lo = rc0 ? rc0->loaded_min_s : -1;
   double root_hi = rc0 ? rc0->loaded_max_s : -1;
   uint64_t root_loaded_calls = rc0 ? rc0->loaded_calls : 0;
+  memset(out, 0, sizeof *out);
   int rc = fill(t, &t->root, 0, since_step, now, out);
   if (rc) {
     ergo__snap_free(out);

@@ -204,8 +204,7 @@ static int tab_reserve(ergo__tree *t) {
 static ergo__node *arena_new(ergo__tree *t) {
   ergo__chunk *ch = t->chunks;
   if (!ch || ch->used == ch->cap) {
-    size_t cap = ch ? ch->cap * 2 : 16;
-    if (cap > 4096) cap = 4096;
+    size_t cap = 64; /* ~7 KiB: little slack per tree, well under malloc's mmap threshold */
     ch = malloc(sizeof *ch + cap * sizeof(ergo__node));
     if (!ch) return NULL;
     ch->cap = cap;
