@@ -156,13 +156,14 @@ ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *na
                                int lit) {
   if (!t->tab) return NULL;
   uint64_t h = key_hash(parent, hash), tag = TAB_TAG(h);
+  size_t len = ergo__name_hash_len(hash);
   for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
     uint64_t e = t->tab[j];
     if (e == TAB_EMPTY) return NULL;
     if (e == TAB_GONE || TAB_TAG(e) != tag) continue;
     ergo__node *c = TAB_PTR(e);
     if (c->parent != parent) continue;
-    if ((lit && c->key == name) || strncmp(c->name, name, ERGO_NAME_MAX) == 0) {
+    if ((lit && c->key == name) || (memcmp(c->name, name, len) == 0 && c->name[len] == '\0')) {
       if (lit && !c->key) c->key = name;
       return c;
     }
