@@ -1,13 +1,17 @@
-/* overhead.c - what one region costs: prints ns per push/pop pair next to the clock's own cost. */
+/* overhead.c - what one region costs: prints ns per push/pop pair next to the clock's own cost,
+ * then how it scales: many siblings visited in random order, creating many regions, a step over
+ * many regions, and the heap one region takes. */
 #include "ergo.h"
 
 #include "overhead.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define BENCH_HAVE_TSC 1
@@ -62,6 +66,62 @@ static void nested4_loop(long n) {
     ERGO_POP(2, "bench_n2");
     ERGO_POP(1, "bench_n1");
   }
+}
+
+/* ---- scale: many siblings ------------------------------------------------------- */
+#define ORDER_LEN 65536 /* a pseudo-random visiting order that does not repeat within a run */
+#define MANY 100000
+static char names_buf[MANY][24]; /* stable pointers: pushed as literals or by content */
+static const char *names[MANY];
+static uint32_t order[ORDER_LEN];
+static long nsib; /* siblings the random loops visit */
+
+static void make_order(long n) {
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (long i = 0; i < ORDER_LEN; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    order[i] = (uint32_t)(x % (uint64_t)n);
+  }
+  nsib = n;
+}
+
+/* Every sibling once, so the timed loops find regions rather than make them. */
+static void visit_all(const char *parent) {
+  ergo_push_lit(1, parent, __FILE__, __LINE__);
+  for (long k = 0; k < nsib; k++) {
+    ergo_push_lit(2, names[k], __FILE__, __LINE__);
+    ergo_pop_lit(2, names[k], __FILE__, __LINE__);
+  }
+  ergo_pop_lit(1, parent, __FILE__, __LINE__);
+}
+
+static void random_lit_loop(long n) {
+  ergo_push_lit(1, "bench_random", __FILE__, __LINE__);
+  for (long i = 0; i < n; i++) {
+    const char *name = names[order[i & (ORDER_LEN - 1)]];
+    ergo_push_lit(2, name, __FILE__, __LINE__);
+    ergo_pop_lit(2, name, __FILE__, __LINE__);
+  }
+  ergo_pop_lit(1, "bench_random", __FILE__, __LINE__);
+}
+
+/* The same names found by content (ergo_push_at), as names built at run time are. */
+static void random_rt_loop(long n) {
+  ergo_push_lit(1, "bench_random_rt", __FILE__, __LINE__);
+  for (long i = 0; i < n; i++) {
+    const char *name = names[order[i & (ORDER_LEN - 1)]];
+    ergo_push_at(2, name, __FILE__, __LINE__);
+    ergo_pop_at(2, name, __FILE__, __LINE__);
+  }
+  ergo_pop_lit(1, "bench_random_rt", __FILE__, __LINE__);
+}
+
+/* Heap in use (this process's main malloc arena and its mmapped blocks). */
+static size_t heap_bytes(void) {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
 }
 
 #if BENCH_HAVE_TSC
@@ -141,8 +201,82 @@ int main(int argc, char **argv) {
     keep_min(&nested, run_ns(nested4_loop, iters / 4, 4), r == 0);
   }
 
+  /* Scale.  Literal names are stable pointers (ergo_push_lit), runtime ones the same text
+   * found by content (ergo_push_at); both are visited in a pseudo-random order. */
+  for (long k = 0; k < MANY; k++) {
+    snprintf(names_buf[k], sizeof names_buf[k], "bench_region_%06ld", k);
+    names[k] = names_buf[k];
+  }
+  long riters = iters / 10 > 100000 ? iters / 10 : 100000;
+  double rnd3 = 0, rnd5 = 0, rt3 = 0;
+  make_order(1000);
+  ergo_push_lit(1, "bench_random_rt", __FILE__, __LINE__); /* the runtime loop's parent */
+  ergo_pop_lit(1, "bench_random_rt", __FILE__, __LINE__);
+  visit_all("bench_random");
+  visit_all("bench_random_rt");
+  for (int r = 0; r < REPS; r++) {
+    keep_min(&rnd3, run_ns(random_lit_loop, riters, 1), r == 0);
+    keep_min(&rt3, run_ns(random_rt_loop, riters, 1), r == 0);
+  }
+  /* Creating 1e5 siblings under a new parent (names made beforehand, not interned yet). */
+  uint64_t c0 = now_ns();
+  ergo_push_lit(1, "bench_create", __FILE__, __LINE__);
+  for (long k = 0; k < MANY; k++) {
+    ergo_push_at(2, names[k], __FILE__, __LINE__);
+    ergo_pop_at(2, names[k], __FILE__, __LINE__);
+  }
+  ergo_pop_lit(1, "bench_create", __FILE__, __LINE__);
+  double create_s = (double)(now_ns() - c0) * 1e-9;
+  make_order(MANY);
+  visit_all("bench_random");
+  for (int r = 0; r < REPS; r++) keep_min(&rnd5, run_ns(random_lit_loop, riters, 1), r == 0);
   unsigned long errors = ergo_error_count();
   ergo_finalize();
+
+  /* A fresh run: the heap 1e4 regions take in a tree (their names are interned already, as a
+   * thread's regions find them), then ergo_step over them, with its step report and balance
+   * line written to files. */
+  char dir[] = "/tmp/ergo-bench-XXXXXX", steps[64], balance[64];
+  double step_ms = 0, bytes = 0;
+  if (mkdtemp(dir)) {
+    snprintf(steps, sizeof steps, "%s/steps.txt", dir);
+    snprintf(balance, sizeof balance, "%s/balance.txt", dir);
+    cfg.step_report = steps;
+    cfg.balance = balance;
+    if ((rc = ergo_init(&cfg)) == 0) {
+      const long nstep = 10000;
+      ergo_push_lit(1, "bench_step", __FILE__, __LINE__);
+      ergo_pop_lit(1, "bench_step", __FILE__, __LINE__);
+      size_t h0 = heap_bytes();
+      ergo_push_lit(1, "bench_step", __FILE__, __LINE__);
+      for (long k = 0; k < nstep; k++) {
+        ergo_push_at(2, names[k], __FILE__, __LINE__);
+        ergo_pop_at(2, names[k], __FILE__, __LINE__);
+      }
+      ergo_pop_lit(1, "bench_step", __FILE__, __LINE__);
+      bytes = (double)(heap_bytes() - h0) / (double)nstep;
+      for (int r = 0; r < REPS; r++) {
+        ergo_push_lit(1, "bench_step", __FILE__, __LINE__);
+        for (long k = 0; k < nstep; k++) {
+          ergo_push_lit(2, names[k], __FILE__, __LINE__);
+          ergo_pop_lit(2, names[k], __FILE__, __LINE__);
+        }
+        ergo_pop_lit(1, "bench_step", __FILE__, __LINE__);
+        uint64_t s0 = now_ns();
+        ergo_step(r);
+        keep_min(&step_ms, (double)(now_ns() - s0) * 1e-6, r == 0);
+      }
+      errors += ergo_error_count();
+      ergo_finalize();
+    } else {
+      fprintf(stderr, "ergo_init (step run): %s\n", ergo_strerror(rc));
+    }
+    remove(steps);
+    remove(balance);
+    rmdir(dir);
+  } else {
+    perror("ergo-bench-overhead: mkdtemp");
+  }
 
   printf("clock=%s\n", clock);
   printf("iterations=%ld\n", iters);
@@ -151,6 +285,12 @@ int main(int argc, char **argv) {
   printf("compiled_out_pair_ns=%.2f\n", off);
   printf("dynamic_pair_ns=%.2f\n", dyn);
   printf("nested4_pair_ns=%.2f\n", nested);
+  printf("random_1e3_pair_ns=%.2f\n", rnd3);
+  printf("random_1e5_pair_ns=%.2f\n", rnd5);
+  printf("runtime_name_random_1e3_pair_ns=%.2f\n", rt3);
+  printf("create_1e5_s=%.4f\n", create_s);
+  printf("step_1e4_ms=%.3f\n", step_ms);
+  printf("bytes_per_region=%.1f\n", bytes);
   if (errors) printf("region_errors=%lu\n", errors);
   printf("ratio=%.2f\n", clock_pair > 0 ? pair / clock_pair : 0.0);
   return 0;

@@ -1,6 +1,7 @@
 /* balance.c - the symbol "balance" line per step (SPACE-Timers appendix A) and its header. */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,47 +18,73 @@ typedef struct {
   char sym;
 } entry;
 
-/* The symbol table: what the balance lines of this run have named so far. */
+/* The symbol table: what the balance lines of this run have named so far, in order of first
+ * appearance, and an index by path (open addressing: entry number + 1, 0 empty) so a step of n
+ * regions costs O(n), not O(n) per region. */
 static struct {
   entry *table;
   size_t ntable, captable;
+  size_t *index, mask; /* capacity - 1 */
   int header_written;
 } B;
 
 void ergo__balance_reset(void) {
   for (size_t i = 0; i < B.ntable; i++) free(B.table[i].path);
   free(B.table);
-  B.table = NULL;
-  B.ntable = B.captable = 0;
-  B.header_written = 0;
+  free(B.index);
+  memset(&B, 0, sizeof B);
 }
 
-static entry *lookup(const char *path) {
-  for (size_t i = 0; i < B.ntable; i++)
-    if (strcmp(B.table[i].path, path) == 0) return &B.table[i];
-  return NULL;
+static uint64_t path_hash(const char *p) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+  return h;
 }
 
-static entry *add(const char *path) {
+/* The table's entry number of path, or -1. */
+static long lookup(const char *path) {
+  if (!B.index) return -1;
+  for (size_t j = path_hash(path) & B.mask; B.index[j]; j = (j + 1) & B.mask)
+    if (strcmp(B.table[B.index[j] - 1].path, path) == 0) return (long)B.index[j] - 1;
+  return -1;
+}
+
+static void index_put(size_t *index, size_t mask, size_t i) {
+  size_t j = path_hash(B.table[i].path) & mask;
+  while (index[j]) j = (j + 1) & mask;
+  index[j] = i + 1;
+}
+
+static long add(const char *path) {
   if (B.ntable == B.captable) {
     size_t cap = B.captable ? B.captable * 2 : 32;
     entry *t = realloc(B.table, cap * sizeof *t);
-    if (!t) return NULL;
+    if (!t) return -1;
     B.table = t;
     B.captable = cap;
   }
+  if (!B.index || (B.ntable + 1) * 2 > B.mask + 1) { /* at most half full */
+    size_t cap = B.index ? (B.mask + 1) * 2 : 64;
+    size_t *index = calloc(cap, sizeof *index);
+    if (!index) return -1;
+    for (size_t i = 0; i < B.ntable; i++) index_put(index, cap - 1, i);
+    free(B.index);
+    B.index = index;
+    B.mask = cap - 1;
+  }
   char *p = strdup(path);
-  if (!p) return NULL;
+  if (!p) return -1;
   size_t n = sizeof alphabet - 1;
   B.table[B.ntable].path = p;
   B.table[B.ntable].sym = alphabet[B.ntable < n ? B.ntable : n - 1];
-  return &B.table[B.ntable++];
+  index_put(B.index, B.mask, B.ntable);
+  return (long)B.ntable++;
 }
 
 /* One region of this step's line: its path, symbol and seconds. */
 typedef struct {
   char *path; /* owned; NULL for '?' */
-  const entry *e;
+  long e;     /* its entry in the symbol table (-1: '?'); an index, as the table may move */
   double t;
   long count;
   double frac;
@@ -82,7 +109,7 @@ static void push_part(parts *ps, char *path, double t) {
     ps->v = v;
     ps->cap = cap;
   }
-  ps->v[ps->n++] = (part){path, NULL, t, 0, 0};
+  ps->v[ps->n++] = (part){path, -1, t, 0, 0};
 }
 
 static void free_parts(parts *ps) {
@@ -99,13 +126,15 @@ static void collect(parts *ps, const ergo__snap *n, const char *prefix, int inde
   for (size_t i = 0; i < n->nchildren && !ps->fail; i++) {
     const ergo__snap *c = &n->children[i];
     sum += c->time_s;
-    size_t len = strlen(prefix) + strlen(c->name) + 2;
-    char *path = malloc(len);
+    size_t lp = strlen(prefix), ln = strlen(c->name);
+    char *path = malloc(lp + ln + 2);
     if (!path) {
       ps->fail = 1;
       return;
     }
-    snprintf(path, len, "%s%s%s", prefix, *prefix ? ":" : "", c->name);
+    memcpy(path, prefix, lp);
+    if (lp) path[lp++] = ':';
+    memcpy(path + lp, c->name, ln + 1);
     if (c->nchildren && indent + 1 <= max_indent) {
       collect(ps, c, path, indent + 1, max_indent);
       free(path);
@@ -135,9 +164,9 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
   if (!ps.fail) qsort(ps.v, nreg, sizeof *ps.v, by_path);
   /* New regions get symbols in path order, so a header reads alphabetically. */
   for (size_t i = 0; i < nreg && !ps.fail; i++) {
-    entry *e = lookup(ps.v[i].path);
-    if (!e) e = add(ps.v[i].path);
-    if (!e) ps.fail = 1;
+    long e = lookup(ps.v[i].path);
+    if (e < 0) e = add(ps.v[i].path);
+    if (e < 0) ps.fail = 1;
     ps.v[i].e = e;
   }
   if (ps.fail) {
@@ -159,14 +188,23 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
     ps.v[nreg].count = ERGO__BALANCE_WIDTH;
     used = ERGO__BALANCE_WIDTH;
   }
-  part **order = malloc(ps.n * sizeof *order);
+  /* The symbols left (fewer than ps.n, at most the width) go to the largest remainders: only
+   * those are kept in order, so a step of many regions does not sort them all. */
+  size_t want = (size_t)(ERGO__BALANCE_WIDTH - used), nk = 0;
+  if (want > ps.n) want = ps.n;
+  part **order = malloc((want + 1) * sizeof *order);
   if (!order) {
     free_parts(&ps);
     return ERGO_ENOMEM;
   }
-  for (size_t i = 0; i < ps.n; i++) order[i] = &ps.v[i];
-  qsort(order, ps.n, sizeof *order, by_remainder);
-  for (size_t i = 0; used < ERGO__BALANCE_WIDTH; i = (i + 1) % ps.n, used++) order[i]->count++;
+  for (size_t i = 0; i < ps.n && want; i++) {
+    part *p = &ps.v[i];
+    if (nk == want && by_remainder(&p, &order[nk - 1]) >= 0) continue;
+    size_t j = nk < want ? nk++ : nk - 1;
+    for (; j > 0 && by_remainder(&p, &order[j - 1]) < 0; j--) order[j] = order[j - 1];
+    order[j] = p;
+  }
+  for (size_t i = 0; nk && used < ERGO__BALANCE_WIDTH; i = (i + 1) % nk, used++) order[i]->count++;
   free(order);
 
   if (!B.header_written || B.ntable > known) {
@@ -183,7 +221,7 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
   size_t k = 0;
   for (size_t i = 0; i < ps.n; i++)
     for (long j = 0; j < ps.v[i].count && k < ERGO__BALANCE_WIDTH; j++)
-      symbols[k++] = ps.v[i].e ? ps.v[i].e->sym : '?';
+      symbols[k++] = ps.v[i].e >= 0 ? B.table[ps.v[i].e].sym : '?';
   symbols[k] = '\0';
   fprintf(f, "  Step=%5ld sec=%10.5f     %s\n", step, root->time_s, symbols);
   free_parts(&ps);

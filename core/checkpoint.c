@@ -350,6 +350,8 @@ static int create_missing(ck_node *k, ck_created *made) {
       if (!kid->live) return ERGO_ENOMEM;
       made->v[made->n++] = kid->live;
     }
+    /* Every node the checkpoint adds to gets its cold fields now, so adding cannot fail. */
+    if (!ergo__node_cold(kid->live)) return ERGO_ENOMEM;
     int rc = create_missing(kid, made);
     if (rc) return rc;
   }
@@ -360,19 +362,14 @@ static int create_missing(ck_node *k, ck_created *made) {
  * no children left. */
 static void remove_created(ck_created *made) {
   while (made->n) {
-    ergo__node *n = made->v[--made->n];
-    ergo__node **link = &n->parent->first_child;
-    while (*link != n) link = &(*link)->next_sibling;
-    *link = n->next_sibling;
-    free(n->name);
-    free(n);
+    ergo__node_remove_last(made->v[--made->n]);
   }
 }
 
 static void add_figures(const ck_node *k) {
   for (size_t i = 0; i < k->nkids; i++) {
     const ck_node *kid = &k->kids[i];
-    ergo__node *n = kid->live;
+    ergo__cold *n = kid->live->cold; /* made by create_missing */
     n->loaded_s += kid->time_s;
     n->loaded_calls += kid->calls;
     /* Without a completed call min_s and max_s are placeholders, not extremes. */
@@ -391,21 +388,22 @@ static int merge(ck_ctx *c, ck_node *root) {
   if (rc) return rc;
   root->live = &t->root;
   ck_created made = {0};
-  rc = create_missing(root, &made);
+  rc = ergo__node_cold(&t->root) ? create_missing(root, &made) : ERGO_ENOMEM;
   if (rc) {
     remove_created(&made);
     ergo__error("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
   } else {
     /* Global: its time is wall time of earlier runs, its calls their number. */
-    t->root.loaded_s += root->time_s;
-    t->root.loaded_calls += root->calls;
+    ergo__cold *g = t->root.cold;
+    g->loaded_s += root->time_s;
+    g->loaded_calls += root->calls;
     /* Global's extremes are over run segments; a checkpoint from before they were written has
      * 0 there, and with one segment its time is both. */
     double lo = root->min_s, hi = root->max_s;
     if (hi <= 0 && root->calls == 1) lo = hi = root->time_s;
     if (hi > 0) {
-      if (t->root.loaded_min_s < 0 || lo < t->root.loaded_min_s) t->root.loaded_min_s = lo;
-      if (hi > t->root.loaded_max_s) t->root.loaded_max_s = hi;
+      if (g->loaded_min_s < 0 || lo < g->loaded_min_s) g->loaded_min_s = lo;
+      if (hi > g->loaded_max_s) g->loaded_max_s = hi;
     }
     add_figures(root);
   }

@@ -61,11 +61,6 @@ void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
   }
 }
 
-void ergo__region_call(const ergo_region *r, uint64_t *start, uint64_t *end) {
-  *start = r->call_start;
-  *end = r->call_end;
-}
-
 void ergo__hooks_finalize(void) {
   for (int i = 0; i < H.n; i++) {
     const ergo_hooks *h = &H.table[H.order[i]];
@@ -88,10 +83,11 @@ void ergo__hooks_reset(void) {
 const char *ergo_region_name(const ergo_region *r) { return r ? r->name : NULL; }
 ergo_region *ergo_region_parent(const ergo_region *r) { return r ? r->parent : NULL; }
 int ergo_region_level(const ergo_region *r) { return r ? r->level : -1; }
-int ergo_region_depth(const ergo_region *r) { return r ? r->depth : -1; }
+int ergo_region_depth(const ergo_region *r) { return r ? ergo__node_depth(r) : -1; }
 void **ergo_region_slot(ergo_region *r, int slot) {
   if (!r || slot < 0 || slot >= ERGO_MAX_HOOKS) return NULL;
-  return &r->slots[slot];
+  ergo__cold *c = ergo__node_cold(r); /* the slots live with the region's cold fields */
+  return c ? &c->slots[slot] : NULL;
 }
 int ergo_region_thread(const ergo_region *r) { return r ? r->thread : -1; }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -71,28 +72,77 @@ ERGO__HIDDEN double ergo__ticks_to_s(uint64_t ticks);
 ERGO__HIDDEN uint64_t ergo__ticks_to_ns(uint64_t ticks);
 
 /* ---- tree ----------------------------------------------------------------- */
+/* Fields a region needs only now and then (checkpoints, hooks, quantities at steps), allocated
+ * at first use so the hot node stays small. */
+typedef struct ergo__cold {
+  double loaded_s; /* seconds added from checkpoints */
+  uint64_t loaded_calls;
+  double loaded_min_s, loaded_max_s; /* per-call extremes from checkpoints (<0: none) */
+  void *slots[ERGO_MAX_HOOKS];
+  double (*q_step)[ERGO_MAX_COMPONENTS]; /* quantity values at the last ergo_step, or NULL */
+} ergo__cold;
+
+/* A region node: 112 bytes on 64-bit Linux.  Nodes live in their tree's arena and are found
+ * through the tree's hash table keyed by (parent, name); the sibling list is for walks.  A
+ * thread reading another thread's tree (ERGO_REPORT_THREADS) follows first_child/next_sibling
+ * with acquire loads: they are stored with release once the node is whole. */
 struct ergo_region {
-  const char *key; /* literal pointer pushed with (NULL: none yet) */
-  char *name;      /* owned copy, at most ERGO_NAME_MAX chars */
+  const char *key;  /* literal pointer pushed with (NULL: none yet) */
+  const char *name; /* interned once per process (ergo__intern), at most ERGO_NAME_MAX chars */
   struct ergo_region *parent, *first_child, *next_sibling;
   struct ergo_region *hint; /* the sibling pushed after this one last time */
   uint64_t total;           /* ticks over completed calls */
   uint64_t calls;
   uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
   uint64_t step_total, step_calls; /* figures at the last ergo_step */
-  double loaded_s;                 /* seconds added from checkpoints */
-  uint64_t loaded_calls;
-  double loaded_min_s, loaded_max_s; /* per-call extremes from checkpoints (<0: none) */
   int level;
-  int depth;
-  int thread; /* index of the tree: 0 = main */
-  /* Clock ticks at which the call closing now started and ended: set before the exit hooks run
-   * (ergo__region_call), so a hook can fit what it measured to the timed interval. */
-  uint64_t call_start, call_end;
-  void *slots[ERGO_MAX_HOOKS];
-  double (*q_step)[ERGO_MAX_COMPONENTS]; /* quantity values at the last ergo_step, or NULL */
+  int thread;       /* index of the tree: 0 = main */
+  ergo__cold *cold; /* NULL until needed; published with release */
 };
 typedef struct ergo_region ergo__node;
+
+/* Cold fields of n, made on first use (NULL: no memory).  Only n's own thread (or the main
+ * thread with the tree's owner stopped, for checkpoints) calls it. */
+ERGO__HIDDEN ergo__cold *ergo__node_cold(ergo__node *n);
+static inline const ergo__cold *ergo__node_cold_peek(const ergo__node *n) {
+  return __atomic_load_n(&n->cold, __ATOMIC_ACQUIRE);
+}
+/* Depth below Global (Global: 0), by walking the parents. */
+ERGO__HIDDEN int ergo__node_depth(const ergo__node *n);
+/* The name's interned copy (truncated to ERGO_NAME_MAX), shared by every thread, kept for the
+ * process; NULL: no memory.  hash: ergo__name_hash(name). */
+ERGO__HIDDEN const char *ergo__intern(const char *name, uint64_t hash);
+/* A hash of the first ERGO_NAME_MAX characters of name: eight bytes at a time, then the rest.
+ * ERGO_NAME_MAX (127) fits in 7 bits.
+ * (GCC's array-bounds check sees the word loop in a constant name it never enters.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+static inline uint64_t ergo__name_hash(const char *name) {
+  size_t len = strnlen(name, ERGO_NAME_MAX), i = 0;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+  for (; i + 8 <= len; i += 8) {
+    memcpy(&w, name + i, sizeof w);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  for (w = 0; i < len; i++) w = (w << 8) | (unsigned char)name[i];
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 32;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 29;
+  return (h >> 7) | ((uint64_t)len << 57); /* the length rides in the top 7 bits */
+}
+#pragma GCC diagnostic pop
+_Static_assert(ERGO_NAME_MAX < 128, "a name's length must fit in 7 bits of its hash");
+/* The name's length (at most ERGO_NAME_MAX) from its hash. */
+static inline size_t ergo__name_hash_len(uint64_t hash) { return (size_t)(hash >> 57); }
+
+/* Nodes of a tree, allocated in chunks (no per-node malloc header); freed with the tree. */
+typedef struct ergo__chunk {
+  struct ergo__chunk *next;
+  size_t used, cap;
+  ergo__node nodes[];
+} ergo__chunk;
 
 typedef struct ergo__frame {
   ergo__node *node;
@@ -113,6 +163,13 @@ typedef struct ergo__tree {
   double step_loaded_s;
   int index; /* 0 = main thread */
   struct ergo__tree *next;
+  /* Children by (parent, name): open addressing, linear probing; an entry is a node pointer
+   * with 16 bits of the hash in its top bits, 0 empty, 1 a removed node.  Read and written by
+   * the tree's own thread only (other threads walk the sibling lists). */
+  uint64_t *tab;
+  size_t tab_mask, tab_used; /* capacity - 1 (capacity a power of 2); entries not empty */
+  ergo__chunk *chunks;       /* newest first */
+  size_t nnodes;             /* nodes below the root */
 } ergo__tree;
 
 /* Global state; written at init/finalize, read on the hot path. */
@@ -134,9 +191,20 @@ typedef struct ergo__state {
 
 extern ERGO__HIDDEN ergo__state ergo__g;
 
-ERGO__HIDDEN ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level);
+/* The child `name` of parent (O(1) expected), or NULL.  lit: name is a literal pointer, which the
+ * node remembers as its key when it has none.  t: parent's tree (the _in forms skip finding it). */
 ERGO__HIDDEN ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit);
-ERGO__HIDDEN void ergo__node_free_children(ergo__node *n);
+ERGO__HIDDEN ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *name,
+                                            uint64_t hash, int lit);
+/* A new child `name` of parent (O(1) amortised), published for concurrent readers; NULL: no
+ * memory.  The caller has checked that there is none. */
+ERGO__HIDDEN ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level);
+ERGO__HIDDEN ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, const char *name,
+                                             uint64_t hash, int level);
+/* Take out the node created last in its tree (no children): checkpoint rollback. */
+ERGO__HIDDEN void ergo__node_remove_last(ergo__node *n);
+/* The tree a node belongs to. */
+ERGO__HIDDEN ergo__tree *ergo__node_tree(ergo__node *n);
 /* tree.c: a tree (root "Global", an empty stack), registered in creation order, freed whole. */
 ERGO__HIDDEN ergo__tree *ergo__tree_new(void);
 ERGO__HIDDEN void ergo__tree_add(ergo__tree *t);

@@ -8,6 +8,8 @@
  * current ergo_init (0 = not initialised, so every cache is stale). */
 unsigned ergo__epoch;
 static __thread ergo__tree *tls_tree __attribute__((tls_model("initial-exec")));
+/* The call closing now on this thread: its start and end ticks, for the exit hooks. */
+static __thread uint64_t tls_call[2] __attribute__((tls_model("initial-exec")));
 static __thread unsigned tls_epoch __attribute__((tls_model("initial-exec"))) = ~0u;
 static int warned_uninit;
 
@@ -56,9 +58,10 @@ static const char *checked_name(const char *what, int level, const char *name, c
 
 /* Find or create the child `name` of the frame's node; remembers the answer
  * as the successor of the previous sibling so repeated sequences hit at once. */
-static ergo__node *child_slow(ergo__frame *pf, int level, const char *name, int lit,
+static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const char *name, int lit,
                               const char *file, int line) {
-  ergo__node *c = ergo__node_find(pf->node, name, lit);
+  uint64_t hash = ergo__name_hash(name);
+  ergo__node *c = ergo__node_find_in(t, pf->node, name, hash, lit);
   if (!c) {
     size_t len = strlen(name);
     if (len > ERGO_NAME_MAX)
@@ -69,7 +72,7 @@ static ergo__node *child_slow(ergo__frame *pf, int level, const char *name, int 
       ergo__error("%s:%d: ERGO_PUSH(%d, \"\"): region name is empty; keeping it (fix: give "
                   "the region a name)",
                   file ? file : "?", line, level);
-    c = ergo__node_child(pf->node, name, level);
+    c = ergo__node_child_in(t, pf->node, name, hash, level);
     if (!c) {
       ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): out of memory; region ignored",
                   file ? file : "?", line, level, name);
@@ -102,7 +105,7 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   ergo__node *c = pf->prev ? pf->prev->hint : pf->node->first_child;
   if (ERGO__UNLIKELY(lit ? (!c || c->key != name) : (!name || !c || !name_eq(c, name)))) {
     if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
-    c = child_slow(pf, level, name, lit, file, line);
+    c = child_slow(t, pf, level, name, lit, file, line);
     if (!c) return;
   }
   ergo__frame *f = &t->stack[++t->depth];
@@ -138,8 +141,8 @@ static inline void close_top(ergo__tree *t, uint64_t now) {
   t->stack[t->depth].prev = n;
   if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
     uint64_t h0 = ergo__clk.kind == ERGO__CLOCK_USER ? ergo__cost_now() : now;
-    n->call_start = f->start;
-    n->call_end = now;
+    tls_call[0] = f->start; /* for ergo__region_call, in the hooks below on this thread */
+    tls_call[1] = now;
     ergo__hooks_exit(n, f->level, dt);
     t->hook_ticks += ergo__cost_now() - h0;
     t->hook_calls++;
@@ -276,38 +279,8 @@ void ergo_poppush_at(int level, const char *old_name, const char *new_name, cons
   ERGO__LEAVE();
 }
 
-/* ---- nodes ----------------------------------------------------------------- */
-
-ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit) {
-  if (lit)
-    for (ergo__node *c = parent->first_child; c; c = c->next_sibling)
-      if (c->key == name) return c;
-  for (ergo__node *c = parent->first_child; c; c = c->next_sibling)
-    if (strncmp(c->name, name, ERGO_NAME_MAX) == 0) {
-      if (lit && !c->key) c->key = name;
-      return c;
-    }
-  return NULL;
-}
-
-ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
-  ergo__node *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
-  c->name = strndup(name, ERGO_NAME_MAX);
-  if (!c->name) {
-    free(c);
-    return NULL;
-  }
-  c->parent = parent;
-  c->min = UINT64_MAX;
-  c->level = level;
-  c->depth = parent->depth + 1;
-  c->thread = parent->thread;
-  c->loaded_min_s = -1;
-  c->loaded_max_s = -1;
-  /* Append so that first_child is the first region ever seen here. */
-  ergo__node **link = &parent->first_child;
-  while (*link) link = &(*link)->next_sibling;
-  *link = c;
-  return c;
+void ergo__region_call(const ergo_region *r, uint64_t *start, uint64_t *end) {
+  (void)r; /* the call closing on this thread: the exit hooks run right after close_top set it */
+  *start = tls_call[0];
+  *end = tls_call[1];
 }

@@ -25,12 +25,13 @@ static int cmp_snap(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64_t now,
+static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_step, uint64_t now,
                 ergo__snap *out) {
-  memset(out, 0, sizeof *out);
+  /* out is zeroed: calloc'd by the parent's fill, or by ergo__snap_take_at for the root. */
   out->name = n->name;
   out->level = n->level;
-  out->depth = n->depth;
+  out->depth = depth;
+  const ergo__cold *cold = ergo__node_cold_peek(n);
   out->open = open_start(t, n) != 0;
   uint64_t vt = ergo__node_vticks(t, n, now);
   if (since_step) {
@@ -43,35 +44,41 @@ static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64
     else if (out->calls)
       out->min_s = out->max_s = -1.0;
   } else {
-    out->time_s = ergo__ticks_to_s(vt) + n->loaded_s;
-    out->calls = n->calls + n->loaded_calls;
+    out->time_s = ergo__ticks_to_s(vt) + (cold ? cold->loaded_s : 0.0);
+    out->calls = n->calls + (cold ? cold->loaded_calls : 0);
     if (n->calls) {
       out->min_s = ergo__ticks_to_s(n->min);
       out->max_s = ergo__ticks_to_s(n->max);
     }
-    if (n->loaded_min_s >= 0 && (!n->calls || n->loaded_min_s < out->min_s))
-      out->min_s = n->loaded_min_s;
-    if (n->loaded_max_s >= 0 && n->loaded_max_s > out->max_s) out->max_s = n->loaded_max_s;
+    if (cold && cold->loaded_min_s >= 0 && (!n->calls || cold->loaded_min_s < out->min_s))
+      out->min_s = cold->loaded_min_s;
+    if (cold && cold->loaded_max_s >= 0 && cold->loaded_max_s > out->max_s)
+      out->max_s = cold->loaded_max_s;
   }
-  out->q_ok = ergo__quant_values(n, out->q);
+  if (ergo__quant_any()) out->q_ok = ergo__quant_values(n, out->q);
   if (!since_step) ergo__facts_setting_of(n, out);
-  if (since_step && n->q_step)
+  if (since_step && cold && cold->q_step)
     for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
-        double d = out->q[i][c] - n->q_step[i][c];
+        double d = out->q[i][c] - cold->q_step[i][c];
         out->q[i][c] = d > 0 ? d : 0.0;
       }
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
     for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
       out->q_time_s[i][c] = out->time_s;
+  /* Another thread may add children meanwhile (ERGO_REPORT_THREADS): links are read with
+   * acquire, so each node seen is whole, and the second walk stops at the count of the first. */
   size_t nc = 0;
-  for (const ergo__node *c = n->first_child; c; c = c->next_sibling) nc++;
+  for (const ergo__node *c = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE); c;
+       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE))
+    nc++;
   if (!nc) return 0;
   out->children = calloc(nc, sizeof *out->children);
   if (!out->children) return ERGO_ENOMEM;
-  size_t k = 0;
-  for (const ergo__node *c = n->first_child; c; c = c->next_sibling) {
-    int rc = fill(t, c, since_step, now, &out->children[k]);
+  size_t k = 0, seen = 0;
+  for (const ergo__node *c = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE); c && seen < nc;
+       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE), seen++) {
+    int rc = fill(t, c, depth + 1, since_step, now, &out->children[k]);
     if (rc) {
       out->nchildren = k + 1;
       return rc;
@@ -80,6 +87,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int since_step, uint64
     if (since_step && !out->children[k].calls && !out->children[k].open &&
         out->children[k].time_s == 0.0) {
       ergo__snap_free(&out->children[k]);
+      memset(&out->children[k], 0, sizeof out->children[k]); /* the next child's slot */
       continue;
     }
     k++;
@@ -96,7 +104,12 @@ int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap *out) {
 int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__snap *out) {
   ergo__clock_refresh();
   ergo__quant_begin();
-  int rc = fill(t, &t->root, since_step, now, out);
+  const ergo__cold *rc0 = ergo__node_cold_peek(&t->root);
+  double root_loaded_s = rc0 ? rc0->loaded_s : 0.0, root_lo = rc0 ? rc0->loaded_min_s : -1;
+  double root_hi = rc0 ? rc0->loaded_max_s : -1;
+  uint64_t root_loaded_calls = rc0 ? rc0->loaded_calls : 0;
+  memset(out, 0, sizeof *out);
+  int rc = fill(t, &t->root, 0, since_step, now, out);
   if (rc) {
     ergo__snap_free(out);
     return rc;
@@ -105,26 +118,24 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
     /* The main tree's Global is the wall time since ergo_init. */
     uint64_t start = since_step ? t->step_t : t->t0;
     out->time_s =
-        ergo__ticks_to_s(now > start ? now - start : 0) + (since_step ? 0.0 : t->root.loaded_s);
+        ergo__ticks_to_s(now > start ? now - start : 0) + (since_step ? 0.0 : root_loaded_s);
   } else {
     /* Another thread has no wall-clock origin of its own: Global is the sum
      * of its top-level regions. */
     out->time_s = 0;
     for (size_t i = 0; i < out->nchildren; i++) out->time_s += out->children[i].time_s;
   }
-  out->calls = since_step ? 1 : 1 + t->root.loaded_calls;
+  out->calls = since_step ? 1 : 1 + root_loaded_calls;
   out->open = 1;
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
     for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
       out->q_time_s[i][c] = out->time_s;
   /* Global is one call lasting the whole run (or step): its extremes are its own time, widened
    * by the runs a checkpoint brought in. */
-  double run_s = out->time_s - (since_step ? 0.0 : t->root.loaded_s);
+  double run_s = out->time_s - (since_step ? 0.0 : root_loaded_s);
   out->min_s = out->max_s = run_s > 0 ? run_s : 0.0;
-  if (!since_step && t->root.loaded_min_s >= 0 && t->root.loaded_min_s < out->min_s)
-    out->min_s = t->root.loaded_min_s;
-  if (!since_step && t->root.loaded_max_s >= 0 && t->root.loaded_max_s > out->max_s)
-    out->max_s = t->root.loaded_max_s;
+  if (!since_step && root_lo >= 0 && root_lo < out->min_s) out->min_s = root_lo;
+  if (!since_step && root_hi >= 0 && root_hi > out->max_s) out->max_s = root_hi;
   return 0;
 }
 

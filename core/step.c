@@ -9,8 +9,8 @@
 /* A fresh run starts the step files anew at its first step (as GADGET does
  * with cpu.txt); a run that loaded a checkpoint appends to them. */
 static FILE *open_step_file(const char *path) {
-  const ergo__node *root = &ergo__g.main_tree->root;
-  int restarted = root->loaded_s > 0 || root->loaded_calls > 0;
+  const ergo__cold *root = ergo__node_cold_peek(&ergo__g.main_tree->root);
+  int restarted = root && (root->loaded_s > 0 || root->loaded_calls > 0);
   /* Never through a symlink or into someone else's file: the default names are relative, and
    * the working directory of a root run may be writable by others. */
   char why[256];
@@ -41,11 +41,12 @@ static int close_step_file(FILE *f, const char *path) {
 static void rebase(ergo__tree *t, ergo__node *n, uint64_t now) {
   n->step_total = ergo__node_vticks(t, n, now);
   n->step_calls = n->calls;
-  if (ergo__quant_any() &&
-      (n->q_step || (n->q_step = calloc(ERGO_MAX_QUANTITIES, sizeof *n->q_step)))) {
+  ergo__cold *cold;
+  if (ergo__quant_any() && (cold = ergo__node_cold(n)) &&
+      (cold->q_step || (cold->q_step = calloc(ERGO_MAX_QUANTITIES, sizeof *cold->q_step)))) {
     double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
     ergo__quant_values(n, v);
-    memcpy(n->q_step, v, sizeof v);
+    memcpy(cold->q_step, v, sizeof v);
   }
   for (ergo__node *c = n->first_child; c; c = c->next_sibling) rebase(t, c, now);
 }

@@ -2,35 +2,97 @@
  * freeing a tree and its nodes. */
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 ergo__state ergo__g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* ---- interned names: one copy per process ------------------------------------ */
+static struct {
+  pthread_mutex_t lock;
+  const char **v; /* open addressing; NULL empty */
+  uint64_t *h;
+  size_t mask, n;
+} I = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int intern_grow(void) {
+  size_t cap = I.v ? (I.mask + 1) * 2 : 256;
+  const char **v = calloc(cap, sizeof *v);
+  uint64_t *h = calloc(cap, sizeof *h);
+  if (!v || !h) {
+    free(v);
+    free(h);
+    return -1;
+  }
+  for (size_t i = 0; I.v && i <= I.mask; i++) {
+    if (!I.v[i]) continue;
+    size_t j = I.h[i] & (cap - 1);
+    while (v[j]) j = (j + 1) & (cap - 1);
+    v[j] = I.v[i];
+    h[j] = I.h[i];
+  }
+  free(I.v);
+  free(I.h);
+  I.v = v;
+  I.h = h;
+  I.mask = cap - 1;
+  return 0;
+}
+
+const char *ergo__intern(const char *name, uint64_t hash) {
+  const char *out = NULL;
+  pthread_mutex_lock(&I.lock);
+  if ((I.n + 1) * 4 > (I.v ? I.mask + 1 : 0) * 3 && intern_grow()) goto done;
+  size_t j = hash & I.mask;
+  for (; I.v[j]; j = (j + 1) & I.mask)
+    if (I.h[j] == hash && strncmp(I.v[j], name, ERGO_NAME_MAX) == 0) {
+      out = I.v[j];
+      goto done;
+    }
+  char *copy = strndup(name, ERGO_NAME_MAX);
+  if (!copy) goto done;
+  I.v[j] = out = copy;
+  I.h[j] = hash;
+  I.n++;
+done:
+  pthread_mutex_unlock(&I.lock);
+  return out;
+}
+
+/* ---- trees ------------------------------------------------------------------- */
 ergo__tree *ergo__tree_new(void) {
   ergo__tree *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->cap = 64;
   t->stack = calloc((size_t)t->cap, sizeof *t->stack);
-  t->root.name = strdup("Global");
+  t->root.name = ergo__intern("Global", ergo__name_hash("Global"));
   if (!t->stack || !t->root.name) {
     free(t->stack);
-    free(t->root.name);
     free(t);
     return NULL;
   }
   t->root.key = NULL;
   t->root.min = UINT64_MAX;
-  t->root.loaded_min_s = t->root.loaded_max_s = -1;
   t->stack[0].node = &t->root;
   t->t0 = t->step_t = ergo__ticks();
   return t;
 }
 
+static void free_cold(ergo__node *n) {
+  if (!n->cold) return;
+  free(n->cold->q_step);
+  free(n->cold);
+}
+
 void ergo__tree_free(ergo__tree *t) {
-  ergo__node_free_children(&t->root);
-  free(t->root.q_step);
-  free(t->root.name);
+  for (ergo__chunk *c = t->chunks, *next; c; c = next) {
+    next = c->next;
+    for (size_t i = 0; i < c->used; i++) free_cold(&c->nodes[i]);
+    free(c);
+  }
+  free_cold(&t->root);
+  free(t->tab);
   free(t->stack);
   free(t);
 }
@@ -56,15 +118,159 @@ ergo__tree *ergo__tree_new_thread(void) {
   return t;
 }
 
-void ergo__node_free_children(ergo__node *n) {
-  ergo__node *c = n->first_child;
-  while (c) {
-    ergo__node *next = c->next_sibling;
-    ergo__node_free_children(c);
-    free(c->q_step);
-    free(c->name);
-    free(c);
-    c = next;
+ergo__cold *ergo__node_cold(ergo__node *n) {
+  if (n->cold) return n->cold;
+  ergo__cold *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->loaded_min_s = c->loaded_max_s = -1;
+  __atomic_store_n(&n->cold, c, __ATOMIC_RELEASE);
+  return c;
+}
+
+int ergo__node_depth(const ergo__node *n) {
+  int d = 0;
+  for (const ergo__node *p = n->parent; p; p = p->parent) d++;
+  return d;
+}
+
+ergo__tree *ergo__node_tree(ergo__node *n) {
+  while (n->parent) n = n->parent;
+  return (ergo__tree *)((char *)n - offsetof(ergo__tree, root));
+}
+
+/* ---- children by (parent, name) -------------------------------------------------- */
+#define TAB_EMPTY 0u
+#define TAB_GONE 1u
+#define TAB_PTR(e) ((ergo__node *)(uintptr_t)((e)&0x0000ffffffffffffull))
+#define TAB_TAG(h) ((h)&0xffff000000000000ull)
+
+static uint64_t key_hash(const ergo__node *parent, uint64_t name_hash) {
+  uint64_t h = name_hash ^ ((uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull);
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return h;
+}
+
+ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *name, uint64_t hash,
+                               int lit) {
+  if (!t->tab) return NULL;
+  uint64_t h = key_hash(parent, hash), tag = TAB_TAG(h);
+  size_t len = ergo__name_hash_len(hash);
+  for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
+    uint64_t e = t->tab[j];
+    if (e == TAB_EMPTY) return NULL;
+    if (e == TAB_GONE || TAB_TAG(e) != tag) continue;
+    ergo__node *c = TAB_PTR(e);
+    if (c->parent != parent) continue;
+    if ((lit && c->key == name) || (memcmp(c->name, name, len) == 0 && c->name[len] == '\0')) {
+      if (lit && !c->key) c->key = name;
+      return c;
+    }
   }
-  n->first_child = NULL;
+}
+
+ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit) {
+  return ergo__node_find_in(ergo__node_tree(parent), parent, name, ergo__name_hash(name), lit);
+}
+
+static void tab_put(uint64_t *tab, size_t mask, ergo__node *c, uint64_t h) {
+  size_t j = h & mask;
+  while (tab[j] > TAB_GONE) j = (j + 1) & mask;
+  tab[j] = TAB_TAG(h) | (uint64_t)(uintptr_t)c;
+}
+
+/* Room for one more entry: at most 3/4 of the slots in use (removed ones count). */
+static int tab_reserve(ergo__tree *t) {
+  size_t cap = t->tab ? t->tab_mask + 1 : 0;
+  if ((t->tab_used + 1) * 4 <= cap * 3) return 0;
+  size_t ncap = 64;
+  while ((t->nnodes + 1) * 2 > ncap) ncap *= 2; /* at most half full after growing */
+  uint64_t *tab = calloc(ncap, sizeof *tab);
+  if (!tab) return -1;
+  size_t used = 0;
+  for (size_t j = 0; j < cap; j++) {
+    if (t->tab[j] <= TAB_GONE) continue;
+    ergo__node *c = TAB_PTR(t->tab[j]);
+    tab_put(tab, ncap - 1, c, key_hash(c->parent, ergo__name_hash(c->name)));
+    used++;
+  }
+  free(t->tab);
+  t->tab = tab;
+  t->tab_mask = ncap - 1;
+  t->tab_used = used;
+  return 0;
+}
+
+static ergo__node *arena_new(ergo__tree *t) {
+  ergo__chunk *ch = t->chunks;
+  if (!ch || ch->used == ch->cap) {
+    size_t cap = 64; /* ~7 KiB: little slack per tree, well under malloc's mmap threshold */
+    ch = malloc(sizeof *ch + cap * sizeof(ergo__node));
+    if (!ch) return NULL;
+    ch->cap = cap;
+    ch->used = 0;
+    ch->next = t->chunks;
+    t->chunks = ch;
+  }
+  ergo__node *n = &ch->nodes[ch->used++];
+  memset(n, 0, sizeof *n);
+  return n;
+}
+
+ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, const char *name, uint64_t hash,
+                                int level) {
+  const char *iname = ergo__intern(name, hash);
+  if (!iname || tab_reserve(t)) return NULL;
+  ergo__node *c = arena_new(t);
+  if (!c) return NULL;
+  if ((uint64_t)(uintptr_t)c >> 48) { /* the table keeps 16 bits of hash above the pointer */
+    t->chunks->used--;
+    return NULL;
+  }
+  c->name = iname;
+  c->parent = parent;
+  c->min = UINT64_MAX;
+  c->level = level;
+  c->thread = parent->thread;
+  /* With hooks attached every region gets its slots now, on its own thread. */
+  if (__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED) && !ergo__node_cold(c)) {
+    t->chunks->used--;
+    return NULL;
+  }
+  tab_put(t->tab, t->tab_mask, c, key_hash(parent, hash));
+  t->tab_used++;
+  t->nnodes++;
+  /* first_child stays the first region ever seen here (it predicts the first push of a
+   * frame); later ones go right after it.  Release: a reader sees the node whole. */
+  ergo__node *first = parent->first_child;
+  if (!first) {
+    __atomic_store_n(&parent->first_child, c, __ATOMIC_RELEASE);
+  } else {
+    c->next_sibling = first->next_sibling;
+    __atomic_store_n(&first->next_sibling, c, __ATOMIC_RELEASE);
+  }
+  return c;
+}
+
+ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
+  return ergo__node_child_in(ergo__node_tree(parent), parent, name, ergo__name_hash(name), level);
+}
+
+void ergo__node_remove_last(ergo__node *n) {
+  ergo__tree *t = ergo__node_tree(n);
+  uint64_t h = key_hash(n->parent, ergo__name_hash(n->name));
+  for (size_t j = h & t->tab_mask; t->tab[j] != TAB_EMPTY; j = (j + 1) & t->tab_mask)
+    if (t->tab[j] > TAB_GONE && TAB_PTR(t->tab[j]) == n) {
+      t->tab[j] = TAB_GONE;
+      break;
+    }
+  ergo__node **link = &n->parent->first_child;
+  while (*link != n) link = &(*link)->next_sibling;
+  *link = n->next_sibling;
+  t->nnodes--;
+  free_cold(n);
+  n->cold = NULL;
+  if (t->chunks && t->chunks->used && &t->chunks->nodes[t->chunks->used - 1] == n)
+    t->chunks->used--;
 }

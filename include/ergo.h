@@ -329,7 +329,7 @@ ERGO_EXPORT ergo_region *ergo_region_parent(const ergo_region *r);
 ERGO_EXPORT int ergo_region_level(const ergo_region *r);
 /* Depth below the tree root "Global" (its children are depth 1). */
 ERGO_EXPORT int ergo_region_depth(const ergo_region *r);
-/* A pointer-sized slot per region for the hook attached at `slot`. */
+/* A pointer-sized slot per region for the hook attached at `slot` (NULL: no memory for it). */
 ERGO_EXPORT void **ergo_region_slot(ergo_region *r, int slot);
 
 /* The thread tree a region belongs to: 0 = the main (initialising) thread. */

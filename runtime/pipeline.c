@@ -36,6 +36,7 @@ static struct {
  * main thread's regions, so other threads never reach here with work to do). */
 static record *record_of(ergo_region *r) {
   record **slot = (record **)ergo_region_slot(r, P.slot);
+  if (!slot) return NULL;
   if (!*slot) {
     record *rec = calloc(1, sizeof *rec);
     if (!rec) return NULL;
@@ -58,7 +59,8 @@ static void enter(void *ctx, ergo_region *r, int level) {
 static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
   (void)ctx;
   if (ergo_region_thread(r) != 0) return;
-  record *rec = *(record **)ergo_region_slot(r, P.slot);
+  record **slot = (record **)ergo_region_slot(r, P.slot);
+  record *rec = slot ? *slot : NULL;
   if (!rec) return;
   ergo__region_measurement m = {(double)elapsed_ns * 1e-9, -1};
   if (P.meter) {
@@ -83,7 +85,8 @@ static void finalize(void *ctx) {
 /* Where the energy layer's reports find a region's energy state. */
 static void **energy_state(const ergo_region *r) {
   if (!P.attached) return NULL;
-  record *rec = *(record **)ergo_region_slot((ergo_region *)r, P.slot);
+  record **slot = (record **)ergo_region_slot((ergo_region *)r, P.slot);
+  record *rec = slot ? *slot : NULL;
   return rec ? &rec->energy : NULL;
 }
 

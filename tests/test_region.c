@@ -22,7 +22,7 @@ static void test_figures_exact(void **state) {
   assert_int_equal(a->min, 10000000);
   assert_int_equal(a->max, 30000000);
   assert_int_equal(a->level, 1);
-  assert_int_equal(a->depth, 1);
+  assert_int_equal(ergo_region_depth(a), 1);
   ergo_finalize();
 }
 
@@ -77,7 +77,7 @@ static void test_recursion(void **state) {
   for (int d = 1; d <= 100; d++) {
     n = child(n, "rec");
     assert_non_null(n);
-    assert_int_equal(n->depth, d);
+    assert_int_equal(ergo_region_depth(n), d);
     assert_int_equal(n->total, (uint64_t)(101 - d) * 1000000);
   }
   assert_null(n->first_child);
