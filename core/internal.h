@@ -213,8 +213,16 @@ ERGO__HIDDEN void ergo__tree_free(ergo__tree *t);
 ERGO__HIDDEN ergo__tree *ergo__tree_new_thread(void);
 ERGO__HIDDEN void ergo__close_all(ergo__tree *t, uint64_t now);
 ERGO__HIDDEN void ergo__tls_set_main(ergo__tree *t, unsigned epoch);
+/* 1 when t is the calling thread's tree of this run, or finalize has stopped every thread: its
+ * stack may be read. */
+ERGO__HIDDEN int ergo__tree_is_mine(const ergo__tree *t);
 ERGO__HIDDEN void ergo__reset_uninit_warning(void);
 extern ERGO__HIDDEN unsigned ergo__epoch;
+
+/* A node's figures are written by its thread alone and read by reports on any thread: stored
+ * and loaded whole (relaxed atomics, plain moves on 64-bit targets). */
+#define ERGO__PUT(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define ERGO__GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 /* A full memory fence.  TSan does not model fences (GCC refuses them under -fsanitize=thread):
  * there a sequentially consistent read-modify-write stands in for one. */

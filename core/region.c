@@ -133,10 +133,12 @@ static inline void close_top(ergo__tree *t, uint64_t now) {
   ergo__frame *f = &t->stack[t->depth];
   ergo__node *n = f->node;
   uint64_t dt = now - f->start;
-  n->total += dt;
-  n->calls++;
-  if (dt < n->min) n->min = dt;
-  if (dt > n->max) n->max = dt;
+  /* The owner is the only writer; a report on another thread reads these while they change,
+   * so they are stored whole (relaxed atomics: plain moves on x86-64 and AArch64). */
+  ERGO__PUT(n->total, n->total + dt);
+  ERGO__PUT(n->calls, n->calls + 1);
+  if (dt < n->min) ERGO__PUT(n->min, dt);
+  if (dt > n->max) ERGO__PUT(n->max, dt);
   t->depth--;
   t->stack[t->depth].prev = n;
   if (ERGO__UNLIKELY(__atomic_load_n(&ergo__nhooks, __ATOMIC_RELAXED))) {
@@ -283,4 +285,9 @@ void ergo__region_call(const ergo_region *r, uint64_t *start, uint64_t *end) {
   (void)r; /* the call closing on this thread: the exit hooks run right after close_top set it */
   *start = tls_call[0];
   *end = tls_call[1];
+}
+
+int ergo__tree_is_mine(const ergo__tree *t) {
+  return ergo__g.finalizing ||
+         (t == tls_tree && tls_epoch == __atomic_load_n(&ergo__epoch, __ATOMIC_RELAXED));
 }

@@ -6,8 +6,11 @@
 
 uint64_t ergo__report_now(void) { return ergo__g.finalizing ? ergo__g.final_ticks : ergo__ticks(); }
 
-/* Start tick of the node's open call, or 0 if it is not open. */
+/* Start tick of the node's open call, or 0 if it is not open.  Only the calling thread's own
+ * tree (or any tree once finalize has stopped every thread) has a stack that holds still: another
+ * thread's may grow (realloc) under the reader, so its open calls count once they close. */
 static uint64_t open_start(const ergo__tree *t, const ergo__node *n) {
+  if (!ergo__tree_is_mine(t)) return 0;
   for (int d = t->depth; d > 0; d--)
     if (t->stack[d].node == n) return t->stack[d].start ? t->stack[d].start : 1;
   return 0;
@@ -16,7 +19,7 @@ static uint64_t open_start(const ergo__tree *t, const ergo__node *n) {
 /* Ticks the node has accumulated by `now`, counting an open call so far. */
 uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t now) {
   uint64_t s = open_start(t, n);
-  return n->total + (s && now > s ? now - s : 0);
+  return ERGO__GET(n->total) + (s && now > s ? now - s : 0);
 }
 
 static int cmp_snap(const void *a, const void *b) {
@@ -36,7 +39,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
   uint64_t vt = ergo__node_vticks(t, n, now);
   if (since_step) {
     out->time_s = ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
-    out->calls = n->calls - n->step_calls;
+    out->calls = ERGO__GET(n->calls) - n->step_calls;
     /* The node keeps extremes over the run, not per step: one completed call and nothing open
      * is its own extreme; otherwise they are unknown (-1; the text report prints '-'). */
     if (out->calls == 1 && !out->open)
@@ -45,12 +48,13 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
       out->min_s = out->max_s = -1.0;
   } else {
     out->time_s = ergo__ticks_to_s(vt) + (cold ? cold->loaded_s : 0.0);
-    out->calls = n->calls + (cold ? cold->loaded_calls : 0);
-    if (n->calls) {
-      out->min_s = ergo__ticks_to_s(n->min);
-      out->max_s = ergo__ticks_to_s(n->max);
+    uint64_t calls = ERGO__GET(n->calls);
+    out->calls = calls + (cold ? cold->loaded_calls : 0);
+    if (calls) {
+      out->min_s = ergo__ticks_to_s(ERGO__GET(n->min));
+      out->max_s = ergo__ticks_to_s(ERGO__GET(n->max));
     }
-    if (cold && cold->loaded_min_s >= 0 && (!n->calls || cold->loaded_min_s < out->min_s))
+    if (cold && cold->loaded_min_s >= 0 && (!calls || cold->loaded_min_s < out->min_s))
       out->min_s = cold->loaded_min_s;
     if (cold && cold->loaded_max_s >= 0 && cold->loaded_max_s > out->max_s)
       out->max_s = cold->loaded_max_s;

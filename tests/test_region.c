@@ -306,6 +306,29 @@ static void test_finalize_while_threads_run(void **state) {
   assert_int_equal(__atomic_load_n(&churn_late, __ATOMIC_RELAXED), 0);
 }
 
+/* The thread stress: 8 threads open regions (new ones too) while the main thread prints
+ * reports of every thread's tree and then finalizes with them still running.  Clean under ASan
+ * and TSan; every report is whole. */
+static void test_reports_while_threads_run(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.clock = NULL;
+  c.report_threads = 1;
+  assert_int_equal(ergo_init(&c), 0);
+  __atomic_store_n(&churn_stop, 0, __ATOMIC_RELAXED);
+  pthread_t th[8];
+  for (int i = 0; i < 8; i++) assert_int_equal(pthread_create(&th[i], NULL, churn, NULL), 0);
+  for (int i = 0; i < 40; i++) {
+    char *rep = ergo_report_string();
+    assert_non_null(rep);
+    assert_non_null(strstr(rep, "Total wall clock time for Global"));
+    free(rep);
+  }
+  ergo_finalize();
+  __atomic_store_n(&churn_stop, 1, __ATOMIC_RELAXED);
+  for (int i = 0; i < 8; i++) pthread_join(th[i], NULL);
+}
+
 /* Lifecycle edge cases: finalize twice, before init; init twice. */
 static void test_lifecycle(void **state) {
   (void)state;
@@ -361,6 +384,7 @@ int main(void) {
       ERGO_TEST(test_threads_own_trees),
       ERGO_TEST(test_hooks),
       ERGO_TEST(test_finalize_while_threads_run),
+      ERGO_TEST(test_reports_while_threads_run),
       ERGO_TEST(test_lifecycle),
       ERGO_TEST(test_builtin_clock),
   };
