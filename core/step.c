@@ -6,35 +6,69 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A fresh run starts the step files anew at its first step (as GADGET does
- * with cpu.txt); a run that loaded a checkpoint appends to them. */
-static FILE *open_step_file(const char *path) {
+/* A fresh run starts the step files anew at its first step (as GADGET does with cpu.txt); a
+ * run that loaded a checkpoint appends to them.  Starting anew writes the first step to a new
+ * temporary file that replaces the old one only once the step is whole: a full disk or a
+ * failed write keeps the previous run's file (and the next step tries anew). */
+typedef struct step_file {
+  FILE *f;
+  char *tmp; /* the new file while it is being started, else NULL */
+} step_file;
+
+static int open_step_file(const char *path, int fresh, step_file *out) {
   const ergo__cold *root = ergo__node_cold_peek(&ergo__g.main_tree->root);
   int restarted = root && (root->loaded_s > 0 || root->loaded_calls > 0);
   /* Never through a symlink or into someone else's file: the default names are relative, and
    * the working directory of a root run may be writable by others. */
-  char why[256];
-  int fd = ergo__open_growing(path, !(ergo__g.steps_written || restarted), why, sizeof why);
-  FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
-  if (fd >= 0 && !f) {
+  char why[256] = "";
+  out->tmp = NULL;
+  int fd;
+  if (fresh && !restarted) {
+    /* The name passes the same checks as a growing file (no link, a regular file of ours) before
+     * a new file is made to replace it. */
+    fd = ergo__open_growing(path, 0, why, sizeof why);
+    if (fd >= 0) {
+      close(fd);
+      fd = ergo__tmp_create(path, 0644, &out->tmp);
+      if (fd < 0) snprintf(why, sizeof why, "%s", strerror(errno));
+    }
+  } else {
+    fd = ergo__open_growing(path, 0, why, sizeof why);
+  }
+  out->f = fd >= 0 ? fdopen(fd, "a") : NULL;
+  if (fd >= 0 && !out->f) {
     snprintf(why, sizeof why, "%s", strerror(errno));
     close(fd);
   }
-  if (!f)
+  if (!out->f) {
+    if (out->tmp) unlink(out->tmp);
+    free(out->tmp);
+    out->tmp = NULL;
     ergo__error("ergo_step: cannot open '%s': %s; this step's figures stay in the run's totals "
                 "(fix: remove it, make the directory writable or set another path)",
                 path, why);
-  return f;
-}
-
-static int close_step_file(FILE *f, const char *path) {
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    ergo__error("ergo_step: writing '%s' failed: %s (fix: check free space)", path,
-                strerror(errno));
     return ERGO_EIO;
   }
   return 0;
+}
+
+static int close_step_file(step_file *sf, const char *path) {
+  int bad = ferror(sf->f);
+  int err = bad ? EIO : 0;
+  if (fclose(sf->f) != 0 && !err) err = errno ? errno : EIO;
+  if (!err && sf->tmp && ergo__tmp_publish(sf->tmp, path) != 0) {
+    err = errno;
+    ergo__error("ergo_step: cannot replace '%s': %s; the previous file is kept and this step's "
+                "figures stay in the run's totals (fix: remove it or set another path)",
+                path, ergo__file_why(err));
+  } else if (err) {
+    ergo__error("ergo_step: writing '%s' failed: %s%s (fix: check free space)", path, strerror(err),
+                sf->tmp ? "; the previous file is kept" : "");
+  }
+  if (err && sf->tmp) unlink(sf->tmp);
+  free(sf->tmp);
+  sf->tmp = NULL;
+  return err ? ERGO_EIO : 0;
 }
 
 /* Make `now` the start of the next step for every node of the tree. */
@@ -79,11 +113,12 @@ int ergo_step_info(long step, const char *info) {
       steps = bal = NULL;
     }
   }
+  step_file sf;
   if (steps && strcmp(steps, "none") != 0) {
-    FILE *f = open_step_file(steps);
-    if (!f)
+    if (open_step_file(steps, !ergo__g.steps_ok[0], &sf))
       rc = ERGO_EIO;
     else {
+      FILE *f = sf.f;
       fprintf(f, "Step %ld%s%s", step, info && *info ? " " : "", info ? info : "");
       /* The paper's header: "Step 100 Time: a=0.07125, MPI-Tasks: 6 Task:0". */
       if (ergo__rk.size > 1)
@@ -91,19 +126,21 @@ int ergo_step_info(long step, const char *info) {
                 ergo__rk.rank);
       fputc('\n', f);
       ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
-      if ((r = close_step_file(f, steps)) && !rc) rc = r;
+      if ((r = close_step_file(&sf, steps)) && !rc) rc = r;
       if (!r) ergo__g.steps_ok[0]++;
     }
   }
   if (bal && strcmp(bal, "none") != 0) {
-    FILE *f = open_step_file(bal);
-    if (!f)
+    int fresh = !ergo__g.steps_ok[1];
+    if (open_step_file(bal, fresh, &sf))
       rc = rc ? rc : ERGO_EIO;
     else {
-      int bad = ergo__balance_write(f, &s, step, ergo__g.cfg.balance_level);
+      int bad = ergo__balance_write(sf.f, &s, step, ergo__g.cfg.balance_level);
       if (bad && !rc) rc = bad;
-      if ((r = close_step_file(f, bal)) && !rc) rc = r;
+      if ((r = close_step_file(&sf, bal)) && !rc) rc = r;
       if (!bad && !r) ergo__g.steps_ok[1]++;
+      /* A new file that was not kept: the next one starts over, with its symbol headers. */
+      if (fresh && (bad || r)) ergo__balance_reset();
     }
   }
   ergo__snap_free(&s);

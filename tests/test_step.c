@@ -3,6 +3,9 @@
 
 #include "internal.h"
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -223,6 +226,55 @@ static void test_step_before_init(void **state) {
   assert_int_equal(ergo_step(1), ERGO_ESTATE);
 }
 
+/* A fresh run whose first step cannot be written (here: a file-size limit, as a full disk
+ * would) keeps the previous run's step and balance files whole; once writing works again the
+ * next step starts them anew, balance headers included. */
+static void test_failed_first_step_keeps_previous(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  for (const char *p = steps_path; p; p = p == steps_path ? bal_path : NULL) {
+    FILE *f = fopen(p, "w");
+    fputs("the previous run\n", f);
+    fclose(f);
+  }
+  struct rlimit was, tiny;
+  assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+  tiny = was;
+  tiny.rlim_cur = 16; /* bytes: no step report fits */
+  void (*xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+  test_init(&c);
+  one_step(10, 20, 5);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &tiny), 0);
+  int rc = ergo_step(1);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+  signal(SIGXFSZ, xfsz);
+  assert_int_equal(rc, ERGO_EIO);
+  assert_non_null(strstr(ergo_last_error(), "the previous file is kept"));
+  for (const char *p = steps_path; p; p = p == steps_path ? bal_path : NULL) {
+    char *text = slurp(p);
+    assert_string_equal(text, "the previous run\n");
+    free(text);
+  }
+  one_step(10, 20, 5);
+  assert_int_equal(ergo_step(2), 0);
+  ergo_finalize();
+  char *text = slurp(steps_path);
+  assert_true(strncmp(text, "Step 2\nTotal wall clock time for Global", 39) == 0);
+  assert_null(strstr(text, "previous run"));
+  free(text);
+  text = slurp(bal_path);
+  assert_true(strncmp(text, "Headers for balance file:", 25) == 0);
+  assert_null(strstr(text, "previous run"));
+  free(text);
+  /* Nothing but the two files is left in the directory (no temporary file). */
+  DIR *d = opendir(test_dir);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+  closedir(d);
+  assert_int_equal(n, 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_DIR_TEST(test_step_report_and_balance),
@@ -231,6 +283,7 @@ int main(void) {
       ERGO_DIR_TEST(test_open_region_across_steps),
       ERGO_DIR_TEST(test_fresh_run_truncates_and_bad_path),
       ERGO_DIR_TEST(test_links_never_followed),
+      ERGO_DIR_TEST(test_failed_first_step_keeps_previous),
       ERGO_TEST(test_step_before_init),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
