@@ -74,6 +74,14 @@ int ergo__knobs_start(const char *which, int sim) {
   return rc;
 }
 
+void ergo__knobs_forget_saved(void) {
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    if (!K.open_[i]) continue;
+    K.knobs[i].saved = 0;
+    K.knobs[i].current_valid = 0;
+  }
+}
+
 void ergo__knobs_stop(void) {
   ergo__state_restore(); /* belt and braces: every tracked file as found */
   for (int i = 0; i < ERGO__NKNOBS; i++) {

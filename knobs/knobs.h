@@ -43,5 +43,9 @@ void ergo__settings_reset(void);
 /* The calling thread (ergo_init's) owns the settings stack: ergo_setting_push/pop from any
  * other thread is refused with one error line. */
 void ergo__settings_own(void);
+/* Every knob's files were written back (before an exec that then failed): forget the saved
+ * originals and the values in force, so that the next change saves them again to a new state
+ * file. */
+void ergo__knobs_forget_saved(void);
 
 #endif

@@ -333,6 +333,20 @@ static int victim(const char *mode, int ready_fd) {
     VICTIM_CHECK(access(state_file(getpid()), F_OK) == 0, 96);
     return 0;
   }
+  if (strcmp(mode, "exec") == 0) {
+    /* Another program replaces this one: the files come back first. */
+    execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+    return 94; /* exec failed */
+  }
+  if (strcmp(mode, "exec-fails") == 0) {
+    /* An exec that fails: restored all the same, and the program goes on without a state file
+     * (its next change would save the originals again). */
+    VICTIM_CHECK(execl("/nonexistent/ergo-no-such-program", "x", (char *)NULL) == -1, 94);
+    VICTIM_CHECK(errno == ENOENT, 95);
+    VICTIM_CHECK(tracked_are(0), 96);
+    VICTIM_CHECK(access(state_file(getpid()), F_OK) != 0, 97);
+    return 0;
+  }
   if (strcmp(mode, "usr1-handler") == 0) {
     /* A routine signal the program handles itself: its handler runs, the settings stay (a
      * profiler's tick must not undo the tuning); the exit restores. */
@@ -507,6 +521,13 @@ static void test_default_fatal_signals(void **unused) {
     snprintf(want, sizeof want, "signal %d", quiet_signals[i]);
     run_victim("wait", quiet_signals[i], want);
   }
+}
+
+/* exec of another program, and an exec that fails: the files are restored first either way. */
+static void test_exec_restores(void **unused) {
+  (void)unused;
+  run_victim("exec", 0, "exit 0");
+  run_victim("exec-fails", 0, "exit 0");
 }
 
 /* A program's own handler of such a signal runs and the settings stay; the exit restores. */
@@ -1183,6 +1204,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup(test_ignored_sighup, fresh),
         cmocka_unit_test_setup(test_default_fatal_signals, fresh),
         cmocka_unit_test_setup(test_handled_quiet_signal_left_alone, fresh),
+        cmocka_unit_test_setup(test_exec_restores, fresh),
         cmocka_unit_test_setup(test_forked_child_does_not_restore, fresh),
         cmocka_unit_test_setup(test_restore_disarms, fresh),
         cmocka_unit_test_setup(test_signal_failure_said, fresh),
