@@ -84,6 +84,19 @@ cat zero.json" sh ${sav_app})
 printf '%s\n' \"$out\" | grep 'warning:'
 n=$(printf '%s\n' \"$out\" | grep -c 'warning:'); [ \"$n\" = 1 ] || { echo \"FAIL: $n warning lines, not 1\"; exit 1; }" sh ${sav_app})
 
+  # MPI: saves during the run are rank 0's own tree; finalize replaces it with the merged,
+  # complete report (2 ranks, saves every millisecond of a 30-step sweep).
+  if(ERGO_WITH_MPI)
+    add_test(NAME save_every_mpi_final_merged COMMAND ${ERGO_EXPECT}
+      "--json=format=ergo-report|run/complete=ON|run/steps=30|mpi/ranks=2|mpi/merged=ON|mpi/rank=-1"
+      -- sh -c "rm -f mpi.json mpi-model.json
+\"$@\" >&2 || exit 1
+cat mpi.json" sh ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --allow-run-as-root --oversubscribe
+      ${MPIEXEC_PREFLAGS} ${sav_app} ${MPIEXEC_POSTFLAGS} --steps 30)
+    set_tests_properties(save_every_mpi_final_merged PROPERTIES WORKING_DIRECTORY ${sav_dir}
+      ENVIRONMENT "${sav_env};OMP_NUM_THREADS=1;ERGO_POLICY=sweep;ERGO_MODEL=mpi-model.json;ERGO_REPORT_JSON=mpi.json;ERGO_SAVE_EVERY=0.001;${ERGO_MPI_TEST_ENV}")
+  endif()
+
   set_tests_properties(save_every_model_killed save_every_report_killed save_every_complete_model
     save_every_complete_report save_every_zero save_every_bad_value PROPERTIES
     WORKING_DIRECTORY ${sav_dir} ENVIRONMENT "${sav_env}")
