@@ -55,6 +55,8 @@ static inline uint64_t ergo__ticks(void) {
 /* The core's part of ergo_init/ergo_finalize (runtime/runtime.c adds the layers). */
 ERGO__HIDDEN int ergo__core_init(const ergo_config *cfg);
 ERGO__HIDDEN int ergo__core_finalize(void);
+/* The JSON report so far, marked partial (ERGO_SAVE_EVERY; runtime/pipeline.c at ergo_step). */
+ERGO__HIDDEN int ergo__core_save_partial(void);
 /* The configuration ergo__core_init took, with strings the core owns until finalize. */
 ERGO__HIDDEN const ergo_config *ergo__core_config(void);
 /* Global's clock (and its first step's) starts now: the runtime calls it at the end of ergo_init,

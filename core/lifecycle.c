@@ -222,6 +222,33 @@ static int write_reports(const char *per_rank, int written[NREPORTS]) {
   return rc;
 }
 
+/* During the run (ERGO_SAVE_EVERY, from an ergo_step): the JSON report so far, marked
+ * "complete": false, where finalize will write the final one.  The merged report of an MPI job
+ * is collective and made at finalize only: until then rank 0 writes its own tree to the job's
+ * path (with ERGO_REPORT_RANKS=1, or when ranks keep separate files, every rank writes its own
+ * <name>.rankN).  A failed write is said once (the writer said why) and not tried again. */
+int ergo__core_save_partial(void) {
+  static unsigned failed_epoch;
+  const char *path = ergo__g.cfg.report_json;
+  if (!ergo__g.initialized || ergo__g.finalizing || !path || strcmp(path, "none") == 0) return 0;
+  unsigned epoch = __atomic_load_n(&ergo__epoch, __ATOMIC_ACQUIRE);
+  if (failed_epoch && failed_epoch == epoch) return 0;
+  int multi = ergo__rk.size > 1, rc = 0, r;
+  int own = multi && (ergo__g.cfg.report_ranks || ergo__rk.separate);
+  if (!multi || (ergo__rk.rank == 0 && !ergo__rk.separate)) rc = ergo_report_json(path);
+  if (own) {
+    char *d = dest_of(path, "rank");
+    if (d && (r = ergo_report_json(d)) && !rc) rc = r;
+    free(d);
+  }
+  if (rc) {
+    failed_epoch = epoch;
+    ergo__warn("ERGO_SAVE_EVERY: the JSON report is no longer saved during the run; "
+               "ergo_finalize writes it (fix: set ERGO_REPORT_JSON to a writable path)");
+  }
+  return rc;
+}
+
 /* Say once where the files went, so nobody has to guess: only files that were written. */
 static void note_files(const char *per_rank, const int written[NREPORTS]) {
   const ergo_config *c = &ergo__g.cfg;

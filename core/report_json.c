@@ -9,8 +9,10 @@
  *   {"format":"ergo-report","version":2,"platform":"real|sim","clock":"tsc|monotonic|user",
  *    "run":{"application","ergo_version","host","date","steps","platform":"real|sim|estimate",
  *           "policy","objective","model","energy"} (how the run was made: strings, null when
- *           none; date is ergo_init's, UTC; steps counts ergo_step calls; merged over MPI ranks
- *           also "hosts":[every rank's host, once each]),
+ *           none; date is ergo_init's, UTC; steps counts ergo_step calls; "complete": true
+ *           when ergo_finalize wrote it, false for a report written during the run (ERGO_SAVE_EVERY
+ *           or the code's own ergo_report_json); merged over MPI ranks also "hosts":[every rank's
+ *           host, once each]),
  *    "quantities":[{"name":"energy","unit":"J","rate_unit":"W","label":null,
  *                   "components":["package-0","dram-0"],"total_of":[...]}],
  *    "threads":[{"thread":0,"tree":NODE}, ...],
@@ -158,8 +160,10 @@ static json_t *run_json(void) {
   size_t n = ergo__facts_get(&f);
   for (size_t i = 0; o && i < n; i++) {
     json_object_set_new(o, f[i].key, f[i].value ? json_string(f[i].value) : json_null());
-    if (strcmp(f[i].key, "date") == 0)
+    if (strcmp(f[i].key, "date") == 0) {
       json_object_set_new(o, "steps", json_integer(ergo__facts_steps()));
+      json_object_set_new(o, "complete", json_boolean(ergo__g.finalizing));
+    }
   }
   const char *const *hosts;
   size_t nh = ergo__merged_hosts(&hosts);

@@ -8,7 +8,9 @@
  *        "baseline":{"time_s":0.12,"energy_j":16.1},
  *        "points":[{"config":{...},"time_s":...,"energy_j":...,"n":3}, ...],
  *        "pareto":4}}}
- * A config field 0 (or absent) inherits.  "points" and "pareto" are optional. */
+ * A config field 0 (or absent) inherits.  "points" and "pareto" are optional.
+ * "complete" (default true) is false in a model written during the run (ERGO_SAVE_EVERY), with
+ * "steps" the ergo_step calls so far: regions still searched have their best so far. */
 #include "policies/model.h"
 
 #include "util/atomic_file.h"
@@ -128,6 +130,10 @@ int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *
                           "version", ERGO__MODEL_VERSION, "policy", m->policy, "objective",
                           m->objective, "node", "platform", m->platform[0] ? m->platform : "real",
                           "host", host, "knobs", knobs, "regions", regions);
+  if (doc) {
+    json_object_set_new(doc, "complete", json_boolean(!m->partial));
+    json_object_set_new(doc, "steps", json_integer(m->steps));
+  }
   char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   if (!text) return ERGO_ENOMEM;
@@ -235,6 +241,12 @@ int ergo__model_load(const char *path, ergo__model *m, char *why, size_t whylen)
     snprintf(tmp.objective, sizeof tmp.objective, "%s", s);
   if (!rc && (s = json_string_value(json_object_get(json_object_get(doc, "node"), "platform"))))
     snprintf(tmp.platform, sizeof tmp.platform, "%s", s);
+  json_t *complete = json_object_get(doc, "complete"), *steps = json_object_get(doc, "steps");
+  if (!rc && complete && !json_is_boolean(complete))
+    rc = bad(why, whylen, path, "complete", "is not true or false");
+  tmp.partial = json_is_false(complete);
+  if (json_is_integer(steps) && json_integer_value(steps) > 0)
+    tmp.steps = (long)json_integer_value(steps);
   const char *rpath;
   json_t *r;
   if (!rc) json_object_foreach(regions, rpath, r) {

@@ -24,6 +24,10 @@ typedef struct ergo__model {
   char objective[64]; /* its canonical text */
   char platform[16];  /* "real" or "sim" */
   char host[128];
+  /* Written during the run (ERGO_SAVE_EVERY) rather than at its end: regions still being
+   * searched have their best setting so far, and regions not yet measured are left out. */
+  int partial;
+  long steps; /* ergo_step calls when it was written (0: not said) */
   int nregions;
   ergo__model_region *regions;
 } ergo__model;

@@ -169,20 +169,44 @@ static int region_model(const ergo__policy *p, ergo__model *m, const online_regi
   return 0;
 }
 
-static int online_finish(ergo__policy *p) {
+/* The model of every region tuned so far (a search cut short has its best so far); *unfinished
+ * counts the regions whose search is not over, *first the first of them.  0, or ERGO_ENOMEM. */
+static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
+                       const online_region **first) {
   online_priv *o = p->priv;
-  ergo__model m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.policy, sizeof m.policy, "online");
-  ergo__objective_name(&p->objective, m.objective, sizeof m.objective);
-  snprintf(m.platform, sizeof m.platform, "%s", p->sim ? "sim" : "real");
-  int rc = 0, unfinished = 0;
-  const online_region *first = NULL;
-  for (const online_region * or = o->regions; or &&rc >= 0; or = or->next) {
-    rc = region_model(p, &m, or);
+  memset(m, 0, sizeof *m);
+  snprintf(m->policy, sizeof m->policy, "online");
+  ergo__objective_name(&p->objective, m->objective, sizeof m->objective);
+  snprintf(m->platform, sizeof m->platform, "%s", p->sim ? "sim" : "real");
+  m->steps = p->steps;
+  *unfinished = 0;
+  *first = NULL;
+  for (const online_region * or = o->regions; or ; or = or->next) {
+    if (region_model(p, m, or) < 0) return ERGO_ENOMEM;
     /* A region that ran once is the tuner's to name: more steps would not help it. */
-    if (or->nm && !ergo__nm_done(or->nm) && or->execs > 1 && !unfinished++) first = or ;
+    if (or->nm && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++) *first = or ;
   }
+  return 0;
+}
+
+/* During the run: the model so far, marked partial. */
+static int online_save(ergo__policy *p) {
+  ergo__model m;
+  int unfinished;
+  const online_region *first;
+  int rc = build_model(p, &m, &unfinished, &first);
+  m.partial = 1;
+  if (!rc)
+    rc = ergo__model_save(p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL, &m, &p->space);
+  ergo__model_free(&m);
+  return rc;
+}
+
+static int online_finish(ergo__policy *p) {
+  ergo__model m;
+  int unfinished;
+  const online_region *first;
+  int rc = build_model(p, &m, &unfinished, &first);
   const char *path = p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL;
   int written = 0;
   if (rc < 0)
@@ -253,4 +277,4 @@ static int online_progress(ergo__policy *p, char *buf, size_t len) {
 
 const ergo__policy_ops ergo__policy_online = {"online",        online_start,  online_choose,
                                               online_observe,  online_finish, online_stop,
-                                              online_progress, NULL};
+                                              online_progress, NULL,          online_save};

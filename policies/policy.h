@@ -46,6 +46,9 @@ typedef struct ergo__policy_ops {
    * (static: the model measured it at ERGO_MIN_REGION_MS or more), so its setting applies from
    * its first execution instead of its second. */
   int (*preset)(ergo__policy *p, const char *path);
+  /* During the run (ERGO_SAVE_EVERY, at an ergo_step): write what was learnt so far as a
+   * partial model (best settings so far), quietly; 0 or ERGO_E* (it said why). */
+  int (*save)(ergo__policy *p);
 } ergo__policy_ops;
 
 struct ergo__policy {

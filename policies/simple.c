@@ -19,7 +19,7 @@ static void ignore(ergo__policy *p, ergo__region_state *r, const ergo__config *c
                    const ergo__measure *m) {
   (void)p, (void)r, (void)c, (void)m;
 }
-const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore,
+const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore, NULL,
                                                NULL,      NULL, NULL,    NULL};
 
 /* ---- fixed: "cpu=1800000,uncore=2000000,threads=8", any subset; the keys are the knob
@@ -126,8 +126,8 @@ static void fixed_stop(ergo__policy *p) {
   free(p->priv);
   p->priv = NULL;
 }
-const ergo__policy_ops ergo__policy_fixed = {"fixed",      fixed_start, inherit, ignore,
-                                             fixed_finish, fixed_stop,  NULL,    NULL};
+const ergo__policy_ops ergo__policy_fixed = {"fixed",    fixed_start, inherit, ignore, fixed_finish,
+                                             fixed_stop, NULL,        NULL,    NULL};
 
 /* ---- static: the model's config per region path ---- */
 typedef struct static_priv {
@@ -189,6 +189,13 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
                off, off_regions, m->nregions, m->regions[first_r].path,
                ergo__knob_table[first_i].field, (long long)first_v, (long long)first_near,
                foreign ? "; tune on this platform to make a model for it" : "");
+  /* A model saved during a run that did not end (ERGO_SAVE_EVERY): usable, but said. */
+  if (m->partial && p->talk)
+    ergo__info("tuning model '%s' is partial: it was saved at step %ld of a %s run that did not "
+               "end, so regions still being searched have their best setting so far and regions "
+               "not yet measured run untuned (fix: let the %s run finish for a complete model)",
+               path, m->steps, m->policy[0] ? m->policy : "tuning",
+               m->policy[0] ? m->policy : "tuning");
   p->priv = sp;
   return 0;
 }
@@ -253,8 +260,8 @@ static int static_finish(ergo__policy *p) {
   int n = 0;
   for (int i = 0; i < m->nregions; i++) n += sp->applied[i];
   char tail[1100];
-  snprintf(tail, sizeof tail, "model %s applied to %d of its %d region%s", sp->path, n, m->nregions,
-           m->nregions == 1 ? "" : "s");
+  snprintf(tail, sizeof tail, "model %s%s applied to %d of its %d region%s", sp->path,
+           m->partial ? " (partial)" : "", n, m->nregions, m->nregions == 1 ? "" : "s");
   ergo__summary_print(m, sp->applied, tail);
   return 0;
 }
@@ -269,5 +276,6 @@ static void static_stop(ergo__policy *p) {
   free(sp);
   p->priv = NULL;
 }
-const ergo__policy_ops ergo__policy_static = {
-    "static", static_start, static_choose, ignore, static_finish, static_stop, NULL, static_preset};
+const ergo__policy_ops ergo__policy_static = {"static", static_start,  static_choose,
+                                              ignore,   static_finish, static_stop,
+                                              NULL,     static_preset, NULL};

@@ -126,19 +126,44 @@ static int region_model(ergo__model *m, const sweep_region *sr) {
   return 0;
 }
 
-static int sweep_finish(ergo__policy *p) {
+/* The model of every region tuned so far (best settings so far; a region measured at no point is
+ * left out); *unfinished counts the regions whose schedule is not over, *first the first of
+ * them.  0, or ERGO_ENOMEM. */
+static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
+                       const sweep_region **first) {
   sweep_priv *s = p->priv;
-  ergo__model m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.policy, sizeof m.policy, "sweep");
-  ergo__objective_name(&p->objective, m.objective, sizeof m.objective);
-  snprintf(m.platform, sizeof m.platform, "%s", p->sim ? "sim" : "real");
-  int rc = 0, unfinished = 0;
-  const sweep_region *first = NULL;
-  for (const sweep_region *sr = s->regions; sr && rc >= 0; sr = sr->next) {
-    rc = region_model(&m, sr);
-    if (!ergo__sweep_done(sr->sched) && !unfinished++) first = sr;
+  memset(m, 0, sizeof *m);
+  snprintf(m->policy, sizeof m->policy, "sweep");
+  ergo__objective_name(&p->objective, m->objective, sizeof m->objective);
+  snprintf(m->platform, sizeof m->platform, "%s", p->sim ? "sim" : "real");
+  m->steps = p->steps;
+  *unfinished = 0;
+  *first = NULL;
+  for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
+    if (region_model(m, sr) < 0) return ERGO_ENOMEM;
+    if (!ergo__sweep_done(sr->sched) && !(*unfinished)++) *first = sr;
   }
+  return 0;
+}
+
+/* During the run: the model so far, marked partial. */
+static int sweep_save(ergo__policy *p) {
+  ergo__model m;
+  int unfinished;
+  const sweep_region *first;
+  int rc = build_model(p, &m, &unfinished, &first);
+  m.partial = 1;
+  if (!rc)
+    rc = ergo__model_save(p->cfg->model ? p->cfg->model : SWEEP_DEFAULT_MODEL, &m, &p->space);
+  ergo__model_free(&m);
+  return rc;
+}
+
+static int sweep_finish(ergo__policy *p) {
+  ergo__model m;
+  int unfinished;
+  const sweep_region *first;
+  int rc = build_model(p, &m, &unfinished, &first);
   const char *path = p->cfg->model ? p->cfg->model : SWEEP_DEFAULT_MODEL;
   int written = 0;
   if (rc < 0)
@@ -211,4 +236,4 @@ static int sweep_progress(ergo__policy *p, char *buf, size_t len) {
 
 const ergo__policy_ops ergo__policy_sweep = {"sweep",        sweep_start,  sweep_choose,
                                              sweep_observe,  sweep_finish, sweep_stop,
-                                             sweep_progress, NULL};
+                                             sweep_progress, NULL,         sweep_save};

@@ -84,6 +84,7 @@ static struct {
   double progress_at;      /* CLOCK_MONOTONIC of the last line (or of the start) */
   int progress_rank;       /* this process prints progress (rank 0) */
   char progress_last[512]; /* the last line's text after "step N: " */
+  int save_failed;         /* a save during the run failed: no more of them */
 } T;
 
 static const ergo__policy_ops *const policies[] = {
@@ -487,6 +488,18 @@ void ergo__tuner_finalize(void) {
   if (job->mpi && job->rank != 0) return;
   if (learns()) nothing_learnt();
   T.pol.ops->finish(&T.pol);
+}
+
+void ergo__tuner_save(void) {
+  if (!T.active || !T.pol.ops->save || T.save_failed) return;
+  /* One tuning model per job: rank 0's, as at finalize. */
+  const ergo__job *job = ergo__job_get();
+  if (job->mpi && job->rank != 0) return;
+  if (T.pol.ops->save(&T.pol) == 0) return;
+  T.save_failed = 1; /* the writer said why; once is enough */
+  ergo__warn("ERGO_SAVE_EVERY: the tuning model is no longer saved during the run; "
+             "ergo_finalize writes it, or its fallback in $TMPDIR (fix: set ERGO_MODEL to a "
+             "writable path)");
 }
 
 static void build_space(ergo__space *s) {

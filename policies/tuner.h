@@ -34,6 +34,10 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state);
 void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__region_measurement *m);
 /* ergo_step: under MPI, the node's ranks decide together (collective within the node). */
 void ergo__tuner_step(long step);
+/* During the run (ERGO_SAVE_EVERY, at an ergo_step after the node sync): sweep and online
+ * write their model so far, marked partial (rank 0 only under MPI).  A failed save is said once
+ * and not tried again before finalize. */
+void ergo__tuner_save(void);
 /* ergo_finalize, before reports: the policy writes what it learnt. */
 void ergo__tuner_finalize(void);
 /* Free the tuner (after the core's finalize). */

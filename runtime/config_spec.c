@@ -481,6 +481,10 @@ const ergo__config_row ergo__config_spec[] = {
      ELSEWHERE("policies/tuner.c"),
      .help = "seconds between sweep/online progress lines (default 10; 0 = off; step = every "
              "ergo_step)"},
+    {.var = "ERGO_SAVE_EVERY",
+     ELSEWHERE("runtime/pipeline.c"),
+     .help = "seconds between saves of the tuning model and JSON report during the run, at an "
+             "ergo_step (default 60; 0 = only at finalize)"},
     /* MPI (mpi/) */
     {.var = "ERGO_REPORT_RANKS",
      FIELD(report_ranks),

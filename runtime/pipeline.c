@@ -3,7 +3,8 @@
  *   enter: policy chooses -> knobs apply (the tuner) -> meter samples (energy)
  *   exit:  meter samples (its energy fitted to the call's timed interval, which the core gives)
  *          -> measurement formed once -> policy observes -> knobs restore
- *   step:  the tuner's node sync;  finalize: the tuner finishes (model), then the meter's last
+ *   step:  the tuner's node sync, then (ERGO_SAVE_EVERY) the model and JSON report so far;
+ *          finalize: the tuner finishes (model), then the meter's last
  *          reading and the sampler stop, before the core writes its reports.
  *
  * Knobs switch outside the energy readings, so a region's energy is measured under its own
@@ -17,8 +18,19 @@
 #include "knobs/table.h"
 #include "policies/tuner.h"
 
+#include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ERGO_SAVE_EVERY: seconds between saves of what the run learnt and measured so far (the tuning
+ * model of sweep and online, the JSON report), at the first ergo_step after that long; 0 = only at
+ * finalize.  Saves are made at ergo_step only: a signal handler may not build JSON, so a killed
+ * run loses what came after its last save. */
+#define SAVE_VAR "ERGO_SAVE_EVERY"
+#define SAVE_DEFAULT_S 60.0
 
 /* Each layer's per-region state, in the pipeline's one region slot. */
 typedef struct record {
@@ -30,7 +42,55 @@ static struct {
   int attached, slot;
   int tune, meter; /* which layers take part */
   record *records;
+  int saver, save_slot; /* the ERGO_SAVE_EVERY hook is attached, in this slot */
+  double save_every;    /* seconds; 0 off */
+  double saved_at;      /* CLOCK_MONOTONIC of the last save (or of the start) */
 } P;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ERGO_SAVE_EVERY in seconds; a bad value is one warning and the default. */
+static double save_setting(void) {
+  const char *v = getenv(SAVE_VAR);
+  if (!v) return SAVE_DEFAULT_S;
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (end == v || *end || errno || !isfinite(x) || x < 0 || x > 86400) {
+    ergo__warn("%s='%s' is not valid: expected seconds between saves of the tuning model and the "
+               "JSON report during the run, from 0 (only at ergo_finalize) to 86400; using %g",
+               SAVE_VAR, v, SAVE_DEFAULT_S);
+    return SAVE_DEFAULT_S;
+  }
+  return x;
+}
+
+/* At ergo_step, after the tuner's node sync (this hook is attached after the pipeline's): the
+ * model and the report so far, when ERGO_SAVE_EVERY seconds passed since the last save. */
+static void save_step(void *ctx, long n) {
+  (void)ctx, (void)n;
+  if (now_s() - P.saved_at < P.save_every) return;
+  if (P.tune) ergo__tuner_save();
+  ergo__core_save_partial();
+  P.saved_at = now_s(); /* after the save: a slow file system never makes every step save */
+}
+
+static int saver_start(void) {
+  P.save_every = save_setting();
+  const char *json = ergo__core_config()->report_json;
+  int report = json && strcmp(json, "none") != 0;
+  if (!P.save_every || (!P.tune && !report)) return 0;
+  ergo_hooks h = {NULL, NULL, NULL, NULL, save_step};
+  int rc = ergo_hooks_attach(&h, &P.save_slot);
+  if (rc) return rc;
+  P.saver = 1;
+  P.saved_at = now_s();
+  return 0;
+}
 
 /* The record of r, made at its first entry (main thread only: both layers measure and tune the
  * main thread's regions, so other threads never reach here with work to do). */
@@ -101,7 +161,7 @@ int ergo__pipeline_start(void) {
   P.tune = ergo__tuner_active();
   P.meter = ergo__energy_reads();
   if (P.tune && !P.meter) ergo__tuner_no_meter();
-  if (!P.tune && !P.meter) return 0;
+  if (!P.tune && !P.meter) return saver_start();
   ergo_hooks h = {enter, exit_, finalize, NULL, step};
   int rc = ergo_hooks_attach(&h, &P.slot);
   if (rc) return rc;
@@ -113,13 +173,14 @@ int ergo__pipeline_start(void) {
     for (int i = 0; i < ERGO__NKNOBS; i++) names[i] = ergo__knob_table[i].field;
     ergo__facts_setting_source(setting_of, NULL, ERGO__NKNOBS, names);
   }
-  return 0;
+  return saver_start();
 }
 
 void ergo__pipeline_stop(void) {
   ergo__energy_locate(NULL);
   ergo__facts_setting_source(NULL, NULL, 0, NULL);
   if (P.attached) ergo_hooks_detach(P.slot);
+  if (P.saver) ergo_hooks_detach(P.save_slot);
   while (P.records) {
     record *next = P.records->next;
     free(P.records);
