@@ -1059,6 +1059,8 @@ static void test_shared_reused_pid(void **unused) {
   (void)unused;
   pid_t other = fork(); /* the process that got the pid since */
   if (other == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* not left behind by a failed test */
+    alarm(VICTIM_TIMEOUT_S);
     for (;;) pause();
   }
   for (int i = 0; i < NTRACKED; i++) assert_int_equal(put(files[i].path, files[i].changed), 0);
