@@ -1,5 +1,7 @@
 /* state_restore_dead.c - `ergo restore`: put back what processes that died without cleaning up
- * (kill -9) left changed, from their state files, once sure each writer is gone. */
+ * (kill -9) left changed, from their state files, once sure each writer is gone; never a file
+ * whose directory a live process claims (state_claim.c).  Also how a process taking over a
+ * claim from one that is gone restores that one's state file first. */
 #include "knobs/state_internal.h"
 
 #include "ergo.h"
