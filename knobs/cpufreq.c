@@ -6,6 +6,7 @@
 
 #include "ergo.h"
 #include "internal.h"
+#include "util/log.h"
 
 #include <cpufreq.h>
 #include <errno.h>
@@ -318,13 +319,39 @@ static int cf_save(ergo__knob *k) {
   cf_priv *p = k->priv;
   static const char *const files[2][2] = {{"scaling_min_freq", "scaling_max_freq"},
                                           {"scaling_governor", "scaling_setspeed"}};
-  for (int i = 0; i < p->npolicies; i++)
-    for (int f = 0; f < 2; f++) {
-      char path[128];
+  int kept = 0, shared = 0;
+  long holder = 0;
+  char first[128] = "";
+  /* The policies kept, compacted into p->cpu only once every one is saved. */
+  unsigned *keep = malloc((size_t)p->npolicies * sizeof *keep);
+  if (!keep) return ERGO_ENOMEM;
+  for (int i = 0; i < p->npolicies; i++) {
+    int rc = 0;
+    char path[128];
+    for (int f = 0; f < 2 && !rc; f++) {
       snprintf(path, sizeof path, CF_SYSFS "/cpu%u/cpufreq/%s", p->cpu[i], files[p->userspace][f]);
-      int rc = ergo__state_track(path);
-      if (rc) return rc;
+      rc = ergo__state_track(path, shared ? NULL : &holder);
     }
+    if (rc == ERGO_EBUSY) { /* another process tunes this policy: it is theirs */
+      if (!shared++) snprintf(first, sizeof first, CF_SYSFS "/cpu%u/cpufreq", p->cpu[i]);
+      continue;
+    }
+    if (rc) {
+      free(keep);
+      return rc;
+    }
+    keep[kept++] = p->cpu[i];
+  }
+  memcpy(p->cpu, keep, (size_t)kept * sizeof *keep);
+  free(keep);
+  if (shared)
+    ergo__warn("cpufreq: %s%s is tuned by ergo process %ld, so this process leaves %s alone (fix: "
+               "one tuned job per node, or ERGO_KNOBS=none in the other job; MPI ranks sharing a "
+               "policy need nothing)",
+               first, shared > 1 ? " and other policies of this process" : "", holder,
+               shared > 1 ? "them" : "it");
+  if (kept == 0) return ERGO_EBUSY;
+  p->npolicies = kept;
   return 0;
 }
 

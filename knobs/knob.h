@@ -32,7 +32,9 @@ typedef struct ergo__knob_ops {
   int (*set)(ergo__knob *k, int64_t value);
   /* Call ergo__state_track() on every file set() may write, so the original
    * contents are on disk before the first change.  Knobs without files
-   * (threads) save nothing. */
+   * (threads) save nothing.  A domain (policy, die) another live process
+   * claims (ERGO_EBUSY) is dropped from what set() writes, with one line;
+   * ERGO_EBUSY when that leaves nothing: the knob is left alone. */
   int (*save)(ergo__knob *k);
   /* Put back what open() found, for knobs that state files cannot restore
    * (threads); file-backed knobs leave this NULL: knobs/state_restore.c restores them. */
@@ -54,6 +56,7 @@ struct ergo__knob {
   int64_t current;
   int current_valid;
   int saved;
+  int left_alone;   /* save() found every file claimed by another process: never set */
   int64_t original; /* get() before the first change; valid once saved */
   uint64_t sets;    /* set() calls that reached the backend */
 };

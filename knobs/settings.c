@@ -53,13 +53,18 @@ int ergo__knob_settable(const ergo__knob *k, int64_t v) {
 static int save_first(ergo__knob *k) {
   if (k->saved) return 0;
   int64_t now = 0;
-  int rc = k->ops->get(k, &now);
-  if (rc) {
+  int rc = k->ops->save ? k->ops->save(k) : 0;
+  if (rc == ERGO_EBUSY) { /* another process tunes all of it: said by save(), never retried */
+    k->left_alone = 1;
+    return rc;
+  }
+  if (rc) return rc;
+  /* After save(), which may drop domains another process holds: the value of one of ours. */
+  if ((rc = k->ops->get(k, &now)) != 0) {
     ergo__error("%s: cannot read the value in force (%s); not changing it", k->row->backend,
                 ergo_strerror(rc));
     return rc;
   }
-  if (k->ops->save && (rc = k->ops->save(k)) != 0) return rc;
   if ((rc = ergo__state_commit()) != 0) {
     ergo__error("%s: the original values could not be saved to %s (%s); not "
                 "changing anything (fix: make that directory writable or set "
@@ -76,8 +81,9 @@ static int save_first(ergo__knob *k) {
 
 /* Put `v` in force unless it already is: no system call when nothing changes. */
 static int apply(ergo__knob *k, int64_t v) {
-  if (k->current_valid && k->current == v) return 0;
+  if (k->left_alone || (k->current_valid && k->current == v)) return 0;
   int rc = save_first(k);
+  if (rc == ERGO_EBUSY && k->left_alone) return 0; /* the run goes on: it is another's knob */
   if (rc) return rc;
   if (k->current_valid && k->current == v) return 0;
   rc = k->ops->set(k, v);

@@ -10,8 +10,13 @@
 /* Remember `path`'s current contents (once per path, first call wins) so
  * that it can be written back.  Call before the first write to it.  The
  * order of calls is the order of restoring (e.g. governor before setspeed).
+ * First claims the file's directory (a cpufreq policy, an uncore die) for
+ * this process: while another live process holds it, returns ERGO_EBUSY with
+ * *holder (if given) set to its pid and nothing said: the caller leaves that
+ * directory alone and says so once.  A holder that is gone has its state
+ * file restored first, so the contents saved are the true originals.
  * 0, or a negative ERGO_E* with one line said (unreadable file). */
-int ergo__state_track(const char *path);
+int ergo__state_track(const char *path, long *holder);
 
 /* Write the state file (atomically: temp + rename) listing every tracked
  * file with its original contents, and on the first call install the
@@ -21,7 +26,7 @@ int ergo__state_track(const char *path);
 int ergo__state_commit(void);
 
 /* Write every tracked file back to its original contents and, if that
- * worked, remove the state file.  Safe to call twice.  Returns the number of
+ * worked, remove the state file and release the claims.  Safe to call twice.  Returns the number of
  * files that could not be restored (each said in one line). */
 int ergo__state_restore(void);
 
@@ -31,11 +36,14 @@ const char *ergo__state_dir(void);
 
 /* `ergo restore`: restore the files of state files whose process is gone
  * (pid == 0: all such; else only that pid, which must be gone too); with
- * dry_run only say what would be written.  One line per file to out.
+ * dry_run only say what would be written.  One line per file to out.  A file
+ * whose directory a live process claims is left alone (and its state file
+ * stays); the claims of the processes restored are removed, and so are
+ * claims whose owner is gone and left no state file.
  * Returns the number of failures (0 = all restored or nothing to do). */
 int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out);
 
-/* Forget everything tracked (tests, and after fork in a child). */
+/* Forget everything tracked, releasing this process's claims (tests). */
 void ergo__state_reset(void);
 
 #endif

@@ -69,6 +69,10 @@ static json_t *state_doc(void) {
   json_object_set_new(doc, "version", json_integer(STATE_VERSION));
   json_object_set_new(doc, "pid", json_integer((json_int_t)getpid()));
   json_object_set_new(doc, "starttime", json_integer(start));
+  /* This program image's: after exec the pid and start time stay, the image id does not. */
+  char inst[24];
+  snprintf(inst, sizeof inst, "%016llx", (unsigned long long)ergo__state_instance());
+  json_object_set_new(doc, "instance", json_string(inst));
   json_object_set_new(doc, "host", json_string(host));
   json_object_set_new(doc, "exe", json_string(exe));
   json_object_set_new(doc, "files", files);
@@ -91,7 +95,8 @@ int ergo__state_commit(void) {
     return ERGO_EIO;
   }
   snprintf(path, sizeof path, "%s/%ld.json", dir, (long)getpid());
-  state_table *t = malloc(sizeof *t + ergo__st.ntracked * sizeof(state_entry *));
+  state_table *t = malloc(sizeof *t + ergo__st.ntracked * sizeof(state_entry *) +
+                          ergo__st.nclaims * sizeof(char *));
   char *state_path = strdup(path);
   size_t before = ergo__st.ncommitted;
   ergo__st.ncommitted = ergo__st.ntracked;
@@ -111,6 +116,9 @@ int ergo__state_commit(void) {
   t->state_path = state_path;
   t->n = ergo__st.ntracked;
   memcpy(t->e, ergo__st.tracked, ergo__st.ntracked * sizeof(state_entry *));
+  t->claims = (char **)(t->e + t->n);
+  t->nclaims = ergo__st.nclaims;
+  if (t->nclaims) memcpy(t->claims, ergo__st.claims, t->nclaims * sizeof(char *));
   atomic_store(&ergo__st.owner_pid, (int)getpid());
   t->older = atomic_exchange(&ergo__st.published, t);
   /* ERGO_STATE_DIR changed since the last commit: the older file is superseded. */

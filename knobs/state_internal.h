@@ -9,15 +9,20 @@
  *   state_file.c          writing the state file, then arming the restore paths
  *   state_signal.c        the restore paths nobody calls: fatal signals and atexit
  *   state_restore.c       writing originals back (async-signal-safe), and restoring this process
- *   state_restore_dead.c  `ergo restore`: the state files of processes that died */
+ *   state_restore_dead.c  `ergo restore`: the state files of processes that died
+ *   state_claim.c         claims: which live process tunes a sysfs directory, and taking over
+ *                         from one that is gone */
 #ifndef ERGO_KNOBS_STATE_INTERNAL_H
 #define ERGO_KNOBS_STATE_INTERNAL_H
 
 #include "knobs/state.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 /* A sysfs attribute is at most one page: anything longer is not a knob's file. */
 #define CONTENT_MAX 4096
@@ -40,6 +45,8 @@ typedef struct state_entry {
 typedef struct state_table {
   char *state_path;
   struct state_table *older; /* tables a handler may still be reading: freed with this one */
+  char **claims;             /* the claims to release once every file is back */
+  size_t nclaims;
   size_t n;
   state_entry *e[];
 } state_table;
@@ -52,6 +59,12 @@ typedef struct ergo__state_ctx {
   pthread_mutex_t lock;
   state_entry **tracked;
   size_t ntracked, tracked_cap, ncommitted;
+  /* The claim files this process holds (state_claim.c), and how their contents start. */
+  char **claims;
+  size_t nclaims, claims_cap;
+  pid_t claims_pid;       /* the process claim_prefix is of */
+  char claim_prefix[384]; /* "pid start instance host " */
+  size_t claim_prefix_len;
   /* The handler's view: lock-free atomics only. */
   _Atomic(state_table *) published;
   atomic_int readers;   /* handlers reading the published table right now */
@@ -67,6 +80,9 @@ void ergo__state_forget(void);
 /* In a child of a committed process: the parent's files are the parent's to restore.  Under the
  * lock. */
 void ergo__state_forget_if_forked(void);
+/* Release the claims this process took (not a forked child's copy of its parent's list).  Under
+ * the lock. */
+void ergo__state_release_mine(void);
 
 /* ---- state_entry.c ---- */
 
@@ -94,6 +110,54 @@ int ergo__state_proc_stat(long pid, char *state, long long *starttime);
 /* Install the restore paths: a handler for every fatal signal not already ours, and once the
  * atexit restore.  Under the lock, after publishing a table. */
 void ergo__state_arm(void);
+
+/* ---- state_claim.c ---- */
+
+/* Who holds a claim (and the state file of a process being taken over). */
+typedef struct ergo__claim_owner {
+  long pid;
+  long long start;   /* field 22 of /proc/<pid>/stat; <= 0: unknown */
+  uint64_t instance; /* the program image's random id; 0: unknown */
+  char host[256];
+  char domain[PATH_MAX];
+} ergo__claim_owner;
+
+/* This program image's random id (a new one after exec; the same in a forked child, whose pid
+ * tells it apart). */
+uint64_t ergo__state_instance(void);
+/* This host's name, one word. */
+const char *ergo__state_host(void);
+/* The claim file of a directory: <dir>/claim-<hash of domain>.  0 or -1 (too long). */
+int ergo__state_claim_path(const char *dir, const char *domain, char *buf, size_t n);
+/* The directory a file belongs to, links resolved (cpuN/cpufreq -> cpufreq/policyN), into buf
+ * (PATH_MAX).  0, or -1 with errno. */
+int ergo__state_domain(const char *path, char *buf);
+/* 1 with o filled, 0 when there is no such claim, -1 when it is unreadable or malformed. */
+int ergo__state_claim_read(const char *claim, ergo__claim_owner *o);
+/* 1 while the process (pid, start time, image id: 0 when unknown) runs; 0 once it is gone: no
+ * such pid, a zombie, the pid reused by a process started at another time, or our own pid in
+ * another program image. */
+int ergo__state_owner_alive(long pid, long long starttime, uint64_t instance);
+/* Lock the state directory (flock on it, waiting a few seconds at most): the descriptor to close,
+ * or -1 with errno. */
+int ergo__state_lock_dir(const char *dir);
+/* Claim `domain` (the directory of `path`) for this process, under the directory lock.  0: ours
+ * (claim gets its file's path, "" when there is no usable state directory: the commit refuses
+ * then); ERGO_EBUSY: a live process holds it (*holder gets its pid, nothing said); ERGO_EIO with
+ * one line said.  Under ergo__st.lock. */
+int ergo__state_claim(const char *domain, const char *path, char *claim, size_t n, long *holder);
+/* Remove each claim whose contents start with prefix (ours).  Async-signal-safe. */
+void ergo__state_release(char *const *claims, size_t n, const char *prefix, size_t plen);
+
+/* ---- state_restore_dead.c ---- */
+
+/* Under the directory lock: restore <dir>/<owner pid>.json, known to be gone, when it is that
+ * owner's (start time, and image id when both are known, agree; not_instance != 0: any file of
+ * that pid whose image id differs from not_instance).  Claims of that owner it restores are
+ * removed.  Returns the files not restored, with msg saying what happened ("" when there was
+ * nothing). */
+int ergo__state_restore_owner(const char *dir, const ergo__claim_owner *owner,
+                              uint64_t not_instance, char *msg, size_t n);
 
 /* ---- state_restore.c ---- */
 

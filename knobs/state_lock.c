@@ -17,6 +17,10 @@ void ergo__state_forget(void) {
   free(ergo__st.tracked);
   ergo__st.tracked = NULL;
   ergo__st.ntracked = ergo__st.tracked_cap = ergo__st.ncommitted = 0;
+  for (size_t i = 0; i < ergo__st.nclaims; i++) free(ergo__st.claims[i]);
+  free(ergo__st.claims);
+  ergo__st.claims = NULL;
+  ergo__st.nclaims = ergo__st.claims_cap = 0;
   atomic_store(&ergo__st.owner_pid, 0);
 }
 
@@ -36,9 +40,17 @@ static void setup_once(void) { pthread_atfork(NULL, NULL, after_fork_child); }
 
 void ergo__state_once(void) { pthread_once(&once, setup_once); }
 
+void ergo__state_release_mine(void) {
+  if (ergo__st.claims_pid == getpid())
+    ergo__state_release(ergo__st.claims, ergo__st.nclaims, ergo__st.claim_prefix,
+                        ergo__st.claim_prefix_len);
+}
+
 void ergo__state_reset(void) {
   ergo__state_once();
   pthread_mutex_lock(&ergo__st.lock);
+  ergo__state_forget_if_forked(); /* a child never releases its parent's claims */
+  ergo__state_release_mine();
   ergo__state_forget();
   pthread_mutex_unlock(&ergo__st.lock);
 }

@@ -48,6 +48,7 @@ int ergo__state_restore(void) {
   ergo__state_forget_if_forked();
   state_table *t = atomic_load(&ergo__st.published);
   if (!t) {
+    ergo__state_release_mine();
     ergo__state_forget(); /* tracked but never committed: nothing was written */
     pthread_mutex_unlock(&ergo__st.lock);
     return 0;
@@ -67,6 +68,8 @@ int ergo__state_restore(void) {
     if (unlink(t->state_path) != 0 && errno != ENOENT)
       ergo__warn("cannot remove the state file %s: %s (every file is restored; remove it by hand)",
                  t->state_path, strerror(errno));
+    /* After the files are back: a process that claims them next reads the originals. */
+    ergo__state_release_mine();
     ergo__state_forget();
   }
   pthread_mutex_unlock(&ergo__st.lock);

@@ -1,5 +1,7 @@
 /* state_restore_dead.c - `ergo restore`: put back what processes that died without cleaning up
- * (kill -9) left changed, from their state files, once sure each writer is gone. */
+ * (kill -9) left changed, from their state files, once sure each writer is gone; never a file
+ * whose directory a live process claims (state_claim.c).  Also how a process taking over a
+ * claim from one that is gone restores that one's state file first. */
 #include "knobs/state_internal.h"
 
 #include "ergo.h"
@@ -165,21 +167,29 @@ static json_t *load_state(const char *path, char *why, size_t whylen) {
   return doc;
 }
 
-/* 1 while `pid` runs and is the process that wrote the state file; 0 when it is gone (no such
- * pid, a zombie, or the pid reused by a process started at another time). */
-static int writer_alive(long pid, long long starttime) {
-  if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return 0;
-  char state = '?';
-  long long start = -1;
-  /* It exists and we cannot tell: keep off. */
-  if (ergo__state_proc_stat(pid, &state, &start) != 0) return 1;
-  if (state == 'Z' || state == 'X') return 0;
-  if (starttime <= 0) return 1; /* the writer could not read its own: same caution */
-  return start == starttime;
+/* A process known to be gone whose state file is being taken over (state_claim.c). */
+typedef struct dead_owner {
+  const ergo__claim_owner *owner;
+  uint64_t not_instance;
+} dead_owner;
+
+/* The claim on the directory of `file`, into claim (may be "") and o; 1 when there is one. */
+static int claim_of(const char *dir, const char *file, char *claim, size_t n,
+                    ergo__claim_owner *o) {
+  char domain[PATH_MAX];
+  claim[0] = '\0';
+  if (ergo__state_domain(file, domain) != 0 || ergo__state_claim_path(dir, domain, claim, n) != 0)
+    return 0;
+  return ergo__state_claim_read(claim, o) == 1;
 }
 
-/* Restore one state file (or say what it would do).  Returns its failures. */
-static int restore_one(const char *path, long pid, int explicit, int dry_run, FILE *out) {
+/* Restore one state file (or say what it would do), under the directory lock.  Files whose
+ * directory a live process (not the writer) claims are left alone, and the state file stays for
+ * later; the writer's claims of what it restores go.  With dead, the writer is known to be gone
+ * and the file is used only when it is that owner's (else left, quietly).  Returns its failures;
+ * *restored (if given) gets the number of files written back. */
+static int restore_one(const char *dir, const char *path, long pid, int explicit, int dry_run,
+                       const dead_owner *dead, FILE *out, size_t *restored) {
   char why[WHY_LEN] = "", v[256];
   json_t *doc = load_state(path, why, sizeof why);
   if (why[0]) {
@@ -193,6 +203,8 @@ static int restore_one(const char *path, long pid, int explicit, int dry_run, FI
   const json_t *jstart = json_object_get(doc, "starttime");
   const char *host = json_string_value(json_object_get(doc, "host"));
   const char *exe = json_string_value(json_object_get(doc, "exe"));
+  const char *jinst = json_string_value(json_object_get(doc, "instance"));
+  uint64_t instance = jinst ? strtoull(jinst, NULL, 16) : 0;
   if (!format || strcmp(format, STATE_FORMAT) != 0)
     snprintf(why, sizeof why, "\"format\" is not \"%s\"", STATE_FORMAT);
   else if (!json_is_integer(version))
@@ -204,6 +216,17 @@ static int restore_one(const char *path, long pid, int explicit, int dry_run, FI
     snprintf(why, sizeof why, "its \"pid\" is not %ld, the number in its name", pid);
   else if (!json_is_integer(jstart) || !host || !exe)
     snprintf(why, sizeof why, "\"starttime\", \"host\" or \"exe\" missing");
+  long long start = json_is_integer(jstart) ? (long long)json_integer_value(jstart) : 0;
+  if (!why[0] && dead) {
+    const ergo__claim_owner *o = dead->owner;
+    int theirs = (o->start <= 0 || start == o->start) &&
+                 (!o->instance || !instance || instance == o->instance) &&
+                 (!dead->not_instance || instance != dead->not_instance);
+    if (!theirs) { /* another process's that got the pid since: not this owner's to undo */
+      json_decref(doc);
+      return 0;
+    }
+  }
   size_t n = 0;
   state_entry **e =
       why[0] ? NULL : parse_files(json_object_get(doc, "files"), path, out, &n, why, sizeof why);
@@ -216,16 +239,36 @@ static int restore_one(const char *path, long pid, int explicit, int dry_run, FI
   if (gethostname(here, sizeof here) != 0) here[0] = '\0';
   here[sizeof here - 1] = '\0';
   int failed = 0;
-  if (strcmp(host, here) != 0) {
+  /* Which files a live process holds now: those stay as they are. */
+  char *held = calloc(n ? n : 1, 1);
+  long *holder = calloc(n ? n : 1, sizeof *holder);
+  size_t nheld = 0;
+  for (size_t i = 0; held && holder && i < n; i++) {
+    char claim[PATH_MAX + 64];
+    ergo__claim_owner o;
+    if (claim_of(dir, e[i]->path, claim, sizeof claim, &o) &&
+        !(o.pid == pid && (start <= 0 || o.start == start)) &&
+        ergo__state_owner_alive(o.pid, o.start, o.instance)) {
+      held[i] = 1;
+      holder[i] = o.pid;
+      nheld++;
+    }
+  }
+  if (!held || !holder) {
+    fprintf(out, "%s: out of memory; left in place\n", path);
+    failed = 1;
+  } else if (strcmp(host, here) != 0) {
     fprintf(out, "%s: written on host %s, this is %s; left in place\n", path, host, here);
     failed = explicit;
-  } else if (writer_alive(pid, json_integer_value(jstart))) {
+  } else if (!dead && ergo__state_owner_alive(pid, start, instance)) {
     fprintf(out, "process %ld is alive: it restores its own settings\n", pid);
     failed = explicit;
   } else if (dry_run) {
     fprintf(out, "process %ld (%s) is gone; %s lists %zu files\n", pid, exe, path, n);
     for (size_t i = 0; i < n; i++)
-      if (e[i]->placeholder)
+      if (held[i])
+        fprintf(out, "would leave %s alone: process %ld holds it now\n", e[i]->path, holder[i]);
+      else if (e[i]->placeholder)
         fprintf(out, "would skip %s: '%s' is the kernel's placeholder, not a value\n", e[i]->path,
                 ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v));
       else
@@ -233,32 +276,134 @@ static int restore_one(const char *path, long pid, int explicit, int dry_run, FI
                 ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v), e[i]->path);
   } else {
     fprintf(out, "process %ld (%s) is gone; restoring the %zu files of %s\n", pid, exe, n, path);
+    /* The files nobody holds, in their order. */
+    state_entry **w = calloc(n ? n : 1, sizeof *w);
     int *errs = calloc(n ? n : 1, sizeof *errs);
-    failed = errs ? (int)ergo__state_write_all(e, n, errs) : (int)n;
-    for (size_t i = 0; i < n; i++) {
+    size_t nw = 0;
+    for (size_t i = 0; w && i < n; i++)
+      if (!held[i]) w[nw++] = e[i];
+    failed = errs && w ? (int)ergo__state_write_all(w, nw, errs) : (int)(n - nheld);
+    for (size_t i = 0, j = 0; i < n; i++) {
       ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v);
-      if (!errs)
-        fprintf(out, "cannot restore %s to '%s': out of memory\n", e[i]->path, v);
-      else if (errs[i])
-        fprintf(out, "cannot restore %s to '%s': %s\n", e[i]->path, v, strerror(errs[i]));
+      if (held[i]) {
+        fprintf(out, "left %s alone: process %ld holds it now and restores it when it ends\n",
+                e[i]->path, holder[i]);
+        continue;
+      }
+      int err = errs && w ? errs[j++] : ENOMEM;
+      if (err)
+        fprintf(out, "cannot restore %s to '%s': %s\n", e[i]->path, v, strerror(err));
       else if (e[i]->placeholder)
         fprintf(out, "skipped %s: '%s' is the kernel's placeholder, not a value\n", e[i]->path, v);
-      else
+      else {
         fprintf(out, "restored %s to '%s'\n", e[i]->path, v);
+        if (restored) (*restored)++;
+      }
+      if (err) continue;
+      /* Back as found: the writer's claim on it goes (once per directory: a second read finds
+       * none). */
+      char claim[PATH_MAX + 64];
+      ergo__claim_owner o;
+      if (claim_of(dir, e[i]->path, claim, sizeof claim, &o) && o.pid == pid &&
+          (start <= 0 || o.start == start))
+        unlink(claim);
     }
+    free(w);
     free(errs);
     if (failed)
       fprintf(out, "%s stays: %d of %zu files could not be restored\n", path, failed, n);
-    else if (unlink(path) != 0) {
+    else if (nheld) {
+      fprintf(out,
+              "%s stays: %zu of %zu files are held by running processes (run `ergo restore` "
+              "again once they are gone)\n",
+              path, nheld, n);
+      failed = explicit;
+    } else if (unlink(path) != 0) {
       fprintf(out, "cannot remove %s: %s\n", path, strerror(errno));
       failed = 1;
     } else
       fprintf(out, "removed %s\n", path);
   }
+  free(held);
+  free(holder);
   for (size_t i = 0; i < n; i++) ergo__state_entry_free(e[i]);
   free(e);
   json_decref(doc);
   return failed;
+}
+
+int ergo__state_restore_owner(const char *dir, const ergo__claim_owner *owner,
+                              uint64_t not_instance, char *msg, size_t n) {
+  char path[PATH_MAX + 32];
+  msg[0] = '\0';
+  snprintf(path, sizeof path, "%s/%ld.json", dir, owner->pid);
+  if (access(path, F_OK) != 0) return 0;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  if (!out) {
+    snprintf(msg, n,
+             "cannot restore %s, the state file of process %ld, which is gone: out of "
+             "memory",
+             path, owner->pid);
+    return 1;
+  }
+  dead_owner dead = {owner, not_instance};
+  size_t restored = 0;
+  int failed = restore_one(dir, path, owner->pid, 0, 0, &dead, out, &restored);
+  fclose(out);
+  if (failed) {
+    /* The first line that says what went wrong. */
+    const char *line = text ? text : "";
+    for (const char *p = line; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+      if (strncmp(p, "process ", 8) != 0 && strncmp(p, "restored ", 9) != 0 &&
+          strncmp(p, "skipped ", 8) != 0 && strncmp(p, "left ", 5) != 0) {
+        line = p;
+        break;
+      }
+    int ll = (int)strcspn(line, "\n");
+    snprintf(msg, n,
+             "process %ld, which is gone, left %s: %.*s (fix: run `ergo restore` and follow what "
+             "it says)",
+             owner->pid, path, ll > 200 ? 200 : ll, line);
+  } else if (restored) {
+    snprintf(msg, n,
+             "process %ld left its settings changed (it is gone): restored the %zu files of its "
+             "state file %s first",
+             owner->pid, restored, path);
+  }
+  free(text);
+  return failed;
+}
+
+/* Claims whose owner is gone and left no state file (it died before saving, or after restoring
+ * but before releasing): nothing to restore, so they go.  Under the directory lock. */
+static int sweep_claims(const char *dir, FILE *out) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  const char *host = ergo__state_host();
+  for (struct dirent *de; (de = readdir(d));) {
+    if (strncmp(de->d_name, "claim-", 6) != 0) continue;
+    char claim[PATH_MAX + 300], state[PATH_MAX + 32];
+    snprintf(claim, sizeof claim, "%s/%s", dir, de->d_name);
+    ergo__claim_owner o;
+    int got = ergo__state_claim_read(claim, &o);
+    if (got == 1 &&
+        (strcmp(o.host, host) != 0 || ergo__state_owner_alive(o.pid, o.start, o.instance)))
+      continue;
+    if (got == 1) {
+      snprintf(state, sizeof state, "%s/%ld.json", dir, o.pid);
+      if (access(state, F_OK) == 0) continue; /* its state file says more: left for it */
+    }
+    if (unlink(claim) != 0) continue;
+    if (got == 1)
+      fprintf(out, "removed %s: the claim of process %ld on %s, which is gone\n", claim, o.pid,
+              o.domain);
+    else
+      fprintf(out, "removed %s: an unreadable claim\n", claim);
+  }
+  closedir(d);
+  return 0;
 }
 
 /* The pid a state file's name gives ("1234.json"), or 0 for other names (temporary files). */
@@ -281,17 +426,27 @@ int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out) {
     fprintf(out, "%s\n", why);
     return 1;
   }
+  /* No process claims or takes over a directory meanwhile. */
+  int lock = ergo__state_lock_dir(dir);
+  if (lock < 0) {
+    fprintf(out, "cannot lock %s: %s (fix: if an ergo process is stopped, resume or end it)\n", dir,
+            strerror(errno));
+    return 1;
+  }
   if (pid > 0) {
+    int failed = 0;
     snprintf(path, sizeof path, "%s/%ld.json", dir, (long)pid);
-    if (access(path, F_OK) != 0 && errno == ENOENT) {
+    if (access(path, F_OK) != 0 && errno == ENOENT)
       fprintf(out, "no state file for process %ld in %s: nothing to restore\n", (long)pid, dir);
-      return 0;
-    }
-    return restore_one(path, (long)pid, 1, dry_run, out);
+    else
+      failed = restore_one(dir, path, (long)pid, 1, dry_run, NULL, out, NULL);
+    close(lock);
+    return failed;
   }
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(out, "cannot read %s: %s\n", dir, strerror(errno));
+    close(lock);
     return 1;
   }
   long *pids = NULL;
@@ -316,9 +471,11 @@ int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out) {
   int failed = 0;
   for (size_t i = 0; i < n; i++) {
     snprintf(path, sizeof path, "%s/%ld.json", dir, pids[i]);
-    failed += restore_one(path, pids[i], 0, dry_run, out);
+    failed += restore_one(dir, path, pids[i], 0, dry_run, NULL, out, NULL);
   }
   free(pids);
+  if (!dry_run) failed += sweep_claims(dir, out);
+  close(lock);
   return failed;
 }
 

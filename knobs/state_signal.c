@@ -59,8 +59,10 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *uctx) {
   atomic_fetch_add(&ergo__st.readers, 1);
   state_table *t = atomic_load(&ergo__st.published);
   if (t && atomic_load(&ergo__st.owner_pid) == (int)getpid() &&
-      ergo__state_write_all(t->e, t->n, NULL) == 0 && dies)
+      ergo__state_write_all(t->e, t->n, NULL) == 0 && dies) {
     unlink(t->state_path);
+    ergo__state_release(t->claims, t->nclaims, ergo__st.claim_prefix, ergo__st.claim_prefix_len);
+  }
   atomic_fetch_sub(&ergo__st.readers, 1);
   if (i >= 0) {
     /* Blocked until we return (the handler's own mask), then delivered to `prev`. */

@@ -48,7 +48,50 @@ static int read_whole(const char *path, char *buf, size_t *len) {
   return 0;
 }
 
-int ergo__state_track(const char *path) {
+/* Claim the directory of `path` unless this process already holds it; *fresh = 1 when the claim
+ * is new (the last of ergo__st.claims).  0 or ERGO_E* (EBUSY: a live process holds it, nothing
+ * said).  Under the lock. */
+static int claim_domain(const char *path, long *holder, int *fresh) {
+  char domain[PATH_MAX], claim[PATH_MAX + 64];
+  if (ergo__state_domain(path, domain) != 0) {
+    ergo__warn("cannot read %s to save its original value: %s; not changing it", path,
+               strerror(errno));
+    return ERGO_EIO;
+  }
+  int rc = ergo__state_claim(domain, path, claim, sizeof claim, holder);
+  if (rc || !claim[0]) return rc;
+  for (size_t i = 0; i < ergo__st.nclaims; i++)
+    if (strcmp(ergo__st.claims[i], claim) == 0) return 0;
+  char *copy = strdup(claim);
+  if (copy && ergo__st.nclaims == ergo__st.claims_cap) {
+    size_t cap = ergo__st.claims_cap ? 2 * ergo__st.claims_cap : 8;
+    char **grown = realloc(ergo__st.claims, cap * sizeof *grown);
+    if (grown) {
+      ergo__st.claims = grown;
+      ergo__st.claims_cap = cap;
+    }
+  }
+  if (!copy || ergo__st.nclaims == ergo__st.claims_cap) {
+    free(copy);
+    char *const one[1] = {claim};
+    ergo__state_release(one, 1, ergo__st.claim_prefix, ergo__st.claim_prefix_len);
+    ergo__warn("out of memory saving %s; not changing it", path);
+    return ERGO_ENOMEM;
+  }
+  ergo__st.claims[ergo__st.nclaims++] = copy;
+  *fresh = 1;
+  return 0;
+}
+
+/* A file not tracked after all: a claim taken for it alone goes again. */
+static void unclaim(int fresh) {
+  if (!fresh) return;
+  char *last = ergo__st.claims[--ergo__st.nclaims];
+  ergo__state_release(&last, 1, ergo__st.claim_prefix, ergo__st.claim_prefix_len);
+  free(last);
+}
+
+int ergo__state_track(const char *path, long *holder) {
   if (!path || path[0] != '/') {
     ergo__warn("cannot save '%s': not an absolute path; not changing it", path ? path : "(null)");
     return ERGO_EINVAL;
@@ -61,16 +104,26 @@ int ergo__state_track(const char *path) {
       pthread_mutex_unlock(&ergo__st.lock);
       return 0; /* the first reading is the original; later ones may be ours */
     }
+  /* Claimed before it is read: a claim taken over from a process that is gone puts its
+   * original back first. */
+  int fresh = 0;
+  int rc = claim_domain(path, holder, &fresh);
+  if (rc) {
+    pthread_mutex_unlock(&ergo__st.lock);
+    return rc;
+  }
   char buf[CONTENT_MAX + 1];
   size_t len = 0;
-  int rc = read_whole(path, buf, &len);
+  rc = read_whole(path, buf, &len);
   if (rc == -1) {
     ergo__warn("cannot read %s to save its original value: %s; not changing it", path,
                strerror(errno));
+    unclaim(fresh);
     pthread_mutex_unlock(&ergo__st.lock);
     return ERGO_EIO;
   }
   if (rc == -2 || !is_text(buf, len)) {
+    unclaim(fresh);
     ergo__warn("%s is %s, not a setting ergo can save and write back; not changing it", path,
                rc == -2 ? "longer than 4096 bytes" : "not text");
     pthread_mutex_unlock(&ergo__st.lock);
@@ -96,6 +149,7 @@ int ergo__state_track(const char *path) {
   }
   if (!e || !e->failmsg || ergo__st.ntracked == ergo__st.tracked_cap) {
     ergo__state_entry_free(e);
+    unclaim(fresh);
     pthread_mutex_unlock(&ergo__st.lock);
     ergo__warn("out of memory saving %s; not changing it", path);
     return ERGO_ENOMEM;

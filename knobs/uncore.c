@@ -26,6 +26,7 @@
 /* One package_XX_die_YY directory. */
 typedef struct unc_die {
   int package, die;
+  int shared;              /* another process tunes it (save found its claim): left alone */
   char min[128], max[128]; /* min_freq_khz, max_freq_khz */
 } unc_die;
 
@@ -266,7 +267,7 @@ static int uncore_set(ergo__knob *k, int64_t value) {
   if (!ergo__knob_settable(k, value)) return ERGO_EINVAL;
   for (int i = 0; i < p->ndies; i++) {
     unc_die *u = &p->die[i];
-    if (!mine(u)) continue; /* another rank of the node sets it, to the same value */
+    if (!mine(u) || u->shared) continue; /* another rank or process of the node sets it */
     char why[ERGO__KNOB_WHY_LEN];
     int64_t max;
     int rc = read_khz(u->max, &max, why, sizeof why);
@@ -290,13 +291,28 @@ static int uncore_set(ergo__knob *k, int64_t value) {
 
 static int uncore_save(ergo__knob *k) {
   unc_priv *p = k->priv;
+  int kept = 0, shared = 0;
+  long holder = 0;
+  const char *first = "";
   for (int i = 0; i < p->ndies; i++) {
-    if (!mine(&p->die[i])) continue;
-    int rc = ergo__state_track(p->die[i].min);
-    if (rc == 0) rc = ergo__state_track(p->die[i].max);
+    unc_die *u = &p->die[i];
+    if (!mine(u) || u->shared) continue;
+    int rc = ergo__state_track(u->min, shared ? NULL : &holder);
+    if (rc == 0) rc = ergo__state_track(u->max, NULL);
+    if (rc == ERGO_EBUSY) { /* another process tunes this die: it is theirs */
+      u->shared = 1;
+      if (!shared++) first = u->min;
+      continue;
+    }
     if (rc != 0) return rc;
+    kept++;
   }
-  return 0;
+  if (shared)
+    ergo__warn("uncore: %s%s is tuned by ergo process %ld, so this process leaves %s alone (fix: "
+               "one tuned job per node, or ERGO_KNOBS=none in the other job)",
+               first, shared > 1 ? " and other dies of this process" : "", holder,
+               shared > 1 ? "them" : "it");
+  return kept == 0 && shared ? ERGO_EBUSY : 0;
 }
 
 static void uncore_close(ergo__knob *k) {

@@ -10,7 +10,10 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Every write to a fake sysfs file is a store, and is logged: the write count is exact. */
@@ -163,6 +166,49 @@ static void test_finalize_restores(void **state) {
   assert_tree_as_before();
 }
 
+/* Another ergo process tunes both core policies: the core knob is left alone (one warning, at
+ * the first change, not repeated at the next), the uncore knob works, the tree ends as before. */
+static void test_core_held_by_another(void **state) {
+  (void)state;
+  int p[2];
+  assert_int_equal(pipe(p), 0);
+  pid_t other = fork();
+  assert_true(other >= 0);
+  if (other == 0) {
+    close(p[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* not left behind by a failed test */
+    alarm(60);
+    if (ergo__state_track(CPU "/cpu0/cpufreq/scaling_governor", NULL) != 0 ||
+        ergo__state_track(CPU "/cpu1/cpufreq/scaling_governor", NULL) != 0 ||
+        ergo__state_commit() != 0 || write(p[1], "ready", 5) != 5)
+      _exit(90);
+    for (;;) pause();
+  }
+  close(p[1]);
+  char buf[8] = "";
+  assert_int_equal(read(p[0], buf, sizeof buf), 5);
+  close(p[0]);
+  start_all();
+  int warnings = ergo_warning_count();
+  ergo_setting core = {.core_khz = 1400000}, other_core = {.core_khz = 1000000};
+  assert_int_equal(ergo_setting_push(&core), 0);
+  assert_int_equal(ergo_warning_count(), warnings + 1);
+  assert_int_equal(ergo_setting_push(&other_core), 0);
+  assert_int_equal(ergo_warning_count(), warnings + 1);
+  assert_int_equal(fakecpu_stores(), 0);
+  ergo_setting unc = {.uncore_khz = 1800000};
+  assert_int_equal(ergo_setting_push(&unc), 0);
+  assert_int_equal(count_stores_to("_freq_khz"), 2);
+  assert_int_equal(fakecpu_stores(), 2);
+  for (int i = 0; i < 3; i++) assert_int_equal(ergo_setting_pop(), 0);
+  ergo_finalize();
+  int status = 0;
+  kill(other, SIGTERM);
+  assert_int_equal(waitpid(other, &status, 0), other);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  assert_tree_as_before();
+}
+
 int main(void) {
   if (fakesys_create(&fs) != 0) return FAKESYS_SKIP;
   snprintf(state_dir, sizeof state_dir, "%s-state", fs.root);
@@ -193,7 +239,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_only_changes_are_written), ERGO_TEST(test_bad_requests_write_nothing),
       ERGO_TEST(test_other_thread_refused),     ERGO_TEST(test_threads_setting),
-      ERGO_TEST(test_finalize_restores),
+      ERGO_TEST(test_finalize_restores),        ERGO_TEST(test_core_held_by_another),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fakecpu_snap_free(before);

@@ -7,6 +7,7 @@
 #include "ergo.h"
 #include "fakesys.h"
 #include "knobs/state.h"
+#include "knobs/state_internal.h" /* the claim files' names and lines */
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,6 +40,9 @@
 #define CF0 CPU "/cpu0/cpufreq" /* acpi-cpufreq, userspace governor: setspeed is a value */
 #define CF1 CPU "/cpu1/cpufreq" /* intel_pstate-like: min/max pinned */
 #define UNC CPU "/intel_uncore_frequency/package_00_die_00"
+/* CPU 2 shares CPU 0's policy: its cpufreq directory is a link to CPU 0's, as the kernel links
+ * cpuN/cpufreq to cpufreq/policyM (two MPI ranks on CPUs 0 and 2 reach one policy). */
+#define CF2 CPU "/cpu2/cpufreq"
 #define NTRACKED 8
 /* A victim that hangs is killed (SIGALRM, not a signal ergo handles) rather than the test. */
 #define VICTIM_TIMEOUT_S 30
@@ -273,9 +277,39 @@ static int victim(const char *mode, int ready_fd) {
     sigaction(SIGUSR1, &sa, NULL);
   }
 
-  for (int i = 0; i < NTRACKED; i++) VICTIM_CHECK(ergo__state_track(files[i].path) == 0, 90);
+  if (strcmp(mode, "second") == 0 || strcmp(mode, "alias") == 0) {
+    /* Another ergo process tunes these files (its pid in TEST_HOLDER): each is refused, with
+     * that pid, and nothing is saved, written or restored here. */
+    long want = atol(getenv("TEST_HOLDER") ? getenv("TEST_HOLDER") : "0");
+    for (int i = 0; i < NTRACKED; i++) {
+      long holder = 0;
+      char alias[256];
+      snprintf(alias, sizeof alias, CF2 "%s", files[i].path + strlen(CF0));
+      int cf0 = strncmp(files[i].path, CF0 "/", strlen(CF0) + 1) == 0;
+      if (mode[0] == 'a' && !cf0) continue;
+      VICTIM_CHECK(ergo__state_track(mode[0] == 'a' ? alias : files[i].path, &holder) == ERGO_EBUSY,
+                   90);
+      VICTIM_CHECK(holder == want, 91);
+    }
+    VICTIM_CHECK(ergo__state_commit() == 0, 92);
+    VICTIM_CHECK(write(ready_fd, "ready\n", 6) == 6, 93);
+    close(ready_fd);
+    if (mode[0] == 'a') return 0;
+    for (;;) pause();
+  }
+  for (int i = 0; i < NTRACKED; i++) VICTIM_CHECK(ergo__state_track(files[i].path, NULL) == 0, 90);
   VICTIM_CHECK(ergo__state_commit() == 0, 91);
   for (int i = 0; i < NTRACKED; i++) VICTIM_CHECK(put(files[i].path, files[i].changed) == 0, 92);
+  if (strcmp(mode, "exec") == 0) {
+    /* Into another ergo program with the same pid (and start time): this image's restore paths
+     * never run; the next one says ready. */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    VICTIM_CHECK(n > 0, 95);
+    exe[n] = '\0';
+    execl(exe, "test_state", "--victim", "return", "3", (char *)NULL);
+    exit(94);
+  }
   if (ready_fd >= 0) {
     VICTIM_CHECK(write(ready_fd, "ready\n", 6) == 6, 93);
     close(ready_fd);
@@ -926,18 +960,245 @@ static void test_state_file_link_refused(void **unused) {
   assert_tree_pristine();
 }
 
+/* ---- two processes on one knob ----------------------------------------------------------------
+ */
+
+/* A victim that waits, and a second one while it runs. */
+static pid_t spawn_second(const char *mode, pid_t first, int *err) {
+  char holder[32];
+  snprintf(holder, sizeof holder, "%ld", (long)first);
+  setenv("TEST_HOLDER", holder, 1);
+  int ready = -1;
+  pid_t pid = spawn_victim_err(mode, &ready, err);
+  assert_true(pid > 0);
+  wait_ready(ready);
+  unsetenv("TEST_HOLDER");
+  return pid;
+}
+
+/* Everything a pipe holds until its writer is gone. */
+static char *drain(int fd) {
+  static char buf[8192];
+  size_t len = 0;
+  ssize_t n;
+  while (len < sizeof buf - 1 &&
+         ((n = read(fd, buf + len, sizeof buf - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+    if (n > 0) len += (size_t)n;
+  close(fd);
+  buf[len] = '\0';
+  return buf;
+}
+
+/* The second process leaves the first's files alone; each ends in its own time, and what the
+ * first found is what comes back, once. */
+static void shared_live(int first_ends_first) {
+  int ready = -1;
+  pid_t a = spawn_victim("wait", &ready);
+  wait_ready(ready);
+  pid_t b = spawn_second("second", a, NULL);
+  assert_true(tracked_are(1)); /* the first's values, still */
+  assert_int_equal(access(state_file(b), F_OK), -1);
+  pid_t one = first_ends_first ? a : b, two = first_ends_first ? b : a;
+  kill(one, SIGTERM);
+  assert_string_equal(status_text(reap(one)), "signal 15");
+  if (first_ends_first)
+    assert_tree_pristine(); /* the true originals */
+  else
+    assert_true(tracked_are(1)); /* the second's exit undoes nothing of the first's */
+  kill(two, SIGTERM);
+  assert_string_equal(status_text(reap(two)), "signal 15");
+  assert_tree_pristine();
+  assert_int_equal(state_dir_entries(), 0);
+  int failed;
+  free(restore_dead(0, 0, &failed));
+  assert_int_equal(failed, 0);
+  assert_tree_pristine();
+}
+
+static void test_shared_first_ends_first(void **unused) {
+  (void)unused;
+  shared_live(1);
+}
+
+static void test_shared_second_ends_first(void **unused) {
+  (void)unused;
+  shared_live(0);
+}
+
+/* kill -9 of the first, then a second process: it puts the first's originals back before saving
+ * them as its own, so the originals (not the dead one's values) come back, no state file left. */
+static void test_shared_first_killed(void **unused) {
+  (void)unused;
+  pid_t a = killed_victim();
+  int ready = -1, err = -1;
+  pid_t b = spawn_victim_err("wait", &ready, &err);
+  wait_ready(ready);
+  assert_true(tracked_are(1));
+  assert_int_equal(access(state_file(a), F_OK), -1); /* taken over */
+  kill(b, SIGTERM);
+  assert_string_equal(status_text(reap(b)), "signal 15");
+  char want[512];
+  snprintf(want, sizeof want,
+           "ergo: note: process %ld left its settings changed (it is gone): restored the 8 files "
+           "of its state file %s first\n",
+           (long)a, state_file(a));
+  assert_string_equal(drain(err), want);
+  assert_tree_pristine();
+  assert_int_equal(state_dir_entries(), 0);
+}
+
+/* kill -9 of the second (which held nothing), the first ends, `ergo restore` runs: as before. */
+static void test_shared_second_killed(void **unused) {
+  (void)unused;
+  int ready = -1;
+  pid_t a = spawn_victim("wait", &ready);
+  wait_ready(ready);
+  pid_t b = spawn_second("second", a, NULL);
+  kill(b, SIGKILL);
+  assert_string_equal(status_text(reap(b)), "signal 9");
+  assert_true(tracked_are(1));
+  kill(a, SIGTERM);
+  assert_string_equal(status_text(reap(a)), "signal 15");
+  int failed;
+  free(restore_dead(0, 0, &failed));
+  assert_int_equal(failed, 0);
+  assert_tree_pristine();
+  assert_int_equal(state_dir_entries(), 0);
+}
+
+/* Two ranks on CPUs 0 and 2 of one policy: the same files by other names are refused too. */
+static void test_shared_policy_other_cpu(void **unused) {
+  (void)unused;
+  int ready = -1;
+  pid_t a = spawn_victim("wait", &ready);
+  wait_ready(ready);
+  pid_t b = spawn_second("alias", a, NULL);
+  assert_string_equal(status_text(reap(b)), "exit 0");
+  assert_true(tracked_are(1));
+  kill(a, SIGTERM);
+  assert_string_equal(status_text(reap(a)), "signal 15");
+  assert_tree_pristine();
+  assert_int_equal(state_dir_entries(), 0);
+}
+
+/* A claim (and state file) of a pid that runs again but started at another time: its writer is
+ * gone, so a new process restores what it left before saving. */
+static void test_shared_reused_pid(void **unused) {
+  (void)unused;
+  pid_t other = fork(); /* the process that got the pid since */
+  if (other == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* not left behind by a failed test */
+    alarm(VICTIM_TIMEOUT_S);
+    for (;;) pause();
+  }
+  for (int i = 0; i < NTRACKED; i++) assert_int_equal(put(files[i].path, files[i].changed), 0);
+  char host[256] = "";
+  gethostname(host, sizeof host);
+  write_state(other, 1, host);
+  const int one_per_dir[] = {0, 4, 6}; /* CF0, CF1, UNC */
+  for (int i = 0; i < 3; i++) {
+    char domain[PATH_MAX], claim[PATH_MAX + 64];
+    assert_int_equal(ergo__state_domain(files[one_per_dir[i]].path, domain), 0);
+    assert_int_equal(ergo__state_claim_path(state_dir, domain, claim, sizeof claim), 0);
+    FILE *f = fopen(claim, "w");
+    assert_non_null(f);
+    fprintf(f, "%ld 1 0123456789abcdef %s %s\n", (long)other, ergo__state_host(), domain);
+    fclose(f);
+  }
+  assert_int_equal(state_dir_entries(), 4);
+  int ready = -1;
+  pid_t b = spawn_victim("wait", &ready);
+  wait_ready(ready);
+  assert_true(tracked_are(1));
+  kill(b, SIGTERM);
+  assert_string_equal(status_text(reap(b)), "signal 15");
+  kill(other, SIGKILL);
+  reap(other);
+  assert_tree_pristine();
+  assert_int_equal(state_dir_entries(), 0);
+}
+
+/* exec into another ergo program: the same pid and start time, but the first image's restore
+ * paths never run; the second restores the first's files before saving its own originals. */
+static void test_shared_exec(void **unused) {
+  (void)unused;
+  run_victim("exec", 0, "exit 0");
+}
+
+/* `ergo restore` while a job runs: a dead process's state file naming the job's files writes none
+ * of them and stays for later; once the job is gone it is restored. */
+static void test_restore_skips_live_claims(void **unused) {
+  (void)unused;
+  int ready = -1;
+  pid_t a = spawn_victim("wait", &ready);
+  wait_ready(ready);
+  char host[256] = "";
+  gethostname(host, sizeof host);
+  write_state(4194305, 1, host);
+  int failed;
+  char *got = restore_dead(0, 0, &failed);
+  assert_int_equal(failed, 0);
+  assert_true(tracked_are(1));
+  char want[4096];
+  int n = snprintf(want, sizeof want,
+                   "process %ld is alive: it restores its own settings\n"
+                   "process 4194305 (/usr/bin/app) is gone; restoring the 8 files of %s\n",
+                   (long)a, state_file(4194305));
+  for (int i = 0; i < NTRACKED; i++)
+    n += snprintf(want + n, sizeof want - (size_t)n,
+                  "left %s alone: process %ld holds it now and restores it when it ends\n",
+                  files[i].path, (long)a);
+  snprintf(want + n, sizeof want - (size_t)n,
+           "%s stays: 8 of 8 files are held by running processes (run `ergo restore` again once "
+           "they are gone)\n",
+           state_file(4194305));
+  assert_string_equal(got, want);
+  free(got);
+  kill(a, SIGTERM);
+  assert_string_equal(status_text(reap(a)), "signal 15");
+  assert_tree_pristine();
+  free(restore_dead(0, 0, &failed));
+  assert_int_equal(failed, 0);
+  assert_tree_pristine();
+  assert_int_equal(state_dir_entries(), 0);
+}
+
+/* A claim left by a process that died before saving anything: `ergo restore` removes it. */
+static void test_restore_removes_orphan_claims(void **unused) {
+  (void)unused;
+  char domain[PATH_MAX], claim[PATH_MAX + 64];
+  assert_int_equal(ergo__state_domain(files[0].path, domain), 0);
+  assert_int_equal(ergo__state_claim_path(state_dir, domain, claim, sizeof claim), 0);
+  FILE *f = fopen(claim, "w");
+  assert_non_null(f);
+  fprintf(f, "4194305 1 0123456789abcdef %s %s\n", ergo__state_host(), domain);
+  fclose(f);
+  int failed;
+  char *got = restore_dead(0, 0, &failed);
+  char want[3 * PATH_MAX];
+  snprintf(want, sizeof want,
+           "no state files in %s: nothing to restore\n"
+           "removed %s: the claim of process 4194305 on %s, which is gone\n",
+           state_dir, claim, domain);
+  assert_string_equal(got, want);
+  assert_int_equal(failed, 0);
+  free(got);
+  assert_int_equal(state_dir_entries(), 0);
+}
+
 /* ---- in this process: the state file, restore, failures ------------------------------------ */
 
 static void test_state_file_contents(void **unused) {
   (void)unused;
-  for (int i = 0; i < NTRACKED - 2; i++) assert_int_equal(ergo__state_track(files[i].path), 0);
+  for (int i = 0; i < NTRACKED - 2; i++)
+    assert_int_equal(ergo__state_track(files[i].path, NULL), 0);
   assert_int_equal(ergo__state_commit(), 0);
   /* More tracking (the uncore knob's first change): the file is rewritten with everything. */
   for (int i = NTRACKED - 2; i < NTRACKED; i++)
-    assert_int_equal(ergo__state_track(files[i].path), 0);
+    assert_int_equal(ergo__state_track(files[i].path, NULL), 0);
   /* A second track of a path changed since keeps the first reading: the original. */
   assert_int_equal(put(files[0].path, files[0].changed), 0);
-  assert_int_equal(ergo__state_track(files[0].path), 0);
+  assert_int_equal(ergo__state_track(files[0].path, NULL), 0);
   assert_int_equal(ergo__state_commit(), 0);
 
   json_error_t jerr;
@@ -959,9 +1220,15 @@ static void test_state_file_contents(void **unused) {
     assert_string_equal(json_string_value(json_object_get(f, "path")), files[i].path);
     assert_string_equal(json_string_value(json_object_get(f, "content")), files[i].original);
   }
-  assert_int_equal(json_object_size(doc), 7);
+  /* The program image's id: what tells an exec'd program (same pid and start time) apart. */
+  const char *inst = json_string_value(json_object_get(doc, "instance"));
+  assert_non_null(inst);
+  assert_int_equal(strspn(inst, "0123456789abcdef"), 16);
+  assert_int_equal(strlen(inst), 16);
+  assert_int_equal(json_object_size(doc), 8);
   json_decref(doc);
-  assert_int_equal(state_dir_entries(), 1);
+  /* The state file and the claims of the three directories (two policies, one die). */
+  assert_int_equal(state_dir_entries(), 4);
 
   for (int i = 0; i < NTRACKED; i++) assert_int_equal(put(files[i].path, files[i].changed), 0);
   assert_int_equal(ergo__state_restore(), 0);
@@ -973,14 +1240,14 @@ static void test_state_file_contents(void **unused) {
 
 static void test_track_refuses(void **unused) {
   (void)unused;
-  assert_int_equal(ergo__state_track(CF0 "/no_such_file"), ERGO_EIO);
+  assert_int_equal(ergo__state_track(CF0 "/no_such_file", NULL), ERGO_EIO);
   assert_string_equal(ergo_last_error(), "cannot read " CF0 "/no_such_file to save its original "
                                          "value: No such file or directory; not changing it");
-  assert_int_equal(ergo__state_track("scaling_governor"), ERGO_EINVAL);
+  assert_int_equal(ergo__state_track("scaling_governor", NULL), ERGO_EINVAL);
   static char big[4098];
   memset(big, '1', sizeof big - 1);
   assert_int_equal(fakesys_write(&fs, CF0 "/big", big, 0644), 0);
-  assert_int_equal(ergo__state_track(CF0 "/big"), ERGO_EFORMAT);
+  assert_int_equal(ergo__state_track(CF0 "/big", NULL), ERGO_EFORMAT);
   assert_string_equal(ergo_last_error(), CF0 "/big is longer than 4096 bytes, not a setting ergo "
                                              "can save and write back; not changing it");
   unlink(fakesys_path(&fs, CF0 "/big"));
@@ -993,8 +1260,8 @@ static void test_track_refuses(void **unused) {
  * `ergo restore` can finish the job, and a later restore does. */
 static void test_restore_failure_reported(void **unused) {
   (void)unused;
-  assert_int_equal(ergo__state_track(files[0].path), 0);
-  assert_int_equal(ergo__state_track(files[1].path), 0);
+  assert_int_equal(ergo__state_track(files[0].path, NULL), 0);
+  assert_int_equal(ergo__state_track(files[1].path, NULL), 0);
   assert_int_equal(ergo__state_commit(), 0);
   assert_int_equal(put(files[0].path, files[0].changed), 0);
   assert_int_equal(put(files[1].path, files[1].changed), 0);
@@ -1025,8 +1292,8 @@ static void test_restore_failure_reported(void **unused) {
  * back (the kernel shows it again once the governor is back). */
 static void test_placeholder_not_written(void **unused) {
   (void)unused;
-  assert_int_equal(ergo__state_track(CF1 "/scaling_governor"), 0);
-  assert_int_equal(ergo__state_track(CF1 "/scaling_setspeed"), 0);
+  assert_int_equal(ergo__state_track(CF1 "/scaling_governor", NULL), 0);
+  assert_int_equal(ergo__state_track(CF1 "/scaling_setspeed", NULL), 0);
   assert_int_equal(ergo__state_commit(), 0);
   assert_int_equal(put(CF1 "/scaling_governor", "userspace\n"), 0);
   assert_int_equal(put(CF1 "/scaling_setspeed", "2500000\n"), 0);
@@ -1066,7 +1333,7 @@ static void state_dir_child(void) {
   /* Someone else's, or writable by others: refused, said, and nothing committed. */
   char want[512];
   CHILD_CHECK(chmod(tmp, 0777) == 0);
-  CHILD_CHECK(ergo__state_track(CPU "/online") == 0);
+  CHILD_CHECK(ergo__state_track(CPU "/online", NULL) == 0);
   CHILD_CHECK(ergo__state_commit() == ERGO_EIO);
   snprintf(want, sizeof want,
            "refusing %s as the state directory: %s is writable by group or others (mode 777) "
@@ -1155,7 +1422,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_state [--fake-cpu -- CMD...]\n");
     return 2;
   }
-  if (fakesys_create(&fs) != 0 || build_tree() != 0) {
+  if (fakesys_create(&fs) != 0 || build_tree() != 0 ||
+      fakesys_symlink(&fs, CF2, "../cpu0/cpufreq") != 0) {
     printf("SKIPPED: cannot create a fake sysfs tree in /tmp\n");
     return FAKESYS_SKIP;
   }
@@ -1221,6 +1489,15 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup(test_restore_failure_reported, fresh),
         cmocka_unit_test_setup(test_placeholder_not_written, fresh),
         cmocka_unit_test_setup(test_state_dir_choice, fresh),
+        cmocka_unit_test_setup(test_shared_first_ends_first, fresh),
+        cmocka_unit_test_setup(test_shared_second_ends_first, fresh),
+        cmocka_unit_test_setup(test_shared_first_killed, fresh),
+        cmocka_unit_test_setup(test_shared_second_killed, fresh),
+        cmocka_unit_test_setup(test_shared_policy_other_cpu, fresh),
+        cmocka_unit_test_setup(test_shared_reused_pid, fresh),
+        cmocka_unit_test_setup(test_shared_exec, fresh),
+        cmocka_unit_test_setup(test_restore_skips_live_claims, fresh),
+        cmocka_unit_test_setup(test_restore_removes_orphan_claims, fresh),
     };
     failed = cmocka_run_group_tests(tests, NULL, NULL);
     ergo__state_reset();

@@ -16,11 +16,13 @@
 #include <ftw.h>
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -393,7 +395,8 @@ static void test_save_restore(void **state) {
   char file[512] = "";
   int nfiles = 0;
   while ((e = readdir(d)))
-    if (e->d_name[0] != '.') snprintf(file, sizeof file, "%s/%s", dir, e->d_name), nfiles++;
+    if (e->d_name[0] != '.' && strncmp(e->d_name, "claim-", 6) != 0) /* not claims */
+      snprintf(file, sizeof file, "%s/%s", dir, e->d_name), nfiles++;
   closedir(d);
   assert_int_equal(nfiles, 1);
   FILE *f = fopen(file, "r");
@@ -425,6 +428,58 @@ static void test_save_restore(void **state) {
   ergo__state_reset();
   ergo__knob_uncore.close(&k);
   rmdir(dir);
+  unsetenv("ERGO_STATE_DIR");
+}
+
+/* Another ergo process (a child here) tunes package 1's die: save() leaves it alone with one
+ * warning naming it, the holder and the fix; set() writes package 0's die only. */
+static void test_die_held_by_another(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ergo-uncore-state-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  setenv("ERGO_STATE_DIR", dir, 1);
+  ergo__state_reset();
+  int p[2];
+  assert_int_equal(pipe(p), 0);
+  pid_t other = fork();
+  assert_true(other >= 0);
+  if (other == 0) {
+    close(p[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* not left behind by a failed test */
+    alarm(60);
+    if (ergo__state_track(D10 "/min_freq_khz", NULL) != 0 || ergo__state_commit() != 0 ||
+        write(p[1], "ready", 5) != 5)
+      _exit(90);
+    for (;;) pause();
+  }
+  close(p[1]);
+  char buf[8] = "";
+  assert_int_equal(read(p[0], buf, sizeof buf), 5);
+  close(p[0]);
+  ergo__knob k;
+  char why[ERGO__KNOB_WHY_LEN], want[512];
+  assert_int_equal(open_uncore(&k, why), 0);
+  assert_int_equal(ergo__knob_uncore.save(&k), 0);
+  snprintf(want, sizeof want,
+           "uncore: " D10 "/min_freq_khz is tuned by ergo process %ld, so this process leaves it "
+           "alone (fix: one tuned job per node, or ERGO_KNOBS=none in the other job)",
+           (long)other);
+  assert_string_equal(ergo_last_error(), want);
+  assert_int_equal(ergo__state_commit(), 0);
+  assert_int_equal(ergo__knob_uncore.set(&k, 1200000), 0);
+  assert_pinned(D00, "1200000\n");
+  assert_string_equal(slurp(D10 "/min_freq_khz"), "800000\n");
+  assert_string_equal(slurp(D10 "/max_freq_khz"), "2400000\n");
+  assert_int_equal(ergo__state_restore(), 0);
+  assert_string_equal(slurp(D00 "/min_freq_khz"), "800000\n");
+  assert_string_equal(slurp(D00 "/max_freq_khz"), "2400000\n");
+  ergo__knob_uncore.close(&k);
+  int status = 0;
+  kill(other, SIGTERM);
+  assert_int_equal(waitpid(other, &status, 0), other);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  ergo__state_reset();
+  assert_int_equal(rmdir(dir), 0); /* no state file or claim left by either */
   unsetenv("ERGO_STATE_DIR");
 }
 
@@ -539,6 +594,7 @@ int main(void) {
       cmocka_unit_test_setup(test_out_of_range, setup_two_packages),
       cmocka_unit_test_setup(test_our_packages_only, setup_two_packages),
       cmocka_unit_test_setup(test_two_dies, setup_two_dies),
+      cmocka_unit_test_setup(test_die_held_by_another, setup_two_packages),
       cmocka_unit_test_setup(test_save_restore, setup_two_packages),
       cmocka_unit_test_setup(test_driver_absent, setup_two_packages),
       cmocka_unit_test_setup(test_unprivileged, setup_two_packages),
