@@ -14,15 +14,24 @@ static struct {
   int n;
 } H;
 
+/* Attached tables with an enter or exit callback: what the hot path checks. */
+static int hot(void) {
+  int n = 0;
+  for (int i = 0; i < H.n; i++) n += H.table[H.order[i]].enter || H.table[H.order[i]].exit;
+  return n;
+}
+
 int ergo_hooks_attach(const ergo_hooks *hooks, int *slot) {
   if (!hooks) return ERGO_EINVAL;
   for (int i = 0; i < ERGO_MAX_HOOKS; i++) {
     if (H.used[i]) continue;
     H.table[i] = *hooks;
     H.used[i] = 1;
-    H.order[H.n++] = i;
+    H.order[H.n] = i;
+    __atomic_store_n(&H.n, H.n + 1, __ATOMIC_RELEASE);
     if (slot) *slot = i;
-    __atomic_store_n(&ergo__nhooks, H.n, __ATOMIC_RELEASE);
+    /* A table with only step or finalize callbacks costs the region calls nothing. */
+    if (hooks->enter || hooks->exit) __atomic_store_n(&ergo__nhooks, hot(), __ATOMIC_RELEASE);
     return 0;
   }
   ergo__warn("ergo_hooks_attach: all %d hook slots are taken (fix: detach one first)",
@@ -37,15 +46,15 @@ int ergo_hooks_detach(int slot) {
   int k = 0;
   for (int i = 0; i < H.n; i++)
     if (H.order[i] != slot) H.order[k++] = H.order[i];
-  H.n = k;
-  __atomic_store_n(&ergo__nhooks, H.n, __ATOMIC_RELEASE);
+  __atomic_store_n(&H.n, k, __ATOMIC_RELEASE);
+  __atomic_store_n(&ergo__nhooks, hot(), __ATOMIC_RELEASE);
   return 0;
 }
 
 /* The hot path calls these once it saw hooks attached: the count is read with acquire, so a
  * table attached while other threads run regions is seen whole. */
 void ergo__hooks_enter(ergo__node *n, int level) {
-  int nh = __atomic_load_n(&ergo__nhooks, __ATOMIC_ACQUIRE);
+  int nh = __atomic_load_n(&H.n, __ATOMIC_ACQUIRE);
   for (int i = 0; i < nh; i++) {
     const ergo_hooks *h = &H.table[H.order[i]];
     if (h->enter) h->enter(h->ctx, n, level);
@@ -55,7 +64,7 @@ void ergo__hooks_enter(ergo__node *n, int level) {
 /* Exit hooks run in reverse order of attachment, so a hook attached first wraps the later ones. */
 void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks) {
   uint64_t ns = ergo__ticks_to_ns(ticks);
-  for (int i = __atomic_load_n(&ergo__nhooks, __ATOMIC_ACQUIRE) - 1; i >= 0; i--) {
+  for (int i = __atomic_load_n(&H.n, __ATOMIC_ACQUIRE) - 1; i >= 0; i--) {
     const ergo_hooks *h = &H.table[H.order[i]];
     if (h->exit) h->exit(h->ctx, n, level, ns);
   }

@@ -279,7 +279,8 @@ ERGO__HIDDEN size_t ergo__merged_hosts(const char *const **hosts);
 ERGO__HIDDEN char *ergo__rank_path(const char *path, int rank);
 
 /* ---- hooks ---------------------------------------------------------------- */
-extern ERGO__HIDDEN int ergo__nhooks; /* attached hooks; 0 = hot path skips them */
+extern ERGO__HIDDEN int ergo__nhooks; /* attached hooks with enter or exit; 0: the hot path
+                                        skips hooks */
 ERGO__HIDDEN void ergo__hooks_enter(ergo__node *n, int level);
 ERGO__HIDDEN void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks);
 /* In an exit hook: the clock ticks (ergo__ticks) at which r's closing call started and ended. */
