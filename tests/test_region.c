@@ -475,6 +475,48 @@ static void test_names_in_one_bucket(void **state) {
   assert_int_equal(ergo_finalize(), 0);
 }
 
+/* Another thread keeps adding siblings while reports read its tree (ERGO_REPORT_THREADS): each
+ * report sees whole nodes, never more children than it counted. */
+static volatile int adder_done;
+static void *adder(void *arg) {
+  (void)arg;
+  char name[32];
+  for (int k = 0; k < 20000; k++) {
+    snprintf(name, sizeof name, "added_%d", k);
+    ergo_push_at(1, name, __FILE__, __LINE__);
+    ergo_pop_at(1, name, __FILE__, __LINE__);
+  }
+  __atomic_store_n(&adder_done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void test_report_while_thread_adds(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.clock = NULL; /* real clock: the threads run concurrently */
+  c.report_threads = 1;
+  assert_int_equal(ergo_init(&c), 0);
+  adder_done = 0;
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, adder, NULL), 0);
+  int reports = 0;
+  while (!__atomic_load_n(&adder_done, __ATOMIC_ACQUIRE) || reports < 3) {
+    char *rep = ergo_report_string();
+    assert_non_null(rep);
+    free(rep);
+    reports++;
+  }
+  assert_int_equal(pthread_join(th, NULL), 0);
+  char *rep = ergo_report_string();
+  assert_non_null(strstr(rep, "Thread 1\n"));
+  assert_non_null(strstr(rep, "* added_19999 "));
+  free(rep);
+  assert_int_equal(ergo__g.ntrees, 2);
+  assert_int_equal(nchildren(&ergo__g.trees->next->root), 20000);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_figures_exact),
@@ -491,6 +533,7 @@ int main(void) {
       ERGO_TEST(test_builtin_clock),
       ERGO_TEST(test_many_siblings_random_order),
       ERGO_TEST(test_names_in_one_bucket),
+      ERGO_TEST(test_report_while_thread_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
