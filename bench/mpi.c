@@ -1,12 +1,51 @@
 /* mpi.c - what ergo's MPI work costs, under mpirun: the merged report at ergo_finalize (every
  * rank's tree gathered to rank 0 and merged) for trees of a few thousand regions, and the node's
  * tuning sync at ergo_step.  Prints figures; judges nothing.
- *   mpirun -np 4 build/bench/ergo-bench-mpi [regions_per_level]  (default 12: 12+144+1728) */
+ *   mpirun -np 4 build/bench/ergo-bench-mpi [regions_per_level]  (default 12: 12+144+1728)
+ * With --siblings N every rank has N sibling regions under one parent, each rank in another
+ * order, 1 in 20 on that rank alone, and the bench prints merge_<ranks>x<N>_s: the time of
+ * ergo_finalize (gather and merge on rank 0), the slowest rank's.
+ *   mpirun --oversubscribe -np 8 build/bench/ergo-bench-mpi --siblings 4000 */
 #include "ergo.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* n siblings of "Loop", starting at a rank's own offset; every 20th is this rank's alone. */
+static void siblings(int rank, int size, int n) {
+  char name[48];
+  ergo_push(1, "Loop");
+  for (int i = 0; i < n; i++) {
+    int k = (i + (int)((long)rank * n / size)) % n;
+    if (k % 20 == 19)
+      snprintf(name, sizeof name, "rank%d_only_%d", rank, k);
+    else
+      snprintf(name, sizeof name, "sibling_%d", k);
+    ergo_push(2, name);
+    ergo_pop(2, name);
+  }
+  ergo_pop(1, "Loop");
+}
+
+static int merge_bench(int rank, int size, int n) {
+  ergo_config cfg;
+  ergo_config_default(&cfg);
+  ergo_config_from_env(&cfg);
+  cfg.report = "none";
+  cfg.step_report = cfg.balance = "none";
+  if (ergo_init(&cfg) != 0) return 1;
+  siblings(rank, size, n);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  ergo_finalize();
+  double fin = MPI_Wtime() - t0, worst;
+  MPI_Reduce(&fin, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) printf("merge_%dx%d_s=%.4f\n", size, n, worst);
+  MPI_Finalize();
+  return 0;
+}
 
 static int tree(int b) {
   char n1[32], n2[32], n3[32];
@@ -34,9 +73,19 @@ static int tree(int b) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int rank, size, b = argc > 1 ? atoi(argv[1]) : 12;
+  int rank, size, b = argc > 1 && argv[1][0] != '-' ? atoi(argv[1]) : 12;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 2 && strcmp(argv[1], "--siblings") == 0) {
+    int n = atoi(argv[2]);
+    if (n < 1 || n > 10000000) {
+      if (rank == 0)
+        fprintf(stderr, "ergo-bench-mpi: --siblings '%s': expected 1 to 1e7\n", argv[2]);
+      MPI_Finalize();
+      return 2;
+    }
+    return merge_bench(rank, size, n);
+  }
   if (b < 1 || b > 40) {
     if (rank == 0)
       fprintf(stderr, "ergo-bench-mpi: regions_per_level '%s': expected 1 to 40\n", argv[1]);

@@ -246,12 +246,22 @@ static int parse_node(ck_ctx *c, const json_t *o, ck_node *k) {
     ergo__error("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
     return ERGO_ENOMEM;
   }
+  /* Siblings by name (entry: index + 1), so a duplicate is found in O(1) however many there are. */
+  size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  size_t *names = calloc(cap, sizeof *names);
+  if (!names) {
+    ergo__error("ergo_checkpoint_load('%s'): out of memory; nothing was loaded", c->file);
+    return ERGO_ENOMEM;
+  }
   for (size_t i = 0; i < n; i++) {
     size_t at = jpath_add(c, "children[%zu]", i);
     rc = parse_node(c, json_array_get(kids, i), &k->kids[i]);
     k->nkids = i + 1;
     /* Siblings are found by name, so two with one name would be one region. */
-    for (size_t j = 0; j < i && !rc; j++)
+    size_t slot = rc ? 0 : ergo__name_hash(k->kids[i].name) & (cap - 1);
+    for (; !rc && names[slot]; slot = (slot + 1) & (cap - 1)) {
+      size_t j = names[slot] - 1;
       if (strcmp(k->kids[j].name, k->kids[i].name) == 0) {
         char what[96];
         snprintf(what, sizeof what, "a name no earlier sibling has (children[%zu] has it)", j);
@@ -259,10 +269,13 @@ static int parse_node(ck_ctx *c, const json_t *o, ck_node *k) {
         rc = fail(c, ERGO_EFORMAT, json_object_get(json_array_get(kids, i), "name"), what,
                   CK_FIX_CORRUPT);
       }
+    }
+    if (!rc) names[slot] = i + 1;
     jpath_cut(c, at);
-    if (rc) return rc;
+    if (rc) break;
   }
-  return 0;
+  free(names);
+  return rc;
 }
 
 /* Validate the whole document into *root. */

@@ -205,6 +205,9 @@ ERGO__HIDDEN ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, 
                                              uint64_t hash, int level);
 /* Take out the node created last in its tree (no children): checkpoint rollback. */
 ERGO__HIDDEN void ergo__node_remove_last(ergo__node *n);
+/* The 64-bit key of (parent, name) in the tree's table: its low bits pick the slot, its top 16
+ * bits are kept beside the pointer (tests make names that collide). */
+ERGO__HIDDEN uint64_t ergo__node_key(const ergo__node *parent, const char *name);
 /* The tree a node belongs to. */
 ERGO__HIDDEN ergo__tree *ergo__node_tree(ergo__node *n);
 /* tree.c: a tree (root "Global", an empty stack), registered in creation order, freed whole. */

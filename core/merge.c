@@ -210,18 +210,6 @@ static int cmp_merged(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-/* One child of one rank's node, for grouping the children of all ranks by name. */
-typedef struct kid {
-  const ergo__snap *s;
-  int rank;
-} kid;
-
-static int cmp_kid(const void *a, const void *b) {
-  const kid *x = a, *y = b;
-  int c = strcmp(x->s->name, y->s->name);
-  return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
-}
-
 /* per[r]: rank r's node for this region, or NULL where it never ran. */
 static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *out) {
   memset(out, 0, sizeof *out);
@@ -276,38 +264,58 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
   out->r_max_s = hi;
   out->r_std_s = sqrt(sq / m->n); /* over all ranks: the population's deviation */
 
-  /* Children: the union over ranks, found by sorting every rank's children by name (O(c log c)
-   * in the c children of all ranks, whatever order each rank has them in), then sorted as every
-   * report is. */
+  /* Children: the union over ranks, grouped by name through a hash table (O(c) in the c
+   * children of all ranks, whatever order each rank has them in), in first-seen order, then
+   * sorted as every report is. */
   size_t cap = 0;
   for (int r = 0; r < m->n; r++) cap += per[r] ? per[r]->nchildren : 0;
   if (!cap) return 0;
-  out->children = calloc(cap, sizeof *out->children);
-  const ergo__snap **sub = calloc((size_t)m->n, sizeof *sub);
-  kid *kids = malloc(cap * sizeof *kids);
-  if (!out->children || !sub || !kids) {
-    free(sub);
-    free(kids);
+  size_t tcap = 16;
+  while (tcap < 2 * cap) tcap *= 2;
+  size_t *tab = calloc(tcap, sizeof *tab);                /* group + 1, 0 empty */
+  const ergo__snap **first = malloc(cap * sizeof *first); /* each group's first node */
+  size_t *gid = malloc(cap * sizeof *gid); /* group of each child, in walking order */
+  if (!tab || !first || !gid) {
+    free(tab);
+    free(first);
+    free(gid);
     return ERGO_ENOMEM;
   }
-  size_t nk = 0;
+  size_t ng = 0, k = 0;
   for (int r = 0; r < m->n; r++)
-    for (size_t i = 0; per[r] && i < per[r]->nchildren; i++)
-      kids[nk++] = (kid){&per[r]->children[i], r};
-  qsort(kids, nk, sizeof *kids, cmp_kid);
+    for (size_t i = 0; per[r] && i < per[r]->nchildren; i++) {
+      const ergo__snap *c = &per[r]->children[i];
+      size_t j = ergo__name_hash(c->name) & (tcap - 1);
+      while (tab[j] && strcmp(first[tab[j] - 1]->name, c->name) != 0) j = (j + 1) & (tcap - 1);
+      if (!tab[j]) {
+        first[ng] = c;
+        tab[j] = ++ng;
+      }
+      gid[k++] = tab[j] - 1;
+    }
+  free(tab);
+  free(first);
+  const ergo__snap **sub = calloc(ng * (size_t)m->n, sizeof *sub);
+  out->children = calloc(ng, sizeof *out->children);
+  if (!sub || !out->children) {
+    free(sub);
+    free(gid);
+    return ERGO_ENOMEM;
+  }
+  k = 0;
+  for (int r = 0; r < m->n; r++)
+    for (size_t i = 0; per[r] && i < per[r]->nchildren; i++, k++) {
+      /* A name twice on one rank (not from ergo's trees) merges its first node, as before. */
+      const ergo__snap **at = &sub[gid[k] * (size_t)m->n + (size_t)r];
+      if (!*at) *at = &per[r]->children[i];
+    }
+  free(gid);
   int rc = 0;
-  for (size_t i = 0; i < nk && !rc;) {
-    size_t j = i;
-    for (int x = 0; x < m->n; x++) sub[x] = NULL;
-    /* A name twice on one rank (not from ergo's trees) merges its first node, as before. */
-    for (; j < nk && strcmp(kids[j].s->name, kids[i].s->name) == 0; j++)
-      if (!sub[kids[j].rank]) sub[kids[j].rank] = kids[j].s;
+  for (size_t g = 0; g < ng && !rc; g++) {
     out->nchildren++;
-    rc = merge_node(m, sub, &out->children[out->nchildren - 1]);
-    i = j;
+    rc = merge_node(m, &sub[g * (size_t)m->n], &out->children[g]);
   }
   free(sub);
-  free(kids);
   if (!rc) qsort(out->children, out->nchildren, sizeof *out->children, cmp_merged);
   return rc;
 }

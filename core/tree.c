@@ -152,6 +152,10 @@ static uint64_t key_hash(const ergo__node *parent, uint64_t name_hash) {
   return h;
 }
 
+uint64_t ergo__node_key(const ergo__node *parent, const char *name) {
+  return key_hash(parent, ergo__name_hash(name));
+}
+
 ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *name, uint64_t hash,
                                int lit) {
   if (!t->tab) return NULL;
@@ -163,7 +167,7 @@ ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *na
     if (e == TAB_GONE || TAB_TAG(e) != tag) continue;
     ergo__node *c = TAB_PTR(e);
     if (c->parent != parent) continue;
-    if ((lit && c->key == name) || (memcmp(c->name, name, len) == 0 && c->name[len] == '\0')) {
+    if ((lit && c->key == name) || (strncmp(c->name, name, len) == 0 && c->name[len] == '\0')) {
       if (lit && !c->key) c->key = name;
       return c;
     }

@@ -431,6 +431,53 @@ static void test_reject_missing_file(void **state) {
   free(file);
 }
 
+/* 2000 siblings saved, then loaded into a run that already has half of them, pushed in another
+ * order: every region's figures are the saved ones plus the live ones, none doubled. */
+static void test_many_siblings_round_trip(void **state) {
+  (void)state;
+  enum { N = 2000 };
+  char name[16];
+  start();
+  ERGO_PUSH(1, "L");
+  for (int k = 0; k < N; k++) {
+    snprintf(name, sizeof name, "s%d", k);
+    region_ms(2, name, (uint64_t)(k % 4 + 1));
+  }
+  ERGO_POP(1, "L");
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  restart();
+  ERGO_PUSH(1, "L");
+  for (int k = N - 1; k >= 0; k -= 2) {
+    snprintf(name, sizeof name, "s%d", k);
+    region_ms(2, name, 10);
+  }
+  ERGO_POP(1, "L");
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
+  ergo__snap root;
+  assert_int_equal(ergo__snap_take(ergo__g.main_tree, 0, &root), 0);
+  assert_int_equal(root.nchildren, 1);
+  const ergo__snap *l = &root.children[0];
+  assert_int_equal(l->nchildren, N);
+  int seen[N] = {0};
+  for (size_t i = 0; i < l->nchildren; i++) {
+    const ergo__snap *c = &l->children[i];
+    int k = atoi(c->name + 1);
+    assert_true(k >= 0 && k < N && !seen[k]);
+    seen[k] = 1;
+    double saved = (k % 4 + 1) * 1e-3;
+    if (k % 2) {
+      assert_int_equal(c->calls, 2);
+      assert_dbl(c->time_s, saved + 10e-3);
+      assert_dbl(c->min_s, saved);
+      assert_dbl(c->max_s, 10e-3);
+    } else {
+      assert_int_equal(c->calls, 1);
+      assert_dbl(c->time_s, saved);
+    }
+  }
+  ergo__snap_free(&root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_DIR_TEST(test_save_format),
@@ -449,6 +496,7 @@ int main(void) {
       ERGO_DIR_TEST(test_reject_duplicate_sibling),
       ERGO_DIR_TEST(test_reject_level_mismatch),
       ERGO_DIR_TEST(test_reject_missing_file),
+      ERGO_DIR_TEST(test_many_siblings_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

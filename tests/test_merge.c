@@ -129,12 +129,15 @@ static int gather_all(const void *buf, size_t len, char **all, size_t **lens) {
   return 0;
 }
 
+/* What each rank's session runs (build_rank unless a test sets another). */
+static void (*builder)(int r) = build_rank;
+
 /* Rank r's session: its tree and quantity, packed at ergo_finalize as on a real rank. */
 static void run_rank(int r, const char *second_component) {
   test_init_default();
   q_rank = r;
   attach_energy(second_component);
-  build_rank(r);
+  builder(r);
   ergo__ranks rk = {r, job_size, job_nodes, usable, capture_gather, 0};
   ergo__ranks_set(&rk);
   capturing = r;
@@ -154,7 +157,7 @@ static const ergo__snap *merge_on_rank0(void) {
   test_init(&c);
   q_rank = 0;
   attach_energy("dram-0");
-  build_rank(0);
+  builder(0);
   ergo__ranks rk = {0, job_size, job_nodes, usable, gather_all, 0};
   ergo__ranks_set(&rk);
   unsigned long before = ergo_error_count();
@@ -173,6 +176,7 @@ static int setup(void **state) {
   }
   gathers = 0;
   job_nodes = 2;
+  builder = build_rank;
   return test_dir_setup(state);
 }
 static int loud(int show);
@@ -614,10 +618,65 @@ static void test_settings_and_hosts(void **state) {
   json_decref(doc);
 }
 
+/* ---- many siblings, in another order on every rank ----------------------------------------- */
+#define NS 3000
+/* Rank r pushes NS siblings under "Loop": rank 0 in order, rank 1 in reverse and without the
+ * multiples of 3, rank 2 from the middle round; rank 2 alone also has "only2_<k>" for k < 100.
+ * Sibling k lasts (k % 5 + 1) * (r + 1) ms. */
+static void build_many(int r) {
+  char name[32];
+  ERGO_PUSH(1, "Loop");
+  for (int i = 0; i < NS; i++) {
+    int k = r == 0 ? i : r == 1 ? NS - 1 - i : (i + NS / 2) % NS;
+    if (r == 1 && k % 3 == 0) continue;
+    snprintf(name, sizeof name, "s%d", k);
+    region_ms(2, name, (uint64_t)(k % 5 + 1) * (uint64_t)(r + 1));
+    if (r == 2 && k < 100) {
+      snprintf(name, sizeof name, "only2_%d", k);
+      region_ms(2, name, 1);
+    }
+  }
+  ERGO_POP(1, "Loop");
+}
+
+static void test_siblings_in_other_orders(void **state) {
+  (void)state;
+  job_size = 3;
+  builder = build_many;
+  for (int r = 1; r < job_size; r++) run_rank(r, "dram-0");
+  const ergo__snap *m = merge_on_rank0();
+  assert_non_null(m);
+  assert_int_equal(merge_errors, 0);
+  const ergo__snap *loop = child(m, "Loop");
+  assert_non_null(loop);
+  assert_int_equal(loop->nchildren, NS + 100);
+  char name[32];
+  for (int k = 0; k < NS; k++) {
+    snprintf(name, sizeof name, "s%d", k);
+    const ergo__snap *s = child(loop, name);
+    double base = (k % 5 + 1) * 1e-3;
+    double t[3] = {base, k % 3 ? 2 * base : 0, 3 * base};
+    assert_ranks(s, 3, k % 3 ? 3 : 2, t);
+    assert_int_equal(s->calls, k % 3 ? 3 : 2);
+  }
+  for (int k = 0; k < 100; k++) {
+    snprintf(name, sizeof name, "only2_%d", k);
+    double t[3] = {0, 0, 1e-3};
+    assert_ranks(child(loop, name), 3, 1, t);
+  }
+  /* Sorted as every report is: by time, then name. */
+  for (size_t i = 1; i < loop->nchildren; i++) {
+    const ergo__snap *a = &loop->children[i - 1], *b = &loop->children[i];
+    assert_true(a->time_s > b->time_s || (a->time_s == b->time_s && strcmp(a->name, b->name) < 0));
+  }
+  ergo_finalize();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_settings_and_hosts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_three_ranks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_siblings_in_other_orders, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_components, setup, teardown),
       cmocka_unit_test_setup_teardown(test_power_per_domain, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncated_pack, setup, teardown),

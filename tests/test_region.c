@@ -372,6 +372,174 @@ static void test_builtin_clock(void **state) {
   ergo_finalize();
 }
 
+/* ---- many siblings ------------------------------------------------------------------------ */
+#define NSIB 10000
+static char sib_lit[NSIB][16]; /* pushed as literals: stable pointers */
+static char sib_rt[NSIB][16];  /* the same text in other buffers, found by content */
+static uint64_t sib_calls[NSIB], sib_ms[NSIB];
+
+static size_t nchildren(const ergo__node *n) {
+  size_t k = 0;
+  for (const ergo__node *c = n->first_child; c; c = c->next_sibling) k++;
+  return k;
+}
+
+/* 1e4 siblings visited in a pseudo-random order, alternately by literal pointer and by content:
+ * one node per name, each with exactly the calls and time a reference count gives; the names are
+ * interned once (the same pointer under two parents and in another thread's tree), and a node
+ * is at most 128 bytes. */
+static void *push_sib0(void *arg) {
+  (void)arg;
+  ergo_push_at(1, sib_rt[0], __FILE__, __LINE__);
+  ergo_pop_at(1, sib_rt[0], __FILE__, __LINE__);
+  return NULL;
+}
+
+static void test_many_siblings_random_order(void **state) {
+  (void)state;
+  assert_true(sizeof(ergo__node) <= 128);
+  test_init_default();
+  for (int k = 0; k < NSIB; k++) {
+    snprintf(sib_lit[k], sizeof sib_lit[k], "sib_%05d", k);
+    memcpy(sib_rt[k], sib_lit[k], sizeof sib_rt[k]);
+    sib_calls[k] = sib_ms[k] = 0;
+  }
+  uint64_t x = 88172645463325252ull;
+  ERGO_PUSH(1, "parent");
+  for (int i = 0; i < 5 * NSIB; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    int k = (int)(x % NSIB), ms = (int)(x >> 40) % 3 + 1;
+    if (i & 1) {
+      ergo_push_lit(2, sib_lit[k], __FILE__, __LINE__);
+      advance_ms((uint64_t)ms);
+      ergo_pop_lit(2, sib_lit[k], __FILE__, __LINE__);
+    } else {
+      region_ms(2, sib_rt[k], (uint64_t)ms);
+    }
+    sib_calls[k]++;
+    sib_ms[k] += (uint64_t)ms;
+  }
+  ERGO_POP(1, "parent");
+  /* The same names under another parent, in order. */
+  ERGO_PUSH(1, "other");
+  for (int k = 0; k < NSIB; k++) region_ms(2, sib_rt[k], 1);
+  ERGO_POP(1, "other");
+  assert_int_equal(ergo_error_count(), 0);
+
+  ergo__node *p = child(root(), "parent"), *o = child(root(), "other");
+  assert_non_null(p);
+  assert_non_null(o);
+  size_t expected = 0;
+  for (int k = 0; k < NSIB; k++) expected += sib_calls[k] > 0;
+  assert_int_equal(nchildren(p), expected);
+  assert_int_equal(nchildren(o), NSIB);
+  for (int k = 0; k < NSIB; k++) {
+    ergo__node *c = child(p, sib_rt[k]), *d = child(o, sib_lit[k]);
+    assert_non_null(d);
+    assert_int_equal(d->calls, 1);
+    if (!sib_calls[k]) {
+      assert_null(c);
+      continue;
+    }
+    assert_non_null(c);
+    assert_ptr_equal(c->parent, p);
+    assert_string_equal(c->name, sib_lit[k]);
+    assert_int_equal(c->calls, sib_calls[k]);
+    assert_int_equal(c->total, sib_ms[k] * 1000000ull);
+    assert_ptr_equal(c->name, d->name); /* interned once */
+  }
+  /* Another thread's tree shares the interned name too. */
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, push_sib0, NULL), 0);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  assert_int_equal(ergo__g.ntrees, 2);
+  ergo__node *r = child(&ergo__g.trees->next->root, sib_lit[0]);
+  assert_non_null(r);
+  assert_ptr_equal(r->name, child(o, sib_lit[0])->name);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
+/* Names whose (parent, name) keys share the first slot of a small table and the 16 bits kept
+ * beside the pointer: each still gets its own node, found by its name. */
+static void test_names_in_one_bucket(void **state) {
+  (void)state;
+  test_init_default();
+  const uint64_t mask = 0xffff00000000003full; /* tag + a 64-slot table's index */
+  uint64_t want = ergo__node_key(root(), "a") & mask;
+  char same[3][32] = {"a", "", ""};
+  int found = 1;
+  for (unsigned long i = 0; found < 3 && i < 200000000ul; i++) {
+    snprintf(same[found], sizeof same[found], "n%lu", i);
+    if ((ergo__node_key(root(), same[found]) & mask) == want) found++;
+  }
+  assert_int_equal(found, 3);
+  for (int rep = 0; rep < 2; rep++)
+    for (int i = 0; i < 3; i++) region_ms(1, same[i], (uint64_t)i + 1);
+  ergo__node *n[3];
+  for (int i = 0; i < 3; i++) {
+    n[i] = child(root(), same[i]);
+    assert_non_null(n[i]);
+    assert_string_equal(n[i]->name, same[i]);
+    assert_int_equal(n[i]->calls, 2);
+    assert_int_equal(n[i]->total, 2 * ((uint64_t)i + 1) * 1000000ull);
+  }
+  assert_true(n[0] != n[1] && n[1] != n[2] && n[0] != n[2]);
+  assert_int_equal(nchildren(root()), 3);
+  /* The table grows past them: still found. */
+  char name[32];
+  for (int k = 0; k < 1000; k++) {
+    snprintf(name, sizeof name, "grow%d", k);
+    region_ms(1, name, 1);
+  }
+  for (int i = 0; i < 3; i++) assert_ptr_equal(child(root(), same[i]), n[i]);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
+/* Another thread keeps adding siblings while reports read its tree (ERGO_REPORT_THREADS): each
+ * report sees whole nodes, never more children than it counted. */
+static volatile int adder_done;
+static void *adder(void *arg) {
+  (void)arg;
+  char name[32];
+  for (int k = 0; k < 20000; k++) {
+    snprintf(name, sizeof name, "added_%d", k);
+    ergo_push_at(1, name, __FILE__, __LINE__);
+    ergo_pop_at(1, name, __FILE__, __LINE__);
+  }
+  __atomic_store_n(&adder_done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void test_report_while_thread_adds(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.clock = NULL; /* real clock: the threads run concurrently */
+  c.report_threads = 1;
+  assert_int_equal(ergo_init(&c), 0);
+  adder_done = 0;
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, adder, NULL), 0);
+  int reports = 0;
+  while (!__atomic_load_n(&adder_done, __ATOMIC_ACQUIRE) || reports < 3) {
+    char *rep = ergo_report_string();
+    assert_non_null(rep);
+    free(rep);
+    reports++;
+  }
+  assert_int_equal(pthread_join(th, NULL), 0);
+  char *rep = ergo_report_string();
+  assert_non_null(strstr(rep, "Thread 1\n"));
+  assert_non_null(strstr(rep, "* added_19999 "));
+  free(rep);
+  assert_int_equal(ergo__g.ntrees, 2);
+  assert_int_equal(nchildren(&ergo__g.trees->next->root), 20000);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_figures_exact),
@@ -387,6 +555,9 @@ int main(void) {
       ERGO_TEST(test_reports_while_threads_run),
       ERGO_TEST(test_lifecycle),
       ERGO_TEST(test_builtin_clock),
+      ERGO_TEST(test_many_siblings_random_order),
+      ERGO_TEST(test_names_in_one_bucket),
+      ERGO_TEST(test_report_while_thread_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,6 +275,54 @@ static void test_failed_first_step_keeps_previous(void **state) {
   assert_int_equal(n, 2);
 }
 
+/* 1e4 regions in every step: symbols are given once, in path order (past the alphabet they
+ * share '~'), and the same figures give the same line at every step. */
+static void many_step(int with_new) {
+  char name[16];
+  ERGO_PUSH(1, "T");
+  if (with_new) region_ms(2, "a_new", 0);
+  for (int k = 9999; k >= 0; k--) { /* not in path order */
+    snprintf(name, sizeof name, "r%05d", k);
+    region_ms(2, name, k < 50 ? 2 : 0);
+  }
+  ERGO_POP(1, "T");
+}
+
+static void test_balance_many_regions(void **state) {
+  (void)state;
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                                 "!#$%&()*+,-./:;<=>@[]^_{|}~";
+  ergo_config c = test_config();
+  setup_files(&c);
+  c.step_report = "none";
+  test_init(&c);
+  for (int s = 1; s <= 3; s++) {
+    many_step(s == 3);
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  char *bal = slurp(bal_path);
+  assert_non_null(bal);
+  size_t cap = 10000 * 24 + 4096, o = 0, n = sizeof alphabet - 1;
+  char *want = malloc(cap), line[101];
+  assert_non_null(want);
+  for (int k = 0; k < 50; k++) line[2 * k] = line[2 * k + 1] = alphabet[k];
+  line[100] = 0;
+  o += (size_t)snprintf(want + o, cap - o, "Headers for balance file:\n");
+  for (size_t k = 0; k < 10000; k++)
+    o += (size_t)snprintf(want + o, cap - o, "'%c' - T:r%05zu\n", alphabet[k < n ? k : n - 1], k);
+  o += (size_t)snprintf(want + o, cap - o, "'?' - Unaccounted\n");
+  for (int s = 1; s <= 3; s++) {
+    if (s == 3)
+      o += (size_t)snprintf(want + o, cap - o,
+                            "Headers for balance file (added at step 3):\n'~' - T:a_new\n");
+    o += (size_t)snprintf(want + o, cap - o, "  Step=%5d sec=   0.10000     %s\n", s, line);
+  }
+  assert_string_equal(bal, want);
+  free(want);
+  free(bal);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_DIR_TEST(test_step_report_and_balance),
@@ -285,6 +333,7 @@ int main(void) {
       ERGO_DIR_TEST(test_links_never_followed),
       ERGO_DIR_TEST(test_failed_first_step_keeps_previous),
       ERGO_TEST(test_step_before_init),
+      ERGO_DIR_TEST(test_balance_many_regions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
