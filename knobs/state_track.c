@@ -48,6 +48,18 @@ static int read_whole(const char *path, char *buf, size_t *len) {
   return 0;
 }
 
+/* Room for one more element in the array *arr of *cap elements, n used: doubled (first: `first`
+ * elements) when full.  0 when it cannot grow (the array is as it was). */
+static int room_for_one(void **arr, size_t *cap, size_t n, size_t elem, size_t first) {
+  if (n < *cap) return 1;
+  size_t want = *cap ? 2 * *cap : first;
+  void *grown = realloc(*arr, want * elem);
+  if (!grown) return 0;
+  *arr = grown;
+  *cap = want;
+  return 1;
+}
+
 /* Claim the directory of `path` unless this process already holds it; *fresh = 1 when the claim
  * is new (the last of ergo__st.claims).  0 or ERGO_E* (EBUSY: a live process holds it, nothing
  * said).  Under the lock. */
@@ -63,15 +75,8 @@ static int claim_domain(const char *path, long *holder, int *fresh) {
   for (size_t i = 0; i < ergo__st.nclaims; i++)
     if (strcmp(ergo__st.claims[i], claim) == 0) return 0;
   char *copy = strdup(claim);
-  if (copy && ergo__st.nclaims == ergo__st.claims_cap) {
-    size_t cap = ergo__st.claims_cap ? 2 * ergo__st.claims_cap : 8;
-    char **grown = realloc(ergo__st.claims, cap * sizeof *grown);
-    if (grown) {
-      ergo__st.claims = grown;
-      ergo__st.claims_cap = cap;
-    }
-  }
-  if (!copy || ergo__st.nclaims == ergo__st.claims_cap) {
+  if (!copy || !room_for_one((void **)&ergo__st.claims, &ergo__st.claims_cap, ergo__st.nclaims,
+                             sizeof *ergo__st.claims, 8)) {
     free(copy);
     char *const one[1] = {claim};
     ergo__state_release(one, 1, ergo__st.claim_prefix, ergo__st.claim_prefix_len);
@@ -139,15 +144,9 @@ int ergo__state_track(const char *path, long *holder) {
     e->failmsg = strdup(msg);
     e->failmsg_len = e->failmsg ? (size_t)mlen : 0;
   }
-  if (e && ergo__st.ntracked == ergo__st.tracked_cap) {
-    size_t cap = ergo__st.tracked_cap ? 2 * ergo__st.tracked_cap : 16;
-    state_entry **grown = realloc(ergo__st.tracked, cap * sizeof *grown);
-    if (grown) {
-      ergo__st.tracked = grown;
-      ergo__st.tracked_cap = cap;
-    }
-  }
-  if (!e || !e->failmsg || ergo__st.ntracked == ergo__st.tracked_cap) {
+  if (!e || !e->failmsg ||
+      !room_for_one((void **)&ergo__st.tracked, &ergo__st.tracked_cap, ergo__st.ntracked,
+                    sizeof *ergo__st.tracked, 16)) {
     ergo__state_entry_free(e);
     unclaim(fresh);
     pthread_mutex_unlock(&ergo__st.lock);
