@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # gcc only recommends libc6-dev, and --no-install-recommends skips recommends.
-PACKAGES=(cmake gcc make libc6-dev pkg-config libjansson-dev libcmocka-dev libhwloc-dev libpapi-dev libcpupower-dev libgsl-dev libopenmpi-dev openmpi-bin)
+PACKAGES=(cmake gcc make libc6-dev pkg-config libjansson-dev libcmocka-dev libhwloc-dev libpapi-dev libcpupower-dev libgsl-dev libopenmpi-dev openmpi-bin gfortran g++)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
