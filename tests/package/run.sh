@@ -165,4 +165,41 @@ if [ -n "$mpiexec" ]; then
   check_mpi "$work/pkgconfig_mpi.out" "the pkg-config ergo-mpi consumer"
 fi
 
+# Fortran, where this build made the module: the installed ergo.mod and libergo-fortran, from a
+# program that names only them (libergo comes in through libergo-fortran).
+if [ -f "$prefix/include/ergo.mod" ] && command -v gfortran >/dev/null; then
+  step "Fortran consumer of the installed module"
+  gfortran $extra -cpp "$src/../../examples/timestep.f90" -I"$prefix/include" -L"$libdir" \
+    -lergo-fortran -Wl,-rpath,"$libdir" -o "$work/fortran" || { echo "FAIL: the Fortran consumer does not build"; exit 1; }
+  env -u LD_LIBRARY_PATH ERGO_REPORT=stdout ERGO_ENERGY=none "$work/fortran" >"$work/fortran.out" 2>&1 ||
+    { cat "$work/fortran.out"; echo "FAIL: the Fortran consumer failed"; exit 1; }
+  grep -q 'FIND_HSML' "$work/fortran.out" || { cat "$work/fortran.out"; echo "FAIL: no Fortran regions in its report"; exit 1; }
+fi
+# C++: ergo.hpp installed, and find_package(ergo) in a C++-only project.
+if [ -f "$prefix/include/ergo.hpp" ] && command -v g++ >/dev/null; then
+  step "C++ consumer: ergo.hpp and find_package(ergo) in project(app CXX)"
+  mkdir -p "$work/cxx"
+  cat >"$work/cxx/CMakeLists.txt" <<'CMK'
+cmake_minimum_required(VERSION 3.16)
+project(app CXX)
+find_package(ergo REQUIRED)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE ergo::ergo)
+CMK
+  cat >"$work/cxx/main.cpp" <<'CPP'
+#include <ergo.hpp>
+int main() {
+  ergo::session run;
+  ergo::region r(1, "package_cxx");
+  return run.status();
+}
+CPP
+  "$cmake" -S "$work/cxx" -B "$work/cxx/build" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CXX_FLAGS="$extra" >"$work/cxx.log" 2>&1 || { cat "$work/cxx.log"; echo "FAIL: C++ configure"; exit 1; }
+  "$cmake" --build "$work/cxx/build" >>"$work/cxx.log" 2>&1 || { cat "$work/cxx.log"; echo "FAIL: C++ build"; exit 1; }
+  env -u LD_LIBRARY_PATH ERGO_REPORT=stdout ERGO_ENERGY=none "$work/cxx/build/app" >"$work/cxx.out" 2>&1 ||
+    { cat "$work/cxx.out"; echo "FAIL: the C++ consumer failed"; exit 1; }
+  grep -q package_cxx "$work/cxx.out" || { cat "$work/cxx.out"; echo "FAIL: no C++ region in its report"; exit 1; }
+fi
+
 echo "package test: all consumers ok"
