@@ -309,6 +309,9 @@ ERGO__HIDDEN double ergo__quant_total(int qi, const double *v);
 /* The bit of ergo__snap.q_ok (and of ergo__quant_values' result) saying that quantity i's
  * amount is a lower bound: its value() returned 1. */
 #define ERGO__Q_LOWER(i) (1u << (16 + (i)))
+/* ... and that quantity i did not measure it because its calls are below the meter's
+ * resolution (ERGO_QUANTITY_UNRESOLVED; bit i is then clear). */
+#define ERGO__Q_BELOW(i) (1u << (24 + (i)))
 /* Values in a region's setting (facts.c): at least as many as there are knobs. */
 #define ERGO__SETTING_MAX 8
 typedef struct ergo__snap {

@@ -244,7 +244,11 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
       have_min = 1;
     }
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+      /* Below the meter's resolution where it was read, and measured nowhere: said so. */
+      if ((s->q_ok & ERGO__Q_BELOW(qi)) && !(out->q_ok & (1u << qi)))
+        out->q_ok |= ERGO__Q_BELOW(qi);
       if (!(s->q_ok & (1u << qi)) || !(m->q_agree[r] & (1u << qi))) continue;
+      out->q_ok &= ~ERGO__Q_BELOW(qi);
       out->q_ok |= (1u << qi) | (s->q_ok & ERGO__Q_LOWER(qi)); /* a lower bound anywhere */
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
         out->q[qi][c] += s->q[qi][c];

@@ -73,6 +73,8 @@ unsigned ergo__quant_values(const ergo__node *n,
         ok |= (1u << i) | (rc == 1 ? ERGO__Q_LOWER(i) : 0);
       else
         memset(v[i], 0, sizeof v[i]);
+    } else if (rc == ERGO_QUANTITY_UNRESOLVED) {
+      ok |= ERGO__Q_BELOW(i);
     }
   }
   return ok;

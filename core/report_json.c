@@ -210,7 +210,9 @@ static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const ch
   for (int qi = 0; o && qi < ERGO_MAX_QUANTITIES; qi++) {
     const ergo__qslot *q = &ergo__quants[qi];
     if (!q->used) continue;
-    json_t *v = json_null();
+    json_t *v = s->q_ok & ERGO__Q_BELOW(qi)
+                    ? json_pack("{s:s}", "unmeasured", "below meter resolution")
+                    : json_null();
     if (s->q_ok & (1u << qi)) {
       json_t *comp = json_object();
       for (int c = 0; c < q->q.ncomponents; c++)

@@ -1,11 +1,14 @@
 /* region_energy.c - energy per region: meter readings at region boundaries through core's hooks. */
 #include "energy/energy.h"
 
+#include "core/internal.h"
 #include "util/log.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* What one region has consumed; lives in the region's hook slot. */
 typedef struct record {
@@ -22,6 +25,12 @@ typedef struct record {
   int open;
   uint64_t unsure_at_entry; /* the meter's unsure count at the open call's entry */
   int lower_bound;          /* a call spanned a read more than a wrap time after the previous */
+  /* Below the meter's resolution: its calls are too short for the counter to tell (learnt over
+   * its first RESOLUTION_CALLS calls); no more readings, no energy of its own ("-"). */
+  uint64_t timed_calls;
+  double timed_s;
+  int below;
+  int skipping; /* the open call took no reading */
   const ergo_region *region;
   struct record *next; /* every record, for freeing */
 } record;
@@ -43,7 +52,10 @@ static struct {
   uint64_t samples;
   double sampler_cost_s;
   int mine[ERGO__METER_MAX_DOMAINS]; /* this process reads domain d (energy_share) */
-  int frozen; /* finalizing: every report shows the reading taken at the finalize instant */
+  int frozen;        /* finalizing: every report shows the reading taken at the finalize instant */
+  double min_call_s; /* regions whose calls average less are below resolution; 0: none */
+  double update_s;   /* the meter's update interval as measured at start (0: unknown) */
+  int nbelow;        /* regions found below resolution */
   int reads_any;
 } E;
 
@@ -110,6 +122,19 @@ static uint64_t unsure_now(void) {
   return n;
 }
 
+/* A region is judged on the mean of its first RESOLUTION_CALLS calls: below E.min_call_s, its
+ * readings cannot tell its energy from the counter's steps, and only cost time. */
+#define RESOLUTION_CALLS 3
+static void learn_duration(record *rec, uint64_t start, uint64_t end) {
+  if (!(E.min_call_s > 0) || rec->timed_calls >= RESOLUTION_CALLS) return;
+  rec->timed_s += ergo__ticks_to_s(end > start ? end - start : 0);
+  if (++rec->timed_calls < RESOLUTION_CALLS) return;
+  if (rec->timed_s / RESOLUTION_CALLS < E.min_call_s) {
+    rec->below = 1;
+    E.nbelow++;
+  }
+}
+
 /* Only the main thread's regions, at or below ERGO_ENERGY_LEVEL: package
  * energy belongs to the node, not to a thread. */
 static int measured(ergo_region *r, int level) {
@@ -128,6 +153,10 @@ void ergo__energy_enter(ergo_region *r, int level, void **state) {
     *slot = rec;
   }
   record *rec = *slot;
+  if (rec->below) { /* too short for the meter: timed, not read */
+    rec->open = rec->skipping = 1;
+    return;
+  }
   rec->unsure_at_entry = unsure_now();
   take_reading(); /* the call's start comes after it, before the next one */
   memcpy(rec->start, E.now, sizeof rec->start);
@@ -143,6 +172,11 @@ double ergo__energy_exit(ergo_region *r, int level, void **state, uint64_t start
   if (!measured(r, level)) return -1;
   record *rec = *(record **)state;
   if (!rec || !rec->open) return -1;
+  if (rec->skipping) {
+    rec->open = rec->skipping = 0;
+    return -1;
+  }
+  learn_duration(rec, start, end);
   /* The call ends between the last reading and this one. */
   double before[ERGO__METER_MAX_DOMAINS];
   uint64_t before_at[2] = {E.now_at[0], E.now_at[1]};
@@ -190,6 +224,7 @@ static int q_value(void *ctx, const ergo_region *r, double *out) {
   void **state = E.find ? E.find(r) : NULL;
   record *rec = state ? *(record **)state : NULL;
   if (!rec) return -1;
+  if (rec->below) return ERGO_QUANTITY_UNRESOLVED;
   for (int d = 0; d < E.meter.ndomains; d++)
     out[d] = rec->acc[d] +
              (E.mine[d] && rec->open && E.now[d] > rec->start[d] ? E.now[d] - rec->start[d] : 0);
@@ -225,6 +260,12 @@ static void q_footer(void *ctx, FILE *f) {
             (unsigned long long)E.samples, E.sampler_cost_s);
   if (E.meter.wraps)
     fprintf(f, ", %llu counter wraps corrected", (unsigned long long)E.meter.wraps);
+  if (E.nbelow)
+    fprintf(f,
+            ", %d region(s) below the meter's resolution (calls under %.3g ms; the counter moves "
+            "every %.3g ms): their energy is in their parent's Unaccounted (ERGO_ENERGY_MIN_US=0 "
+            "measures them)",
+            E.nbelow, E.min_call_s * 1e3, E.update_s * 1e3);
   if (E.meter.implausible)
     fprintf(f, ", %llu implausible readings ignored (more than the package can draw)",
             (unsigned long long)E.meter.implausible);
@@ -271,6 +312,56 @@ static void check_period(int asked_ms) {
                  "every %.6g s at %.0f W (%s), and must be read twice per wrap",
                  E.sample_ms, asked_ms, d->name, range_j, wrap_s, watts, whence);
   }
+}
+
+/* ERGO_ENERGY_MIN_US: the shortest mean call (µs) whose energy a region gets; unset: 10 times
+ * the meter's update interval, measured now (RAPL: about 1 ms); 0: every region is read. */
+#define MIN_US_VAR "ERGO_ENERGY_MIN_US"
+#define RESOLUTION_FACTOR 10.0
+#define UPDATE_PROBE_S 0.01
+
+/* The counter's update interval: the shortest time between changes of the summed counters over
+ * up to UPDATE_GAPS changes, polled for at most UPDATE_PROBE_S (a late read only lengthens a
+ * gap, so the shortest is the counter's own).  A counter that does not move twice in that time,
+ * as on a quiet fake machine, leaves it unknown: 0. */
+#define UPDATE_GAPS 6
+static double update_interval(void) {
+  double j[ERGO__METER_MAX_DOMAINS], last = -1, t_change = -1, best = 0;
+  int gaps = 0;
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double t = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    if (t > UPDATE_PROBE_S || gaps >= UPDATE_GAPS || ergo__meter_read(&E.meter, j) != 0)
+      return best;
+    double sum = 0;
+    for (int d = 0; d < E.meter.ndomains; d++) sum += j[d];
+    if (last >= 0 && sum != last) {
+      if (t_change >= 0 && (gaps++ == 0 || t - t_change < best)) best = t - t_change;
+      t_change = t;
+    }
+    last = sum;
+  }
+}
+
+static void resolution(void) {
+  const char *v = getenv(MIN_US_VAR);
+  if (v && *v) {
+    char *end = NULL;
+    errno = 0;
+    double us = strtod(v, &end);
+    if (end != v && *end == '\0' && errno != ERANGE && us >= 0 && us <= 1e9) {
+      E.min_call_s = us * 1e-6;
+      return;
+    }
+    ergo__warn("%s='%s' is not a number of microseconds from 0 to 1e9; using the default (10 "
+               "times the meter's update interval) (fix: set it to e.g. 10000, or 0 to read "
+               "every region)",
+               MIN_US_VAR, v);
+  }
+  E.update_s = update_interval();
+  E.min_call_s = RESOLUTION_FACTOR * E.update_s;
 }
 
 int ergo__energy_start(const ergo_config *cfg, int sim) {
@@ -320,6 +411,7 @@ int ergo__energy_start(const ergo_config *cfg, int sim) {
     ergo__meter_close(&E.meter);
     return rc;
   }
+  if (E.reads_any && !sim && !E.meter.label) resolution();
   E.sample_ms = E.reads_any && !sim ? cfg->sample_ms : 0;
   if (E.reads_any && !sim) check_period(cfg->sample_ms);
   if (E.sample_ms > 0 &&

@@ -347,6 +347,7 @@ ERGO_EXPORT int ergo_overhead(double *seconds, uint64_t *hook_calls);
 #define ERGO_MAX_QUANTITIES 2
 #define ERGO_MAX_COMPONENTS 16
 
+#define ERGO_QUANTITY_UNRESOLVED (-2)
 typedef struct ergo_quantity {
   const char *name;      /* "energy" */
   const char *unit;      /* "J" */
@@ -360,7 +361,9 @@ typedef struct ergo_quantity {
   /* The region's cumulative amount per component, including an open call so
    * far.  Returns 0; 1 when the amount is only a lower bound (an energy counter
    * may have wrapped unseen): reports then mark it (">=" in text, "lower_bound":
-   * true in JSON); or -1 when the region is not measured (then "-"). */
+   * true in JSON); or -1 when the region is not measured (then "-"); or
+   * ERGO_QUANTITY_UNRESOLVED when its calls are too short for the meter to
+   * tell (then "-", and "unmeasured": "below meter resolution" in JSON). */
   int (*value)(void *ctx, const ergo_region *r, double *out);
   /* Optional: extra lines after the text report (meter, samples, overhead), written to `out`. */
   void (*footer)(void *ctx, FILE *out);

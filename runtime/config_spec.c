@@ -395,6 +395,10 @@ const ergo__config_row ergo__config_spec[] = {
      INT(0, 3600000, "milliseconds from 0 (off) to 3600000"),
      .def = "100",
      .help = "background sampler period (0 = off); shortened to half a counter's wrap time"},
+    {.var = "ERGO_ENERGY_MIN_US",
+     ELSEWHERE("energy/region_energy.c"),
+     .help = "shortest mean call (us) a region's energy is read for (default 10 times the "
+             "meter's update interval, measured at start; 0 = every region)"},
     {.var = "ERGO_POWER_CSV",
      FIELD(power_csv),
      PATH,

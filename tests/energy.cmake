@@ -18,7 +18,22 @@ endif()
 # wrap at the TDP, rightly marks it.)
 add_executable(ergo-steady-region ${CMAKE_CURRENT_SOURCE_DIR}/harness/steady_region.c)
 target_link_libraries(ergo-steady-region PRIVATE ergo PkgConfig::JANSSON m)
+add_executable(ergo-resolution ${CMAKE_CURRENT_SOURCE_DIR}/harness/resolution.c)
+target_link_libraries(ergo-resolution PRIVATE ergo PkgConfig::JANSSON m)
 if(TARGET ergo-fakesys-run)
+# Energy only where the meter can resolve it: with the default settings a 10 us region (below
+# 10 x the fake counter's 100 us update interval) is no longer read and says so; a 2 ms region
+# keeps its own energy within 0.5 %; the footer names the threshold.
+add_test(NAME energy_below_resolution COMMAND ${ERGO_EXPECT}
+  "--match=tiny \\(10 us\\): energy below meter resolution
+ms2 \\(2 ms\\): [0-9.]+ J over [0-9.]+ s"
+  "--match=1 region\\(s\\) below the meter's resolution \\(calls under [0-9.]+ ms"
+  -- env -u ERGO_ENERGY_MIN_US ERGO_ENERGY=powercap ERGO_REPORT=stdout ERGO_KNOBS=none
+    ERGO_REPORT_JSON=${CMAKE_CURRENT_BINARY_DIR}/resolution.json
+    ERGO_STATE_DIR=${CMAKE_CURRENT_BINARY_DIR}/resolution_state
+    ${ERGO_UNDER_RAPL} --watts=100 --period-us=100 --
+    $<TARGET_FILE:ergo-resolution> 100 ${CMAKE_CURRENT_BINARY_DIR}/resolution.json)
+set_tests_properties(energy_below_resolution PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME energy_wraps_default_sampler COMMAND ${ERGO_EXPECT}
   "--match=ergo: note: the energy sampler reads every 20 ms, not 100: the package-0 counter wraps after 10 J, every 0\\.04 s at 250 W \\(its maximum power\\)"
   "--match=steady: 3\\.[0-9]+ s at 100\\.000 W: expected [0-9.]+ J, measured [0-9.]+ J, error 0\\.0[0-9]+ %"
@@ -94,7 +109,7 @@ if(TARGET ergo-fakesys-run)
     "--match=batch_10us Unaccounted: +5 rounds of 16000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
     "--match=r_100us: +5 rounds of 1000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
     "--match=batch_100us Unaccounted: +5 rounds of 1000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
-    -- env ERGO_ENERGY=powercap ERGO_REPORT=none ERGO_KNOBS=none
+    -- env ERGO_ENERGY=powercap ERGO_REPORT=none ERGO_KNOBS=none ERGO_ENERGY_MIN_US=0
     ERGO_STATE_DIR=${CMAKE_CURRENT_BINARY_DIR}/short_regions_state
     ERGO_REPORT_JSON=${CMAKE_CURRENT_BINARY_DIR}/short_regions.json
     ${ERGO_UNDER_RAPL} --watts=100 --period-us=100 --
