@@ -1,6 +1,7 @@
 /* compare.c - `ergo compare`: energy-to-solution of several runs from their JSON reports (total
  * time, energy per domain, the main regions), with savings against the first run. */
 #include "cli.h"
+#include "runtime/toolkit.h" /* util/limit.h: the largest report read */
 
 #include <ergo.h>
 
@@ -73,6 +74,9 @@ __attribute__((format(printf, 2, 3))) static int bad(const char *file, const cha
 }
 
 static int load(run *r) {
+  char size[128];
+  if (ergo__input_size_check(r->file, size, sizeof size))
+    return bad(r->file, "is %s (fix: compare the JSON reports ergo wrote)", size);
   json_error_t err;
   r->doc = json_load_file(r->file, 0, &err);
   if (!r->doc) {
