@@ -1,5 +1,6 @@
 /* checkpoint.c - save the main region tree with its figures; add a saved tree back on restart. */
 #include "internal.h"
+#include "util/limit.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -436,6 +437,13 @@ static int load_at(const char *path) {
                "call ergo_init first)",
                path);
     return ERGO_ESTATE;
+  }
+  char size[128];
+  if (ergo__input_size_check(path, size, sizeof size)) {
+    ergo__error("ergo_checkpoint_load('%s'): the file is %s; nothing was loaded (fix: pass the "
+                "path of a file written by ergo_checkpoint_save)",
+                path, size);
+    return ERGO_EFORMAT;
   }
   FILE *f = fopen(path, "r");
   if (!f) {

@@ -276,6 +276,10 @@ ERGO__HIDDEN int ergo__merge_take(void);
 /* The merged snapshot every writer reports while it exists (rank 0, in ergo_finalize). */
 ERGO__HIDDEN const struct ergo__snap *ergo__merged(void);
 ERGO__HIDDEN void ergo__merged_free(void);
+/* 0 when the len bytes at p are one rank's pack that rank 0 reads (unpacked, then freed); -1 for
+ * a short, foreign or corrupt pack, or one over ERGO_INPUT_MAX (util/limit.h).  For the fuzzer
+ * (tests/fuzz/merge.c) and the limit's test. */
+ERGO__HIDDEN int ergo__merge_unpack_check(const char *p, size_t len);
 /* Every rank's host in the merged report, once each in rank order (0 when not merged). */
 ERGO__HIDDEN size_t ergo__merged_hosts(const char *const **hosts);
 /* "dir/r.json" -> "dir/r.rank3.json" (malloc'd; NULL for a NULL or "none" path, or no memory). */

@@ -7,6 +7,7 @@
  * the rank's host and ergo_step count (facts.c), then the tree in pre-order.  Strings are a u32
  * length, the bytes and a NUL, so a name can be pointed at inside the gathered buffer. */
 #include "internal.h"
+#include "util/limit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -181,6 +182,18 @@ static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], cons
     ergo__snap_free(root);
     return -1;
   }
+  return 0;
+}
+
+int ergo__merge_unpack_check(const char *p, size_t len) {
+  char why[128];
+  if (ergo__input_len_check(len, why, sizeof why)) return -1;
+  rank_q q[ERGO_MAX_QUANTITIES];
+  const char *host;
+  uint64_t steps;
+  ergo__snap root;
+  if (unpack(p, len, q, &host, &steps, &root)) return -1;
+  ergo__snap_free(&root);
   return 0;
 }
 
@@ -392,6 +405,13 @@ int ergo__merge_take(void) {
     const char *host;
     uint64_t steps;
     if (!lens[r]) continue; /* said so on that rank */
+    char why[128];
+    if (ergo__input_len_check(lens[r], why, sizeof why)) {
+      ergo__error("ergo_finalize: rank %d sent a pack of regions of %s; the merged report leaves "
+                  "it out (fix: fewer regions, or ERGO_REPORT_LEVEL to drop deep ones)",
+                  r, why);
+      continue;
+    }
     if (unpack(M.all + off, lens[r], q, &host, &steps, &roots[r])) {
       ergo__error("ergo_finalize: rank %d sent regions rank 0 cannot read (%zu bytes); the merged "
                   "report leaves it out (fix: run the same ergo build on every rank)",

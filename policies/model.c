@@ -14,6 +14,7 @@
 #include "policies/model.h"
 
 #include "util/atomic_file.h"
+#include "util/limit.h"
 #include "util/log.h"
 #include "util/path.h"
 
@@ -200,6 +201,12 @@ static int number(json_t *o, const char *key, double *out) {
 
 int ergo__model_load(const char *path, ergo__model *m, char *why, size_t whylen) {
   memset(m, 0, sizeof *m);
+  char size[128];
+  if (ergo__input_size_check(path, size, sizeof size)) {
+    snprintf(why, whylen, "tuning model '%s' is %s (fix: point ERGO_MODEL at a model file)", path,
+             size);
+    return ERGO_EFORMAT;
+  }
   json_error_t err;
   json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
   if (!doc) {

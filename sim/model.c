@@ -46,6 +46,7 @@
 #include "sim/model.h"
 
 #include "ergo.h"
+#include "util/limit.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -290,6 +291,12 @@ int ergo__sim_params_load(ergo__sim_params *p, const char *path, char *why, size
   }
   char prefix[320];
   snprintf(prefix, sizeof prefix, "sim node file '%.300s'", path);
+  char size[128];
+  if (ergo__input_size_check(path, size, sizeof size)) {
+    snprintf(why, whylen, "%s is %s (fix: point ERGO_SIM_NODE at a node description)", prefix,
+             size);
+    return ERGO_EFORMAT;
+  }
   FILE *fp = fopen(path, "r");
   if (!fp) {
     snprintf(why, whylen, "%s: cannot open it: %s", prefix, strerror(errno));

@@ -1,6 +1,7 @@
 /* compare.c - `ergo compare`: energy-to-solution of several runs from their JSON reports (total
  * time, energy per domain, the main regions), with savings against the first run. */
 #include "cli.h"
+#include "runtime/toolkit.h" /* util/limit.h: the largest report read */
 
 #include <ergo.h>
 
@@ -42,6 +43,7 @@ typedef struct run {
   const char *qlabel;     /* "SIMULATED", "ESTIMATE" or NULL */
   const json_t *in_total; /* names of the components that add up to the total */
   const json_t *facts;    /* the report's "run" (version 2), or NULL */
+  json_t *index;          /* path -> its node (the first in tree order): one lookup per region */
 } run;
 
 /* The run's fact `key` as a string, or NULL (a version 1 report has none). */
@@ -72,7 +74,19 @@ __attribute__((format(printf, 2, 3))) static int bad(const char *file, const cha
   return -1;
 }
 
+/* Every node of the tree under its path (the first in tree order when a report repeats one). */
+static void index_nodes(json_t *index, const json_t *node) {
+  const char *p = json_string_value(json_object_get(node, "path"));
+  if (p && !json_object_get(index, p)) json_object_set(index, p, (json_t *)node);
+  size_t i;
+  const json_t *c;
+  json_array_foreach(json_object_get(node, "children"), i, c) index_nodes(index, c);
+}
+
 static int load(run *r) {
+  char size[128];
+  if (ergo__input_size_check(r->file, size, sizeof size))
+    return bad(r->file, "is %s (fix: compare the JSON reports ergo wrote)", size);
   json_error_t err;
   r->doc = json_load_file(r->file, 0, &err);
   if (!r->doc) {
@@ -96,6 +110,8 @@ static int load(run *r) {
   r->root = json_object_get(json_array_get(json_object_get(r->doc, "threads"), 0), "tree");
   if (!json_is_object(r->root) || !json_is_number(json_object_get(r->root, "time_s")))
     return bad(r->file, "%s", "has no main thread tree (threads[0].tree with time_s): truncated?");
+  if (!(r->index = json_object())) return bad(r->file, "%s", "cannot be read: out of memory");
+  index_nodes(r->index, r->root);
   r->platform = json_string_value(json_object_get(r->doc, "platform"));
   size_t i;
   const json_t *q;
@@ -110,24 +126,17 @@ static int load(run *r) {
 }
 
 /* The node at `path` among root and its descendants, or NULL. */
-static const json_t *find(const json_t *node, const char *path) {
-  const char *p = json_string_value(json_object_get(node, "path"));
-  if (p && strcmp(p, path) == 0) return node;
-  /* A path runs through its ancestors: only a prefix can lead there. */
-  if (p && (strncmp(p, path, strlen(p)) != 0 || path[strlen(p)] != '/')) return NULL;
-  size_t i;
-  const json_t *c;
-  json_array_foreach(json_object_get(node, "children"), i, c) {
-    const json_t *hit = find(c, path);
-    if (hit) return hit;
-  }
-  return NULL;
+/* The run's node at `path`, or NULL: a hash lookup, so a table of n regions takes O(n), not the
+ * O(n^2) of a walk per region. */
+static const json_t *find(const run *r, const char *path) {
+  return json_object_get(r->index, path);
 }
 
 /* The main regions of every run, in tree order of the first run where each appears. */
 typedef struct paths {
   const char **v;
   size_t n, cap;
+  json_t *set; /* the same paths as keys: has_path in O(1) */
 } paths;
 
 /* The setting applied to a region (a non-empty object), or NULL. */
@@ -142,9 +151,8 @@ static void add_paths(paths *ps, const json_t *node, int max_depth) {
   const char *p = json_string_value(json_object_get(node, "path"));
   int shown = max_depth ? depth <= max_depth : depth <= MAIN_DEPTH || setting_of(node);
   if (depth >= 1 && p && shown) {
-    size_t k = 0;
-    while (k < ps->n && strcmp(ps->v[k], p)) k++;
-    if (k == ps->n) {
+    if (!ps->set) ps->set = json_object();
+    if (ps->set && !json_object_get(ps->set, p)) {
       if (ps->n == ps->cap) {
         size_t cap = ps->cap ? 2 * ps->cap : 32;
         const char **v = realloc(ps->v, cap * sizeof *v);
@@ -153,6 +161,7 @@ static void add_paths(paths *ps, const json_t *node, int max_depth) {
         ps->cap = cap;
       }
       ps->v[ps->n++] = p;
+      json_object_set_new(ps->set, p, json_true());
     }
   }
   if (max_depth && depth >= max_depth) return;
@@ -306,14 +315,14 @@ static void print_text(const run *runs, int n, const paths *ps) {
   printf("\n%-*s %-*s %10s %12s %8s %9s  %s\n", pw, "region", lw, "run", "time s", "energy J",
          "saving", "time", "setting applied");
   for (size_t k = 0; k < ps->n; k++) {
-    const json_t *ref = find(runs[0].root, ps->v[k]);
+    const json_t *ref = find(&runs[0], ps->v[k]);
     for (int r = 0; r < n; r++) {
-      figures f = figures_of(find(runs[r].root, ps->v[k]), r ? ref : NULL);
+      figures f = figures_of(find(&runs[r], ps->v[k]), r ? ref : NULL);
       printf("%-*s %-*s", pw, r == 0 ? short_path(ps->v[k]) : "", lw, runs[r].label);
       num(f.time, f.present, "%.3f", 10);
       num(f.energy, f.has_energy, "%.2f", 12);
       char set[256];
-      setting_text(find(runs[r].root, ps->v[k]), set, sizeof set);
+      setting_text(find(&runs[r], ps->v[k]), set, sizeof set);
       if (r == 0) {
         printf(" %8s %9s%s%s\n", f.present ? "ref" : "-", f.present ? "ref" : "-", *set ? "  " : "",
                set);
@@ -389,9 +398,9 @@ static void print_csv(const run *runs, int n, const paths *ps) {
   for (int r = 0; r < n; r++)
     csv_row(&runs[r], runs[r].root, r ? runs[0].root : NULL, "Global", 0, comp, nc);
   for (size_t k = 0; k < ps->n; k++) {
-    const json_t *ref = find(runs[0].root, ps->v[k]);
+    const json_t *ref = find(&runs[0], ps->v[k]);
     for (int r = 0; r < n; r++) {
-      const json_t *node = find(runs[r].root, ps->v[k]);
+      const json_t *node = find(&runs[r], ps->v[k]);
       int depth = (int)json_integer_value(json_object_get(node ? node : ref, "depth"));
       csv_row(&runs[r], node, r ? ref : NULL, short_path(ps->v[k]), depth, comp, nc);
     }
@@ -431,14 +440,13 @@ static int print_json(const run *runs, int n, const paths *ps, json_t *warnings)
     json_array_append_new(jr, o);
   }
   for (size_t k = 0; k < ps->n && jg; k++) {
-    const json_t *ref = find(runs[0].root, ps->v[k]);
+    const json_t *ref = find(&runs[0], ps->v[k]);
     json_t *per = json_array();
     for (int r = 0; r < n && per; r++)
-      json_array_append_new(per,
-                            figures_json(&runs[r], find(runs[r].root, ps->v[k]), r ? ref : NULL));
+      json_array_append_new(per, figures_json(&runs[r], find(&runs[r], ps->v[k]), r ? ref : NULL));
     json_int_t depth = 0;
     for (int r = 0; r < n && !depth; r++)
-      depth = json_integer_value(json_object_get(find(runs[r].root, ps->v[k]), "depth"));
+      depth = json_integer_value(json_object_get(find(&runs[r], ps->v[k]), "depth"));
     json_t *o = json_object();
     json_object_set_new(o, "region", json_string(short_path(ps->v[k])));
     json_object_set_new(o, "depth", json_integer(depth));
@@ -475,11 +483,7 @@ __attribute__((format(printf, 2, 3))) static void warn(json_t *warnings, const c
 /* Every region path of a run's tree into ps (any depth). */
 static void all_paths(paths *ps, const json_t *node) { add_paths(ps, node, 1 << 20); }
 
-static int has_path(const paths *ps, const char *p) {
-  for (size_t k = 0; k < ps->n; k++)
-    if (strcmp(ps->v[k], p) == 0) return 1;
-  return 0;
-}
+static int has_path(const paths *ps, const char *p) { return json_object_get(ps->set, p) != NULL; }
 
 /* Runs of another application are refused (2) unless forced; other step counts and other
  * regions are said (a warning each) and compared. */
@@ -527,8 +531,10 @@ static int check_runs(const run *runs, int n, int force, json_t *warnings) {
            extra > 1 ? ", ..." : "", missing, first_missing ? short_path(first_missing) : "none",
            missing > 1 ? ", ..." : "");
     free(pr.v);
+    json_decref(pr.set);
   }
   free(p0.v);
+  json_decref(p0.set);
   return ERGO_CLI_OK;
 }
 
@@ -616,9 +622,13 @@ static int compare_run(int argc, char **argv) {
     else
       print_text(runs, n, &ps);
     free(ps.v);
+    json_decref(ps.set);
   }
   json_decref(warnings);
-  for (int r = 0; r < n; r++) json_decref(runs[r].doc);
+  for (int r = 0; r < n; r++) {
+    json_decref(runs[r].index);
+    json_decref(runs[r].doc);
+  }
   free(runs);
   return rc;
 }
