@@ -208,6 +208,39 @@ static void test_growing_file_of_another_user(void **unused) {
   assert_string_equal(why, "it belongs to uid 65534 and ergo runs as root");
 }
 
+/* Running as root, a directory on the output's way that is a symbolic link another user planted
+ * (in a directory that user can write: "results" -> /etc) is never followed: neither a whole-file
+ * write nor a growing file goes through it, and the file it points at stays as it was. */
+static void test_planted_directory_link(void **unused) {
+  (void)unused;
+  if (geteuid() != 0) skip_because("not root: only a root run is led by such a link");
+  char target[512], link[512], out[600], why[256];
+  snprintf(target, sizeof target, "%s", test_in_dir("elsewhere"));
+  assert_int_equal(mkdir(target, 0755), 0);
+  const char *victim = make_victim("elsewhere/report.json");
+  snprintf(link, sizeof link, "%s", test_in_dir("results"));
+  assert_int_equal(symlink(target, link), 0);
+  assert_int_equal(lchown(link, 65534, 65534), 0);
+  snprintf(out, sizeof out, "%s/report.json", link);
+  assert_int_equal(ergo__atomic_write(out, "attack\n", 7), ERGO_EIO);
+  assert_non_null(strstr(ergo_last_error(), "a directory on its way is a symbolic link another "
+                                            "user owns, which ergo never follows when it runs as "
+                                            "root"));
+  assert_victim_intact(victim);
+  assert_int_equal(ergo__open_growing(out, 1, why, sizeof why), -1);
+  assert_non_null(strstr(why, "symbolic link another user owns"));
+  assert_victim_intact(victim);
+  /* A link root owns (its own choice) is followed as before. */
+  assert_int_equal(lchown(link, 0, 0), 0);
+  assert_int_equal(ergo__atomic_write(out, "mine\n", 5), 0);
+  char *text = slurp(victim);
+  assert_string_equal(text, "mine\n");
+  free(text);
+  assert_int_equal(unlink(link), 0); /* the directory's teardown removes plain files only */
+  assert_int_equal(unlink(victim), 0);
+  assert_int_equal(rmdir(target), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_DIR_TEST(test_write_and_replace),
@@ -217,6 +250,7 @@ int main(void) {
       ERGO_DIR_TEST(test_tmp_create_and_publish),
       ERGO_DIR_TEST(test_growing_file),
       ERGO_DIR_TEST(test_growing_file_of_another_user),
+      ERGO_DIR_TEST(test_planted_directory_link),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 
 #include "ergo.h"
 #include "util/log.h"
+#include "util/path.h"
 
 #include <stdio.h>
 
@@ -36,6 +37,7 @@ static uint64_t random_bits(void) {
 }
 
 int ergo__tmp_create(const char *path, mode_t mode, char **tmp) {
+  if (ergo__path_links_trusted(path) != 0) return -1;
   size_t n = strlen(path) + 32;
   char *name = malloc(n);
   if (!name) {
@@ -75,7 +77,9 @@ static int replaceable(const char *path) {
 }
 
 const char *ergo__file_why(int err) {
-  return err == ELOOP    ? "it is a symbolic link, which ergo never writes through"
+  return err == EMLINK   ? "a directory on its way is a symbolic link another user owns, which "
+                           "ergo never follows when it runs as root"
+         : err == ELOOP  ? "it is a symbolic link, which ergo never writes through"
          : err == EEXIST ? "it exists and is not a regular file"
                          : strerror(err);
 }
@@ -113,7 +117,7 @@ int ergo__atomic_write(const char *path, const char *data, size_t len) {
   if (fd < 0) {
     if (errno == ENOMEM) return ERGO_ENOMEM;
     ergo__error("cannot write '%s': %s (fix: make its directory writable or choose another path)",
-                path, strerror(errno));
+                path, ergo__file_why(errno));
     return ERGO_EIO;
   }
   size_t off = 0;
@@ -157,6 +161,10 @@ int ergo__write_json_text(const char *path, char *text) {
 }
 
 int ergo__open_growing(const char *path, int truncate, char *why, size_t whylen) {
+  if (ergo__path_links_trusted(path) != 0) {
+    snprintf(why, whylen, "%s", ergo__file_why(EMLINK));
+    return -1;
+  }
   /* O_NONBLOCK: a FIFO planted under the name fails or is refused below instead of hanging. */
   int fd = open(
       path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);

@@ -44,6 +44,11 @@ int ergo__path_writable(const char *path, char *why, size_t whylen) {
     snprintf(why, whylen, "it is not a regular file");
     return -1;
   }
+  if (ergo__path_links_trusted(path) != 0) {
+    snprintf(why, whylen, "a directory on its way is a symbolic link another user owns, which "
+                          "ergo never follows when it runs as root");
+    return -1;
+  }
   char dir[PATH_MAX];
   dir_of(path, dir, sizeof dir);
   if (stat(dir, &st) != 0) {
@@ -113,5 +118,25 @@ int ergo__path_fallback(const char *path, char *out, size_t outlen) {
   int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   close(fd);
+  return 0;
+}
+
+int ergo__path_links_trusted(const char *path) {
+  uid_t me = geteuid();
+  if (me != 0 || !path) return 0; /* only a root run can be led somewhere it should not write */
+  char prefix[PATH_MAX];
+  size_t n = strlen(path);
+  if (n >= sizeof prefix) return 0;
+  /* Every directory on the way: path's prefixes up to each '/', relative ones from the cwd. */
+  for (size_t i = 1; i < n; i++) {
+    if (path[i] != '/') continue;
+    memcpy(prefix, path, i);
+    prefix[i] = '\0';
+    struct stat st;
+    if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0 && st.st_uid != me) {
+      errno = EMLINK;
+      return -1;
+    }
+  }
   return 0;
 }

@@ -19,4 +19,9 @@ int ergo__path_same(const char *a, const char *b);
  * name in out, or -1 (errno set). */
 int ergo__path_fallback(const char *path, char *out, size_t outlen);
 
+/* Running as root: -1 (errno EMLINK) when a directory on `path`'s way is a symbolic link owned
+ * by another user than root (planted in a directory that user can write: it would lead root's
+ * write anywhere); else, and for every other user, 0. */
+int ergo__path_links_trusted(const char *path);
+
 #endif
