@@ -127,14 +127,25 @@ static void app_multisize(void) {
   for (int k = 0; k < 3; k++) leaf(1, "fft", MIXED, size[k]);
   bpop(0, "Step");
 }
-/* Regions just above and below ERGO_MIN_REGION_MS (0.1 s at full speed on the default node). */
+/* The node the runs are on (the threshold regions are sized on it). */
+static ergo__sim_params node_params;
+
+/* A leaf sized to take `target_s` at the baseline (all maximum) on the node in use. */
+static void near(int level, const char *name, double c, double m, double s, double target_s) {
+  ergo__sim_work w = {c, m, s};
+  ergo__sim_config mx = {node_params.f_max, node_params.u_max, node_params.cores};
+  ergo__sim_result r;
+  ergo__sim_eval(&node_params, &w, &mx, &r);
+  leaf(level, name, c, m, s, target_s / r.time_s);
+}
+
+/* Regions just above and below ERGO_MIN_REGION_MS (0.1 s) at the baseline on every node. */
 static void app_threshold(void) {
   bpush(0, "Step");
   steady();
-  /* Light-memory (8, 10, 0.1) at scale 1 takes 0.2285 s on the default node. */
-  leaf(1, "near_above", 8, 10, 0.1, 0.103 / 0.2285);
-  leaf(1, "near_below", 8, 10, 0.1, 0.097 / 0.2285);
-  leaf(1, "serial_near", SERIAL, 0.0105);
+  near(1, "near_above", 8, 10, 0.1, 0.103); /* light-memory */
+  near(1, "near_below", 8, 10, 0.1, 0.097);
+  near(1, "serial_near", SERIAL, 0.101);
   bpop(0, "Step");
 }
 /* Nested significant regions, and a significant grandchild under a non-significant child. */
@@ -174,7 +185,7 @@ static void app_all(void) {
   leaf(1, "assemble", MIXED, 0.03 * (1 + 19 * cur_x));
   static const double size[3] = {0.05, 0.2, 0.8};
   for (int k = 0; k < 3; k++) leaf(1, "fft", MIXED, size[k] * 0.5);
-  leaf(1, "near_above", 8, 10, 0.1, 0.103 / 0.2285);
+  near(1, "near_above", 8, 10, 0.1, 0.103);
   bpush(1, "outer");
   bwork(3, 5, 0.05);
   bpush(2, "thin");
@@ -529,9 +540,9 @@ int main(int argc, char **argv) {
   double w_static = 0, w_online = 0, w_online_mon = 0, w_unit = 0, w_run_e = 0, w_run_t = 0,
          max_ovh = 0;
   printf("SIMULATED (sim node; figures are the model's true, noise-free energies)\n");
-  printf("%-22s %-13s %-9s %5s %8s %8s %8s %8s %7s %7s %7s %7s %7s %6s %6s %9s\n", "profile",
-         "node", "objective", "seeds", "st/or", "on/or", "st/mon", "on/mon", "unit_t", "onrunE",
-         "onrunT", "swrunE", "swrunT", "on_ex", "sw_ex", "overhead");
+  printf("%-22s %-13s %-9s %5s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %6s %6s %9s\n", "profile",
+         "node", "objective", "seeds", "st/or", "on/or", "st/mon", "on/mon", "ont/mon", "unit_t",
+         "onrunE", "onrunT", "swrunE", "swrunT", "on_ex", "sw_ex", "overhead");
   for (int pi = 0; pi < nprofiles; pi++) {
     cur = &profiles[pi];
     if (want_profile && !strstr(cur->name, want_profile)) continue;
@@ -547,6 +558,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench: %s\n", why);
         return 1;
       }
+      node_params = p;
       for (int oi = 0; oi < (want_obj ? 6 : nobj); oi++) {
         const char *objective = objectives[oi];
         if (want_obj && strcmp(objective, want_obj)) continue;
@@ -568,7 +580,7 @@ int main(int argc, char **argv) {
         double orc_e = e0 + (eval_steps - 1) * eb, orc_t = t0 + (eval_steps - 1) * tb;
         double orc_v = run_value(&obj, orc_e, orc_t, &mon);
         double rs[SEEDS], ro[SEEDS], ms[SEEDS], mo[SEEDS], ut[SEEDS], re[SEEDS], rt[SEEDS],
-            se[SEEDS], st_[SEEDS], ex[SEEDS], sx[SEEDS], ov[SEEDS];
+            se[SEEDS], st_[SEEDS], ex[SEEDS], sx[SEEDS], ov[SEEDS], tm[SEEDS];
         double unit_worst = 0;
         for (int k = 0; k < seeds; k++) {
           unsigned long long seed = 1 + (unsigned long long)k;
@@ -588,6 +600,7 @@ int main(int argc, char **argv) {
           ro[k] = run_value(&obj, on.energy_j, on.time_s, &mon) / orc_v;
           ms[k] = st.energy_j / mon.energy_j;
           mo[k] = on.energy_j / mon.energy_j;
+          tm[k] = on.time_s / mon.time_s;
           ut[k] = fmax(worst_unit_slowdown(&p, sweep_model), worst_unit_slowdown(&p, online_model));
           unit_worst = fmax(unit_worst, ut[k]);
           re[k] = on_tune.energy_j / mon_on.energy_j;
@@ -605,10 +618,11 @@ int main(int argc, char **argv) {
         int bounded = obj.kind == ERGO__OBJ_ENERGY_BOUNDED;
         char unit[16] = "-";
         if (bounded) snprintf(unit, sizeof unit, "%.4f", unit_worst);
-        printf("%-22s %-13s %-9s %5d %8.4f %8.4f %8.4f %8.4f %7s %7.4f %7.4f %7.4f %7.4f %6.0f "
-               "%6.0f %8.4f%%\n",
-               cur->name, node_list[ni].name, objective, seeds, a, b, c, d, unit, e, f, g, h, x, y,
-               100 * o);
+        printf(
+            "%-22s %-13s %-9s %5d %8.4f %8.4f %8.4f %8.4f %7.4f %7s %7.4f %7.4f %7.4f %7.4f %6.0f "
+            "%6.0f %8.4f%%\n",
+            cur->name, node_list[ni].name, objective, seeds, a, b, c, d, median(tm, seeds), unit, e,
+            f, g, h, x, y, 100 * o);
         fflush(stdout);
         w_static = fmax(w_static, a);
         w_online = fmax(w_online, b);
