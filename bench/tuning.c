@@ -6,8 +6,8 @@
  * 0, 5 and 10 % noise, on the default node and two other node descriptions (sim/nodes/).
  *
  * Usage: ergo-bench-tuning [--quick] [--profile NAME] [--node NAME] [--objective OBJ]
- * (NAME: a substring of the profile's or node's name).  Benchmarks print figures; they never
- * fail on them (exit 1 only when a run cannot start). */
+ * (NAME: the profile's name, or a substring of profiles' or nodes' names).  Benchmarks print
+ * figures; they never fail on them (exit 1 only when a run cannot start). */
 #include "../examples/miniapp_work.h"
 #include "runtime/toolkit.h"
 
@@ -425,46 +425,47 @@ static void unit_oracle(const ergo__sim_params *p, const ergo__objective *obj, i
   }
 }
 
-/* The worst unit's true time at the model's configs against its baseline, on the final work: a
- * piece runs at the config of its nearest region (itself or an ancestor) the model has. */
+/* The worst tuned region's true time at the model's configs against its baseline, on the final
+ * work: a piece of work runs at the config of its nearest region (itself or an ancestor) that the
+ * model has, and each such region's pieces are summed (what ergo tuned as one unit). */
 static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_path) {
   ergo__model m;
   char why[512];
   if (ergo__model_load(model_path, &m, why, sizeof why) != 0) return NAN;
   record_step(0);
-  build_units(p, NULL);
   ergo__sim_config mx = {p->f_max, p->u_max, p->cores};
+  double *t = calloc((size_t)m.nregions + 1, sizeof *t),
+         *tb = calloc((size_t)m.nregions + 1, sizeof *tb);
   double worst = 0;
-  for (int i = 0; i < nnodes; i++) {
-    tnode *n = &nodes[i];
-    if (!n->sig) continue;
-    double t = 0, tb = 0;
-    for (int k = 0; k < n->npieces; k++) {
-      const char *path = rec[n->pieces[k]].path;
-      ergo__sim_config c = mx;
-      size_t bestlen = 0;
-      for (int r = 0; r < m.nregions; r++) {
-        size_t l = strlen(m.regions[r].path);
-        if (l > bestlen && !strncmp(path, m.regions[r].path, l) &&
-            (path[l] == 0 || path[l] == '/')) {
-          bestlen = l;
-          const ergo__config *bc = &m.regions[r].best;
-          c = (ergo__sim_config){(double)bc->v[ERGO__KNOB_CORE] * 1e-6,
-                                 (double)bc->v[ERGO__KNOB_UNCORE] * 1e-6,
-                                 (int)bc->v[ERGO__KNOB_THREADS]};
-          if (c.f_ghz <= 0) c.f_ghz = mx.f_ghz;
-          if (c.u_ghz <= 0) c.u_ghz = mx.u_ghz;
-          if (c.threads <= 0) c.threads = mx.threads;
-        }
-      }
-      ergo__sim_result r, rb;
-      ergo__sim_eval(p, &rec[n->pieces[k]].w, &c, &r);
-      ergo__sim_eval(p, &rec[n->pieces[k]].w, &mx, &rb);
-      t += r.time_s;
-      tb += rb.time_s;
+  for (int k = 0; t && tb && k < nrec; k++) {
+    const char *path = rec[k].path;
+    int gov = -1;
+    size_t bestlen = 0;
+    for (int r = 0; r < m.nregions; r++) {
+      size_t l = strlen(m.regions[r].path);
+      if (l > bestlen && !strncmp(path, m.regions[r].path, l) && (path[l] == 0 || path[l] == '/'))
+        bestlen = l, gov = r;
     }
-    if (tb > 0) worst = fmax(worst, t / tb);
+    if (gov < 0) continue; /* at the baseline */
+    const ergo__config *bc = &m.regions[gov].best;
+    ergo__sim_config c = {(double)bc->v[ERGO__KNOB_CORE] * 1e-6,
+                          (double)bc->v[ERGO__KNOB_UNCORE] * 1e-6, (int)bc->v[ERGO__KNOB_THREADS]};
+    if (c.f_ghz <= 0) c.f_ghz = mx.f_ghz;
+    if (c.u_ghz <= 0) c.u_ghz = mx.u_ghz;
+    if (c.threads <= 0) c.threads = mx.threads;
+    ergo__sim_result r, rb;
+    ergo__sim_eval(p, &rec[k].w, &c, &r);
+    ergo__sim_eval(p, &rec[k].w, &mx, &rb);
+    t[gov] += r.time_s;
+    tb[gov] += rb.time_s;
   }
+  for (int r = 0; t && tb && r < m.nregions; r++) {
+    if (tb[r] > 0) worst = fmax(worst, t[r] / tb[r]);
+    if (tb[r] > 0 && getenv("BENCH_UNITS"))
+      fprintf(stderr, "unit %s %.4f\n", m.regions[r].path, t[r] / tb[r]);
+  }
+  free(t);
+  free(tb);
   ergo__model_free(&m);
   return worst;
 }
@@ -521,6 +522,9 @@ int main(int argc, char **argv) {
     }
   }
   add_profiles();
+  int exact_profile = 0; /* --profile NAME: that profile if one has the name, else every match */
+  for (int i = 0; want_profile && i < nprofiles; i++)
+    exact_profile |= !strcmp(profiles[i].name, want_profile);
   static const struct {
     const char *name, *file;
   } node_list[] = {{"default-20c", NULL},
@@ -545,7 +549,9 @@ int main(int argc, char **argv) {
          "onrunE", "onrunT", "swrunE", "swrunT", "on_ex", "sw_ex", "overhead");
   for (int pi = 0; pi < nprofiles; pi++) {
     cur = &profiles[pi];
-    if (want_profile && !strstr(cur->name, want_profile)) continue;
+    if (want_profile && strcmp(cur->name, want_profile) &&
+        (exact_profile || !strstr(cur->name, want_profile)))
+      continue;
     if (!want_profile && quick && cur->step == NULL && pi > 0) continue; /* quick: one mini */
     if (cur->mini) mini_set_profile(cur->mini);
     for (int ni = 0; ni < nnode || (want_node && ni < 3); ni++) {
