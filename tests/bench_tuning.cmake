@@ -12,3 +12,8 @@ add_test(NAME bench_tuning_quick_format COMMAND ${ERGO_EXPECT}
 add_test(NAME bench_tuning_bad_argument COMMAND ${ERGO_EXPECT} --rc=2
   "--match=ergo-bench-tuning: unknown argument '--fast': expected --quick, --profile NAME, --node NAME or --objective OBJ\n"
   -- $<TARGET_FILE:ergo-bench-tuning> --fast)
+# The other node descriptions (sim/nodes/*.json) load and run: one row each, format only.
+add_test(NAME bench_tuning_quick_nodes COMMAND ${ERGO_EXPECT}
+  "--match=\nonce +many-core-64c +energy@5% +1 +${bt_num} +${bt_num}"
+  "--match=\nonce +small-8c +energy@5% +1 +${bt_num} +${bt_num}"
+  -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile once --node c --objective energy@5%)
