@@ -1,5 +1,13 @@
-/* tuning.c - ergo-bench-tuning: the policies on the sim mini-app against the oracle, per profile,
- * with the model's true (noise-free) energies of the configurations each policy chose. */
+/* tuning.c - ergo-bench-tuning: the policies on the sim node against the oracle, per profile,
+ * node and objective, with the model's true (noise-free) energies of the configurations each
+ * policy chose.  Profiles: the mini-app's (examples/miniapp_work.c) and this bench's own small
+ * programs with work that changes (a phase change, 20x growth), regions called at several sizes,
+ * regions near the significance threshold, nested significant regions and regions run once, at
+ * 0, 5 and 10 % noise, on the default node and two other node descriptions (sim/nodes/).
+ *
+ * Usage: ergo-bench-tuning [--quick] [--profile NAME] [--node NAME] [--objective OBJ]
+ * (NAME: the profile's name, or a substring of profiles' or nodes' names).  Benchmarks print
+ * figures; they never fail on them (exit 1 only when a run cannot start). */
 #include "../examples/miniapp_work.h"
 #include "runtime/toolkit.h"
 
@@ -11,29 +19,236 @@
 #include <string.h>
 #include <unistd.h>
 
-#define OBJECTIVE "energy@5%"
+#ifndef ERGO_BENCH_NODES_DIR
+#define ERGO_BENCH_NODES_DIR "sim/nodes"
+#endif
+
 #define SWEEP_STEPS 320 /* the sweep schedule needs at most 300 executions per region */
-#define ONLINE_STEPS 60
+#define ONLINE_STEPS 200
 #define EVAL_STEPS 20
 #define SEEDS 10
+#define MIN_S 0.1 /* ERGO_MIN_REGION_MS's default */
 
 static char dir[64];
 
+/* ---- the bench's own programs ----
+ * A step function calls bpush/bpop/bwork; x (0..1) is how far the run has gone, so work that
+ * changes does so over the run whatever its length; `first` is the run's first step. */
+static double cur_x;
+static int cur_first;
+static int recording; /* 1: bwork records pieces (path, work) instead of running them */
+
+#define MAXPIECES 256
+static struct {
+  char path[160];
+  ergo__sim_work w;
+} rec[MAXPIECES];
+static int nrec;
+static char stack_path[160] = "Global";
+/* Executions per path in one recorded step. */
+static struct {
+  char path[160];
+  int calls;
+} rcalls[MAXPIECES];
+static int nrcalls;
+
+static void bpush(int level, const char *name) {
+  size_t n = strlen(stack_path);
+  snprintf(stack_path + n, sizeof stack_path - n, "/%s", name);
+  if (recording) {
+    int i = 0;
+    while (i < nrcalls && strcmp(rcalls[i].path, stack_path)) i++;
+    if (i == nrcalls) {
+      snprintf(rcalls[i].path, sizeof rcalls[0].path, "%s", stack_path);
+      rcalls[nrcalls++].calls = 0;
+    }
+    rcalls[i].calls++;
+  } else {
+    ERGO_PUSH(level, name);
+  }
+}
+static void bpop(int level, const char *name) {
+  char *cut = strrchr(stack_path, '/');
+  if (cut) *cut = 0;
+  if (!recording) ERGO_POP(level, name);
+}
+static void bwork(double gc, double gb, double serial) {
+  ergo_sim_work_desc d = {gc, gb, serial};
+  if (recording) {
+    if (nrec < MAXPIECES) {
+      snprintf(rec[nrec].path, sizeof rec[0].path, "%s", stack_path);
+      rec[nrec++].w = (ergo__sim_work){gc, gb, serial};
+    }
+    return;
+  }
+  ergo_sim_work(&d);
+}
+/* One leaf region with work; `scale` multiplies a SIM.md workload class (C, M, s). */
+static void leaf(int level, const char *name, double c, double m, double s, double scale) {
+  bpush(level, name);
+  bwork(c * scale, m * scale, s);
+  bpop(level, name);
+}
+#define COMPUTE 40, 1, 0.01
+#define MEMORY 2, 60, 0.01
+#define SERIAL 20, 2, 0.5
+#define MIXED 15, 25, 0.05
+#define COMM 3, 3, 0.8
+#define BALANCED 10, 40, 0.02
+
+/* Steady regions every program has, about 1 s of the step at full speed on the default node. */
+static void steady(void) {
+  leaf(1, "stencil", BALANCED, 0.6);
+  leaf(1, "halo", COMM, 0.3);
+}
+
+/* A region turns from compute- to memory-bound halfway through the run. */
+static void app_phase(void) {
+  bpush(0, "Step");
+  steady();
+  if (cur_x < 0.5)
+    leaf(1, "solve", COMPUTE, 0.5);
+  else
+    leaf(1, "solve", MEMORY, 0.4);
+  bpop(0, "Step");
+}
+/* A region's work grows 20x over the run, from below the significance threshold. */
+static void app_growing(void) {
+  bpush(0, "Step");
+  steady();
+  leaf(1, "assemble", MIXED, 0.03 * (1 + 19 * cur_x));
+  bpop(0, "Step");
+}
+/* One region called three times per step at different sizes. */
+static void app_multisize(void) {
+  bpush(0, "Step");
+  steady();
+  static const double size[3] = {0.05, 0.2, 0.8};
+  for (int k = 0; k < 3; k++) leaf(1, "fft", MIXED, size[k]);
+  bpop(0, "Step");
+}
+/* The node the runs are on (the threshold regions are sized on it). */
+static ergo__sim_params node_params;
+
+/* A leaf sized to take `target_s` at the baseline (all maximum) on the node in use. */
+static void near(int level, const char *name, double c, double m, double s, double target_s) {
+  ergo__sim_work w = {c, m, s};
+  ergo__sim_config mx = {node_params.f_max, node_params.u_max, node_params.cores};
+  ergo__sim_result r;
+  ergo__sim_eval(&node_params, &w, &mx, &r);
+  leaf(level, name, c, m, s, target_s / r.time_s);
+}
+
+/* Regions just above and below ERGO_MIN_REGION_MS (0.1 s) at the baseline on every node. */
+static void app_threshold(void) {
+  bpush(0, "Step");
+  steady();
+  near(1, "near_above", 8, 10, 0.1, 0.103); /* light-memory */
+  near(1, "near_below", 8, 10, 0.1, 0.097);
+  near(1, "serial_near", SERIAL, 0.101);
+  bpop(0, "Step");
+}
+/* Nested significant regions, and a significant grandchild under a non-significant child. */
+static void app_nested(void) {
+  bpush(0, "Step");
+  steady();
+  bpush(1, "outer");
+  bwork(15 * 0.2, 25 * 0.2, 0.05); /* outer's own work: mixed */
+  leaf(2, "inner_compute", COMPUTE, 0.2);
+  bpush(2, "thin");
+  bwork(2 * 0.005, 60 * 0.005, 0.01); /* thin's own work: far below the threshold */
+  leaf(3, "deep_memory", MEMORY, 0.2);
+  bpop(2, "thin");
+  bpop(1, "outer");
+  bpop(0, "Step");
+}
+/* Regions that run once per run: an initialisation at the first step. */
+static void app_once(void) {
+  if (cur_first) {
+    leaf(0, "init", SERIAL, 0.4);
+    leaf(0, "read_input", MEMORY, 0.6);
+  }
+  bpush(0, "Step");
+  steady();
+  leaf(1, "work", COMPUTE, 0.3);
+  bpop(0, "Step");
+}
+/* Every feature at once. */
+static void app_all(void) {
+  if (cur_first) leaf(0, "init", SERIAL, 0.4);
+  bpush(0, "Step");
+  steady();
+  if (cur_x < 0.5)
+    leaf(1, "solve", COMPUTE, 0.5);
+  else
+    leaf(1, "solve", MEMORY, 0.4);
+  leaf(1, "assemble", MIXED, 0.03 * (1 + 19 * cur_x));
+  static const double size[3] = {0.05, 0.2, 0.8};
+  for (int k = 0; k < 3; k++) leaf(1, "fft", MIXED, size[k] * 0.5);
+  near(1, "near_above", 8, 10, 0.1, 0.103);
+  bpush(1, "outer");
+  bwork(3, 5, 0.05);
+  bpush(2, "thin");
+  bwork(0.01, 0.3, 0.01);
+  leaf(3, "deep_memory", MEMORY, 0.2);
+  bpop(2, "thin");
+  bpop(1, "outer");
+  bpop(0, "Step");
+}
+
 typedef struct {
-  double energy_j, time_s, overhead_s;
-  unsigned long long switches;
-} run_result;
+  const char *name;
+  void (*step)(void);       /* NULL: the mini-app */
+  const mini_profile *mini; /* the mini-app's profile */
+  double noise;
+} profile;
+
+#define NMINI 10
+static profile profiles[NMINI + 16];
+static int nprofiles;
+
+static void add_profiles(void) {
+  for (int i = 0; i < mini_nprofiles && nprofiles < NMINI; i++)
+    profiles[nprofiles++] =
+        (profile){mini_profiles[i].name, NULL, &mini_profiles[i], mini_profiles[i].noise};
+  static const struct {
+    const char *name;
+    void (*step)(void);
+  } apps[] = {{"phase", app_phase},         {"growing", app_growing}, {"multisize", app_multisize},
+              {"threshold", app_threshold}, {"nested", app_nested},   {"once", app_once}};
+  static char names[8][32];
+  for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
+    profiles[nprofiles++] = (profile){apps[i].name, apps[i].step, NULL, 0};
+    snprintf(names[i], sizeof names[i], "%s-noisy", apps[i].name);
+    profiles[nprofiles++] = (profile){names[i], apps[i].step, NULL, 0.05};
+  }
+  profiles[nprofiles++] = (profile){"all-features-noisy10", app_all, NULL, 0.10};
+}
+
+static const profile *cur;
 
 static void piece(const ergo_sim_work_desc *d) { ergo_sim_work(d); }
 
-/* One run of the mini-app on the sim node under `policy`. */
-static int run(const char *policy, const char *model, double noise, unsigned long long seed,
-               int steps, run_result *out) {
+static void one_step(void) {
+  if (cur->step)
+    cur->step();
+  else
+    mini_step(piece);
+}
+
+typedef struct {
+  double energy_j, time_s, overhead_s;
+} run_result;
+
+/* One run on the sim node under `policy`; eval: the work as it stands at the end (x = 1). */
+static int run(const char *policy, const char *objective, const char *node, const char *model,
+               double noise, unsigned long long seed, int steps, int eval, run_result *out) {
   ergo_config c;
   ergo_config_default(&c);
   c.platform = "sim";
+  c.sim_node = node;
   c.policy = policy;
-  c.objective = OBJECTIVE;
+  c.objective = objective;
   c.model = model;
   c.sim_noise = noise;
   c.sim_seed = seed;
@@ -41,32 +256,36 @@ static int run(const char *policy, const char *model, double noise, unsigned lon
   c.step_report = "none";
   c.balance = "none";
   if (ergo_init(&c) != 0) return -1;
-  for (int s = 0; s < steps; s++) mini_step(piece);
+  for (int s = 0; s < steps; s++) {
+    cur_x = eval ? 1.0 : (steps > 1 ? (double)s / (steps - 1) : 1.0);
+    cur_first = s == 0;
+    one_step();
+  }
   ergo__sim_node *n = ergo__sim();
   out->energy_j = n->e_pkg_j + n->e_dram_j;
   out->time_s = (double)(n->now_ns - 1000000000ull) * 1e-9;
   ergo_overhead(&out->overhead_s, NULL); /* real seconds, beside the sim node's virtual ones */
-  out->switches = 0;
-  for (int i = 0; i < ERGO__NKNOBS; i++)
-    if (ergo__knob_get(i)) out->switches += ergo__knob_get(i)->sets;
   ergo_finalize();
   return 0;
 }
 
 /* ---- the oracle, on ergo's own tuning units ----
- * ergo gives a config to each significant region (exclusive time >= ERGO_MIN_REGION_MS at the
- * baseline), and that config also governs the region's children too short to have their own.
- * The oracle therefore picks, for each such unit, the exhaustive best config for the sum of
- * the unit's pieces of work (noise-free), under the same objective against the same
- * baseline; pieces in no unit run at the baseline.  Its energy per step is what a perfect
- * tuner could reach with ergo's rules. */
+ * ergo gives a config to each significant region (exclusive time per execution >=
+ * ERGO_MIN_REGION_MS at the baseline), and that config also governs the region's children too
+ * short to have their own.  The oracle therefore picks, for each such unit, the exhaustive best
+ * single config for the sum of the unit's pieces of work in one step of the final work
+ * (noise-free), under the same objective against the same baseline, from the run's first step
+ * (static applies a model from a region's first execution); pieces in no unit run at the
+ * baseline.  Its energy per step is what a perfect tuner could reach with ergo's rules on the
+ * work as it ends.  A region run once per run is measured once: the oracle leaves it at the
+ * baseline as ergo must (no config can be judged on one execution). */
 #define MAXN 64
 typedef struct {
   char path[160];
   int parent;
   double own_t, incl_t, excl_t;
-  int sig;
-  int pieces[MAXN], npieces; /* mini_regions indices whose work is this node's own */
+  int calls, sig, once;
+  int pieces[MAXPIECES], npieces; /* rec indices whose work this unit governs */
 } tnode;
 static tnode nodes[MAXN];
 static int nnodes;
@@ -76,8 +295,11 @@ static int find_or_add(const char *path) {
     if (!strcmp(nodes[i].path, path)) return i;
   tnode *n = &nodes[nnodes];
   memset(n, 0, sizeof *n);
-  snprintf(n->path, sizeof n->path, "%s", path);
+  size_t len = strlen(path);
+  if (len >= sizeof n->path) len = sizeof n->path - 1;
+  memcpy(n->path, path, len);
   n->parent = -1;
+  n->calls = 1;
   /* the parent: cut at the last '/' that is not escaped */
   const char *cut = NULL;
   for (const char *c = path; *c; c++)
@@ -92,48 +314,57 @@ static int find_or_add(const char *path) {
   return me;
 }
 
-static ergo__sim_config cfg_max(const ergo__sim_params *p) {
-  return (ergo__sim_config){p->f_max, p->u_max, p->cores};
+/* Record one step's pieces (`first`: the run's first step) at x = 1. */
+static void record_step(int first) {
+  nrec = nrcalls = 0;
+  snprintf(stack_path, sizeof stack_path, "Global");
+  if (cur->step) {
+    recording = 1;
+    cur_x = 1.0;
+    cur_first = first;
+    cur->step();
+    recording = 0;
+  } else {
+    mini_set_profile(cur->mini);
+    for (int i = 0; i < mini_nregions && nrec < MAXPIECES; i++) {
+      ergo_sim_work_desc d = mini_desc(i);
+      snprintf(rec[nrec].path, sizeof rec[0].path, "%s", mini_regions[i].path);
+      rec[nrec++].w = (ergo__sim_work){d.gcycles, d.gbytes, d.serial};
+    }
+  }
 }
 
-/* Sum of the pieces' figures under one config. */
 static void sum_pieces(const ergo__sim_params *p, const int *pc, int n, const ergo__sim_config *c,
                        double *t, double *e) {
   *t = *e = 0;
   for (int k = 0; k < n; k++) {
-    ergo_sim_work_desc d = mini_desc(pc[k]);
-    ergo__sim_work w = {d.gcycles, d.gbytes, d.serial};
     ergo__sim_result r;
-    ergo__sim_eval(p, &w, c, &r);
+    ergo__sim_eval(p, &rec[pc[k]].w, c, &r);
     *t += r.time_s;
     *e += r.e_pkg_j + r.e_dram_j;
   }
 }
 
-/* Oracle energy and time of one step, and those of the baseline step. */
-static void unit_oracle(double min_s, double *e_best, double *t_best, double *e_base,
-                        double *t_base) {
-  ergo__sim_params p;
-  ergo__sim_params_default(&p);
-  ergo__objective obj;
-  char why[256];
-  ergo__objective_parse(OBJECTIVE, &obj, why, sizeof why);
+/* Build the units of the recorded step. */
+static void build_units(const ergo__sim_params *p, const int *once_mask) {
   nnodes = 0;
-  for (int i = 0; i < mini_nregions; i++) {
-    int n = find_or_add(mini_regions[i].path);
+  ergo__sim_config mx = {p->f_max, p->u_max, p->cores};
+  for (int i = 0; i < nrec; i++) {
+    int n = find_or_add(rec[i].path);
     nodes[n].pieces[nodes[n].npieces++] = i;
+    if (once_mask && once_mask[i]) nodes[n].once = 1;
   }
-  ergo__sim_config mx = cfg_max(&p);
+  for (int i = 0; i < nrcalls; i++) nodes[find_or_add(rcalls[i].path)].calls = rcalls[i].calls;
   for (int i = 0; i < nnodes; i++) {
     double e;
-    sum_pieces(&p, nodes[i].pieces, nodes[i].npieces, &mx, &nodes[i].own_t, &e);
+    sum_pieces(p, nodes[i].pieces, nodes[i].npieces, &mx, &nodes[i].own_t, &e);
   }
   /* Deepest first: a child is complete before its parent (children were added after parents). */
   for (int i = nnodes - 1; i >= 0; i--) {
     tnode *n = &nodes[i];
     n->incl_t += n->own_t;
     n->excl_t += n->own_t;
-    n->sig = n->excl_t >= min_s;
+    n->sig = n->excl_t / (n->calls > 0 ? n->calls : 1) >= MIN_S && !n->once;
     if (n->parent >= 0) {
       nodes[n->parent].incl_t += n->incl_t;
       if (!n->sig) { /* its work is the parent's to govern */
@@ -143,12 +374,33 @@ static void unit_oracle(double min_s, double *e_best, double *t_best, double *e_
       }
     }
   }
+}
+
+/* Oracle energy and time of one step of the final work, and those of the baseline step. */
+static void unit_oracle(const ergo__sim_params *p, const ergo__objective *obj, int first,
+                        double *e_best, double *t_best, double *e_base, double *t_base) {
+  record_step(first);
+  int once[MAXPIECES] = {0};
+  if (first && cur->step) { /* pieces only the first step has */
+    static char later[MAXPIECES][160];
+    record_step(0);
+    int nlater = nrec;
+    for (int i = 0; i < nlater; i++) memcpy(later[i], rec[i].path, 160);
+    record_step(1);
+    for (int i = 0; i < nrec; i++) {
+      int seen = 0;
+      for (int k = 0; k < nlater; k++) seen |= !strcmp(rec[i].path, later[k]);
+      once[i] = !seen;
+    }
+  }
+  ergo__sim_config mx = {p->f_max, p->u_max, p->cores};
+  build_units(p, once);
   *e_best = *t_best = *e_base = *t_base = 0;
   for (int i = 0; i < nnodes; i++) {
     tnode *n = &nodes[i];
     if (!n->sig && n->parent >= 0) continue; /* folded into its parent */
     double bt, be;
-    sum_pieces(&p, n->pieces, n->npieces, &mx, &bt, &be);
+    sum_pieces(p, n->pieces, n->npieces, &mx, &bt, &be);
     *e_base += be;
     *t_base += bt;
     if (!n->sig) {
@@ -158,19 +410,64 @@ static void unit_oracle(double min_s, double *e_best, double *t_best, double *e_
     }
     ergo__measure b = {bt, be, 1.0};
     double best = INFINITY, bt_best = bt, be_best = be;
-    for (int fi = 0; fi < ergo__sim_nf(&p); fi++)
-      for (int ui = 0; ui < ergo__sim_nu(&p); ui++)
-        for (int th = 1; th <= p.cores; th++) {
-          ergo__sim_config c = {ergo__sim_f(&p, fi), ergo__sim_u(&p, ui), th};
+    for (int fi = 0; fi < ergo__sim_nf(p); fi++)
+      for (int ui = 0; ui < ergo__sim_nu(p); ui++)
+        for (int th = 1; th <= p->cores; th++) {
+          ergo__sim_config c = {ergo__sim_f(p, fi), ergo__sim_u(p, ui), th};
           double t, e;
-          sum_pieces(&p, n->pieces, n->npieces, &c, &t, &e);
-          ergo__measure m = {t, e, (double)th / p.cores};
-          double v = ergo__objective_value(&obj, &m, &b);
+          sum_pieces(p, n->pieces, n->npieces, &c, &t, &e);
+          ergo__measure m = {t, e, (double)th / p->cores};
+          double v = ergo__objective_value(obj, &m, &b);
           if (v < best) best = v, bt_best = t, be_best = e;
         }
     *e_best += be_best;
     *t_best += bt_best;
   }
+}
+
+/* The worst tuned region's true time at the model's configs against its baseline, on the final
+ * work: a piece of work runs at the config of its nearest region (itself or an ancestor) that the
+ * model has, and each such region's pieces are summed (what ergo tuned as one unit). */
+static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_path) {
+  ergo__model m;
+  char why[512];
+  if (ergo__model_load(model_path, &m, why, sizeof why) != 0) return NAN;
+  record_step(0);
+  ergo__sim_config mx = {p->f_max, p->u_max, p->cores};
+  double *t = calloc((size_t)m.nregions + 1, sizeof *t),
+         *tb = calloc((size_t)m.nregions + 1, sizeof *tb);
+  double worst = 0;
+  for (int k = 0; t && tb && k < nrec; k++) {
+    const char *path = rec[k].path;
+    int gov = -1;
+    size_t bestlen = 0;
+    for (int r = 0; r < m.nregions; r++) {
+      size_t l = strlen(m.regions[r].path);
+      if (l > bestlen && !strncmp(path, m.regions[r].path, l) && (path[l] == 0 || path[l] == '/'))
+        bestlen = l, gov = r;
+    }
+    if (gov < 0) continue; /* at the baseline */
+    const ergo__config *bc = &m.regions[gov].best;
+    ergo__sim_config c = {(double)bc->v[ERGO__KNOB_CORE] * 1e-6,
+                          (double)bc->v[ERGO__KNOB_UNCORE] * 1e-6, (int)bc->v[ERGO__KNOB_THREADS]};
+    if (c.f_ghz <= 0) c.f_ghz = mx.f_ghz;
+    if (c.u_ghz <= 0) c.u_ghz = mx.u_ghz;
+    if (c.threads <= 0) c.threads = mx.threads;
+    ergo__sim_result r, rb;
+    ergo__sim_eval(p, &rec[k].w, &c, &r);
+    ergo__sim_eval(p, &rec[k].w, &mx, &rb);
+    t[gov] += r.time_s;
+    tb[gov] += rb.time_s;
+  }
+  for (int r = 0; t && tb && r < m.nregions; r++) {
+    if (tb[r] > 0) worst = fmax(worst, t[r] / tb[r]);
+    if (tb[r] > 0 && getenv("BENCH_UNITS"))
+      fprintf(stderr, "unit %s %.4f\n", m.regions[r].path, t[r] / tb[r]);
+  }
+  free(t);
+  free(tb);
+  ergo__model_free(&m);
+  return worst;
 }
 
 /* Executions a policy spent per region (from its model's points), the most of any region. */
@@ -197,68 +494,158 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int main(void) {
+/* The objective's value of a whole run against monitor's run (the run-level baseline). */
+static double run_value(const ergo__objective *o, double e, double t, const run_result *mon) {
+  if (o->kind == ERGO__OBJ_ENERGY_BOUNDED) return e; /* the bound: unit_t and t/mon */
+  ergo__measure m = {t, e, 1.0}, b = {mon->time_s, mon->energy_j, 1.0};
+  return ergo__objective_value(o, &m, &b);
+}
+
+int main(int argc, char **argv) {
+  int quick = 0;
+  const char *want_profile = NULL, *want_node = NULL, *want_obj = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick"))
+      quick = 1;
+    else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+      want_profile = argv[++i];
+    else if (!strcmp(argv[i], "--node") && i + 1 < argc)
+      want_node = argv[++i];
+    else if (!strcmp(argv[i], "--objective") && i + 1 < argc)
+      want_obj = argv[++i];
+    else {
+      fprintf(stderr,
+              "ergo-bench-tuning: unknown argument '%s': expected --quick, --profile NAME, "
+              "--node NAME or --objective OBJ\n",
+              argv[i]);
+      return 2;
+    }
+  }
+  add_profiles();
+  int exact_profile = 0; /* --profile NAME: that profile if one has the name, else every match */
+  for (int i = 0; want_profile && i < nprofiles; i++)
+    exact_profile |= !strcmp(profiles[i].name, want_profile);
+  static const struct {
+    const char *name, *file;
+  } node_list[] = {{"default-20c", NULL},
+                   {"many-core-64c", ERGO_BENCH_NODES_DIR "/many-core-64.json"},
+                   {"small-8c", ERGO_BENCH_NODES_DIR "/small-8.json"}};
+  static const char *const objectives[] = {"energy@5%", "time", "energy",
+                                           "edp",       "ed2p", "weighted"};
+  const int nnode = quick ? 1 : 3, nobj = quick ? 2 : 6, seeds_noisy = quick ? 2 : SEEDS;
+  const int eval_steps = EVAL_STEPS;
+
   snprintf(dir, sizeof dir, "/tmp/ergo-bench-tuning-XXXXXX");
   if (!mkdtemp(dir)) return 1;
   char sweep_model[128], online_model[128];
   snprintf(sweep_model, sizeof sweep_model, "%s/sweep.json", dir);
   snprintf(online_model, sizeof online_model, "%s/online.json", dir);
   setenv("ERGO_STATE_DIR", dir, 1);
-  double worst_static = 0, worst_online = 0, worst_online_monitor = 0, max_slow = 0, max_ovh = 0;
-  printf("%-20s %6s %10s %10s %8s %8s %9s %9s %6s %9s\n", "profile", "seeds", "static/or",
-         "online/or", "on/mon", "t_st/b", "t_on/b", "on_execs", "sw_sw", "overhead");
-  for (int p = 0; p < mini_nprofiles; p++) {
-    const mini_profile *prof = &mini_profiles[p];
-    mini_set_profile(prof);
-    int seeds = prof->noise > 0 ? SEEDS : 1;
-    run_result mon, orc;
-    if (run("monitor", NULL, 0, 1, EVAL_STEPS, &mon)) {
-      fprintf(stderr, "bench: the monitor run failed\n");
-      return 1;
-    }
-    /* A static run's first step is at the baseline (significance is decided there). */
-    double eb, tb, e0, t0;
-    unit_oracle(0.1, &eb, &tb, &e0, &t0);
-    orc.energy_j = e0 + (EVAL_STEPS - 1) * eb;
-    orc.time_s = t0 + (EVAL_STEPS - 1) * tb;
-    double rs[SEEDS], ro[SEEDS], rm[SEEDS], ts[SEEDS], to[SEEDS], ex[SEEDS], sw[SEEDS], ov[SEEDS];
-    for (int k = 0; k < seeds; k++) {
-      unsigned long long seed = 1 + (unsigned long long)k;
-      run_result tune, st, on_tune, on;
-      unlink(sweep_model);
-      unlink(online_model);
-      if (run("sweep", sweep_model, prof->noise, seed, SWEEP_STEPS, &tune) ||
-          run("static", sweep_model, 0, 1, EVAL_STEPS, &st) ||
-          run("online", online_model, prof->noise, seed, ONLINE_STEPS, &on_tune) ||
-          run("static", online_model, 0, 1, EVAL_STEPS, &on)) {
-        fprintf(stderr, "bench: a tuning run failed (profile %s, seed %llu)\n", prof->name, seed);
+  double w_static = 0, w_online = 0, w_online_mon = 0, w_unit = 0, w_run_e = 0, w_run_t = 0,
+         max_ovh = 0;
+  printf("SIMULATED (sim node; figures are the model's true, noise-free energies)\n");
+  printf("%-22s %-13s %-9s %5s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %6s %6s %9s\n", "profile",
+         "node", "objective", "seeds", "st/or", "on/or", "st/mon", "on/mon", "ont/mon", "unit_t",
+         "onrunE", "onrunT", "swrunE", "swrunT", "on_ex", "sw_ex", "overhead");
+  for (int pi = 0; pi < nprofiles; pi++) {
+    cur = &profiles[pi];
+    if (want_profile && strcmp(cur->name, want_profile) &&
+        (exact_profile || !strstr(cur->name, want_profile)))
+      continue;
+    if (!want_profile && quick && cur->step == NULL && pi > 0) continue; /* quick: one mini */
+    if (cur->mini) mini_set_profile(cur->mini);
+    for (int ni = 0; ni < nnode || (want_node && ni < 3); ni++) {
+      if (want_node ? !strstr(node_list[ni].name, want_node) : ni >= nnode) continue;
+      if (!cur->step && ni > 0) continue; /* the mini-app's shares are the default node's */
+      ergo__sim_params p;
+      ergo__sim_params_default(&p);
+      char why[512];
+      if (node_list[ni].file && ergo__sim_params_load(&p, node_list[ni].file, why, sizeof why)) {
+        fprintf(stderr, "bench: %s\n", why);
         return 1;
       }
-      rs[k] = st.energy_j / orc.energy_j;
-      ro[k] = on.energy_j / orc.energy_j;
-      rm[k] = on.energy_j / mon.energy_j;
-      ts[k] = st.time_s / mon.time_s;
-      to[k] = on.time_s / mon.time_s;
-      ex[k] = max_executions(online_model);
-      sw[k] = (double)on_tune.switches;
-      ov[k] = on_tune.time_s > 0 ? on_tune.overhead_s / on_tune.time_s : 0;
+      node_params = p;
+      for (int oi = 0; oi < (want_obj ? 6 : nobj); oi++) {
+        const char *objective = objectives[oi];
+        if (want_obj && strcmp(objective, want_obj)) continue;
+        ergo__objective obj;
+        ergo__objective_parse(objective, &obj, why, sizeof why);
+        const char *node = node_list[ni].file;
+        int seeds = cur->noise > 0 ? seeds_noisy : 1;
+        run_result mon, mon_on, mon_sw;
+        if (run("monitor", objective, node, NULL, 0, 1, eval_steps, 1, &mon) ||
+            run("monitor", objective, node, NULL, 0, 1, ONLINE_STEPS, 0, &mon_on) ||
+            run("monitor", objective, node, NULL, 0, 1, SWEEP_STEPS, 0, &mon_sw)) {
+          fprintf(stderr, "bench: a monitor run failed (profile %s, node %s)\n", cur->name,
+                  node_list[ni].name);
+          return 1;
+        }
+        double eb, tb, e0, t0, eb0, tb0;
+        unit_oracle(&p, &obj, 1, &e0, &t0, &eb0, &tb0);
+        unit_oracle(&p, &obj, 0, &eb, &tb, &eb0, &tb0);
+        double orc_e = e0 + (eval_steps - 1) * eb, orc_t = t0 + (eval_steps - 1) * tb;
+        double orc_v = run_value(&obj, orc_e, orc_t, &mon);
+        double rs[SEEDS], ro[SEEDS], ms[SEEDS], mo[SEEDS], ut[SEEDS], re[SEEDS], rt[SEEDS],
+            se[SEEDS], st_[SEEDS], ex[SEEDS], sx[SEEDS], ov[SEEDS], tm[SEEDS];
+        double unit_worst = 0;
+        for (int k = 0; k < seeds; k++) {
+          unsigned long long seed = 1 + (unsigned long long)k;
+          run_result tune, st, on_tune, on;
+          unlink(sweep_model);
+          unlink(online_model);
+          if (run("sweep", objective, node, sweep_model, cur->noise, seed, SWEEP_STEPS, 0, &tune) ||
+              run("static", objective, node, sweep_model, 0, 1, eval_steps, 1, &st) ||
+              run("online", objective, node, online_model, cur->noise, seed, ONLINE_STEPS, 0,
+                  &on_tune) ||
+              run("static", objective, node, online_model, 0, 1, eval_steps, 1, &on)) {
+            fprintf(stderr, "bench: a tuning run failed (profile %s, seed %llu)\n", cur->name,
+                    seed);
+            return 1;
+          }
+          rs[k] = run_value(&obj, st.energy_j, st.time_s, &mon) / orc_v;
+          ro[k] = run_value(&obj, on.energy_j, on.time_s, &mon) / orc_v;
+          ms[k] = st.energy_j / mon.energy_j;
+          mo[k] = on.energy_j / mon.energy_j;
+          tm[k] = on.time_s / mon.time_s;
+          ut[k] = fmax(worst_unit_slowdown(&p, sweep_model), worst_unit_slowdown(&p, online_model));
+          unit_worst = fmax(unit_worst, ut[k]);
+          re[k] = on_tune.energy_j / mon_on.energy_j;
+          rt[k] = on_tune.time_s / mon_on.time_s;
+          se[k] = tune.energy_j / mon_sw.energy_j;
+          st_[k] = tune.time_s / mon_sw.time_s;
+          ex[k] = max_executions(online_model);
+          sx[k] = max_executions(sweep_model);
+          ov[k] = on_tune.time_s > 0 ? on_tune.overhead_s / on_tune.time_s : 0;
+        }
+        double a = median(rs, seeds), b = median(ro, seeds), c = median(ms, seeds);
+        double d = median(mo, seeds), e = median(re, seeds), f = median(rt, seeds);
+        double g = median(se, seeds), h = median(st_, seeds), x = median(ex, seeds);
+        double y = median(sx, seeds), o = median(ov, seeds);
+        int bounded = obj.kind == ERGO__OBJ_ENERGY_BOUNDED;
+        char unit[16] = "-";
+        if (bounded) snprintf(unit, sizeof unit, "%.4f", unit_worst);
+        printf(
+            "%-22s %-13s %-9s %5d %8.4f %8.4f %8.4f %8.4f %7.4f %7s %7.4f %7.4f %7.4f %7.4f %6.0f "
+            "%6.0f %8.4f%%\n",
+            cur->name, node_list[ni].name, objective, seeds, a, b, c, d, median(tm, seeds), unit, e,
+            f, g, h, x, y, 100 * o);
+        fflush(stdout);
+        w_static = fmax(w_static, a);
+        w_online = fmax(w_online, b);
+        w_online_mon = fmax(w_online_mon, d);
+        if (bounded) w_unit = fmax(w_unit, unit_worst);
+        w_run_e = fmax(w_run_e, e);
+        w_run_t = fmax(w_run_t, f);
+        max_ovh = fmax(max_ovh, o);
+      }
     }
-    double a = median(rs, seeds), b = median(ro, seeds), c = median(rm, seeds);
-    double d = median(ts, seeds), e = median(to, seeds), x = median(ex, seeds);
-    double s = median(sw, seeds), o = median(ov, seeds);
-    printf("%-20s %6d %10.4f %10.4f %8.4f %8.4f %9.4f %9.0f %6.0f %8.4f%%\n", prof->name, seeds, a,
-           b, c, d, e, x, s, 100 * o);
-    worst_static = fmax(worst_static, a);
-    worst_online = fmax(worst_online, b);
-    worst_online_monitor = fmax(worst_online_monitor, c);
-    max_slow = fmax(max_slow, fmax(d, e));
-    max_ovh = fmax(max_ovh, o);
   }
   unlink(sweep_model);
   unlink(online_model);
   rmdir(dir);
   printf("worst_static_vs_oracle=%.4f worst_online_vs_oracle=%.4f worst_online_vs_monitor=%.4f "
-         "max_slowdown_energy5=%.4f max_overhead=%.6f\n",
-         worst_static, worst_online, worst_online_monitor, max_slow, max_ovh);
+         "worst_unit_slowdown_energy5=%.4f worst_tuning_run_energy_vs_monitor=%.4f "
+         "worst_tuning_run_time_vs_monitor=%.4f max_overhead=%.6f\n",
+         w_static, w_online, w_online_mon, w_unit, w_run_e, w_run_t, max_ovh);
   return 0;
 }

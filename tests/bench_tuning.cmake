@@ -1,0 +1,19 @@
+# bench_tuning.cmake - ergo-bench-tuning's output format (issue 14, item 6), on one profile in
+# --quick mode: the SIMULATED label, the header, one row per objective (--quick: energy@5% and time) and the summary line.
+# Figures are never asserted: a benchmark prints them, it does not judge them.
+set(bt_num "[0-9]+\\.[0-9]+")
+add_test(NAME bench_tuning_quick_format COMMAND ${ERGO_EXPECT}
+  "--match=(^|\n)SIMULATED [^\n]*\nprofile +node +objective +seeds +st/or +on/or +st/mon +on/mon +ont/mon +unit_t +onrunE +onrunT +swrunE +swrunT +on_ex +sw_ex +overhead\n"
+  "--match=\nnested-noisy +default-20c +energy@5% +2 +${bt_num} +${bt_num} +${bt_num} +${bt_num} +${bt_num} +${bt_num} +${bt_num} +${bt_num} +${bt_num} +${bt_num} +[0-9]+ +[0-9]+ +${bt_num}%\n"
+  "--match=\nnested-noisy +default-20c +time +2 +${bt_num} +${bt_num} +${bt_num} +${bt_num} +${bt_num} +- +"
+  "--match=\nworst_static_vs_oracle=${bt_num} worst_online_vs_oracle=${bt_num} worst_online_vs_monitor=${bt_num} worst_unit_slowdown_energy5=${bt_num} worst_tuning_run_energy_vs_monitor=${bt_num} worst_tuning_run_time_vs_monitor=${bt_num} max_overhead=${bt_num}\n$"
+  -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile nested-noisy)
+# A wrong argument: one line naming it and what is accepted, status 2.
+add_test(NAME bench_tuning_bad_argument COMMAND ${ERGO_EXPECT} --rc=2
+  "--match=ergo-bench-tuning: unknown argument '--fast': expected --quick, --profile NAME, --node NAME or --objective OBJ\n"
+  -- $<TARGET_FILE:ergo-bench-tuning> --fast)
+# The other node descriptions (sim/nodes/*.json) load and run: one row each, format only.
+add_test(NAME bench_tuning_quick_nodes COMMAND ${ERGO_EXPECT}
+  "--match=\nonce +many-core-64c +energy@5% +1 +${bt_num} +${bt_num}"
+  "--match=\nonce +small-8c +energy@5% +1 +${bt_num} +${bt_num}"
+  -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile once --node c --objective energy@5%)
