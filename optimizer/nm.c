@@ -107,6 +107,7 @@ struct ergo__nm {
   int asked, want[D]; /* a point handed out, not yet told */
   int done, final;    /* final: index into memo */
   int starved;        /* the simplex wanted a new point with no budget left */
+  double inside;      /* compute_inside() as of the last measurement */
 
   ergo__nm_model mod;
   ergo__nm_sample *samples; /* scratch for fitting, cap entries */
@@ -253,13 +254,16 @@ static double sloped(const ergo__nm *nm, const ergo__measure *m, double slack) {
  * lets one expect (its upper confidence bound after repeats + SETTLE / 2
  * fresh measurements); 0 otherwise.  What the search aims for and the
  * ranking prefers, so the points that decide are ones that can pass. */
-static double inside(const ergo__nm *nm) {
+static double compute_inside(const ergo__nm *nm) {
   if (!nm->noisy || nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 0;
   double dof, s = pooled_sigma(nm, 0, &dof);
   int n = nm->o.repeats + SETTLE / 2;
   return ergo__nm_log_ratio_bound(0, s > nm->o.noise_rel ? s : nm->o.noise_rel, n, n + BASE_EXTRA,
                                   dof, CONFIDENCE);
 }
+
+/* The same, as of the last tell() (ranking asks for it per point). */
+static double inside(const ergo__nm *nm) { return nm->inside; }
 
 /* The objective at m with a slowdown bound drawn `inside` the real one. */
 static double aimed(const ergo__nm *nm, const ergo__measure *m) {
@@ -744,6 +748,7 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
   if (nm->deciding) add(&q->fresh, m);
   nm->evals++;
   nm->asked = 0;
+  nm->inside = compute_inside(nm);
   return 0;
 }
 
