@@ -12,16 +12,20 @@
  * restart reaching to the grid's edge on the side a response surface of all
  * points says is downhill (nm_model.h); then the points that decide - the
  * surface's best near the incumbent and the best few candidates - get fresh
- * measurements, free of the luck that made them candidates.  The choice is the
- * best by the surface among candidates whose fresh measurements beat the
- * baseline clearly; else the baseline (AllScale's optimiser ended worse than
- * untuned: ../shared/seeds/003, section 4.2).
+ * measurements, free of the luck that made them candidates; while none is
+ * decided, the best undecided one and the baseline are measured in turn.  The
+ * choice is the best by the surface among candidates whose fresh measurements
+ * are better than the baseline with CONFIDENCE (a t bound on the log ratio of
+ * the objective; under energy@X% also on the time ratio's upper end); else the
+ * baseline (AllScale's optimiser ended worse than untuned: ../shared/seeds/003,
+ * section 4.2).
  */
 #include "optimizer/nm.h"
 
 #include "ergo.h"
 #include "optimizer/nm_model.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multimin.h>
 #include <gsl/gsl_vector.h>
@@ -59,9 +63,15 @@
  * measured points' box (coordinate units, each dimension spanning 0..1). */
 #define TRUST 0.35
 #define EXTRA 0.25
-/* A candidate is chosen over the baseline only if better by this many sigmas
- * of the difference of the two means. */
-#define Z_BEAT 0.5
+/* A candidate is chosen over the baseline only when the one-sided upper
+ * confidence bound (CONFIDENCE, Student's t) on the log ratio of its objective
+ * to the baseline's is below 0, and under energy@X% when the same bound on its
+ * time ratio is within 1 + X. */
+#define CONFIDENCE ERGO__NM_CONFIDENCE
+/* With noise: executions kept from the simplex for settling an undecided
+ * comparison (the leader and the baseline measured in turn). */
+#define SETTLE 16
+#define SETTLE_RANKS 8
 /* Each dimension of the response surface's grid scan takes this many levels
  * at most, so one ask() stays cheap on a node with thousands of configs. */
 #define SCAN_LEVELS 24
@@ -71,6 +81,7 @@
 typedef struct sums {
   int n;
   double t, e, r, lt, lt2, le, le2;
+  double lx[2], lx2[2]; /* log(E T) and log(E T^2): EDP and ED2P, whose noise is not E's */
 } sums;
 
 /* One grid point measured: every measurement, and those taken once it was a
@@ -96,6 +107,7 @@ struct ergo__nm {
   int asked, want[D]; /* a point handed out, not yet told */
   int done, final;    /* final: index into memo */
   int starved;        /* the simplex wanted a new point with no budget left */
+  double inside;      /* compute_inside() as of the last measurement */
 
   ergo__nm_model mod;
   ergo__nm_sample *samples; /* scratch for fitting, cap entries */
@@ -142,6 +154,11 @@ static void add(sums *s, const ergo__measure *m) {
   s->lt2 += lt * lt;
   s->le += le;
   s->le2 += le * le;
+  for (int k = 0; k < 2; k++) {
+    double x = le + (k + 1) * lt;
+    s->lx[k] += x;
+    s->lx2[k] += x * x;
+  }
 }
 
 static void mean(const sums *s, ergo__measure *m) {
@@ -194,25 +211,32 @@ static double value(const ergo__nm *nm, const sums *s) {
   return value_of(nm, &m);
 }
 
-/* Relative sigma of one measurement of time (which 0) or energy (1) as the
- * repeated points show it (pooled); the caller's guess until they do. */
-static double seen_sigma(const ergo__nm *nm, int which) {
-  double ss = 0, dof = 0;
+/* The log of one measurement of time (which 0), energy (1), E T (2) or
+ * E T^2 (3): its sum and sum of squares in s. */
+static void log_sums(const sums *s, int which, double *sum, double *sum2) {
+  *sum = which == 0 ? s->lt : which == 1 ? s->le : s->lx[which - 2];
+  *sum2 = which == 0 ? s->lt2 : which == 1 ? s->le2 : s->lx2[which - 2];
+}
+
+/* Sigma of the log of one measurement of time (which 0), energy (1), E T (2)
+ * or E T^2 (3) as the repeated points show it (pooled, its degrees of freedom
+ * in *dof); the caller's guess until they do (*dof 0). */
+static double pooled_sigma(const ergo__nm *nm, int which, double *dof) {
+  double ss = 0, df = 0;
   for (int i = 0; i < nm->nmemo; i++) {
     const sums *q = &nm->memo[i].all;
     if (q->n < 2) continue;
-    double s = which ? q->le : q->lt, s2 = which ? q->le2 : q->lt2, v = s2 - s * s / q->n;
+    double s, s2;
+    log_sums(q, which, &s, &s2);
+    double v = s2 - s * s / q->n;
     ss += v > 0 ? v : 0;
-    dof += q->n - 1;
+    df += q->n - 1;
   }
-  return dof >= 2 ? sqrt(ss / dof) : nm->o.noise_rel;
+  if (dof) *dof = df >= 2 ? df : 0;
+  return df >= 2 ? sqrt(ss / df) : nm->o.noise_rel;
 }
 
-/* The same, never below the caller's guess: what a decision allows for. */
-static double sigma(const ergo__nm *nm, int which) {
-  double s = seen_sigma(nm, which);
-  return s > nm->o.noise_rel ? s : nm->o.noise_rel;
-}
+static double seen_sigma(const ergo__nm *nm, int which) { return pooled_sigma(nm, which, NULL); }
 
 /* The objective, except that a slowdown bound is a slope (see PENALTY) that
  * starts `slack` (relative, log) beyond the bound. */
@@ -225,14 +249,37 @@ static double sloped(const ergo__nm *nm, const ergo__measure *m, double slack) {
   return comparable(m->energy_j + (excess > 0 ? PENALTY * excess * mb.energy_j : 0));
 }
 
+/* With noise under energy@X%: how far inside the bound (log of the time ratio)
+ * a point's true time must lie for its confirmation to pass, as the noise
+ * lets one expect (its upper confidence bound after repeats + SETTLE / 2
+ * fresh measurements); 0 otherwise.  What the search aims for and the
+ * ranking prefers, so the points that decide are ones that can pass. */
+static double compute_inside(const ergo__nm *nm) {
+  if (!nm->noisy || nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 0;
+  double dof, s = pooled_sigma(nm, 0, &dof);
+  int n = nm->o.repeats + SETTLE / 2;
+  return ergo__nm_log_ratio_bound(0, s > nm->o.noise_rel ? s : nm->o.noise_rel, n, n + BASE_EXTRA,
+                                  dof, CONFIDENCE);
+}
+
+/* The same, as of the last tell() (ranking asks for it per point). */
+static double inside(const ergo__nm *nm) { return nm->inside; }
+
+/* The objective at m with a slowdown bound drawn `inside` the real one. */
+static double aimed(const ergo__nm *nm, const ergo__measure *m) {
+  double in = inside(nm);
+  return in > 0 ? sloped(nm, m, -in) : value_of(nm, m);
+}
+
 /* What the simplex minimises: with noise only a clear excess counts. */
 static double search_value(const ergo__nm *nm, const rec *q) {
   const sums *b = &nm->memo[0].all;
   if (q->all.n == 0 || b->n == 0) return value(nm, &q->all);
   ergo__measure m;
   mean(&q->all, &m);
-  return sloped(nm, &m,
-                nm->noisy ? SLACK * seen_sigma(nm, 0) * sqrt(1.0 / q->all.n + 1.0 / b->n) : 0);
+  return sloped(
+      nm, &m,
+      nm->noisy ? SLACK * seen_sigma(nm, 0) * sqrt(1.0 / q->all.n + 1.0 / b->n) - inside(nm) : 0);
 }
 
 /* ---- the response surface (with noise only) ---- */
@@ -266,7 +313,8 @@ static int predict(const ergo__nm *nm, const int p[D], double extra, ergo__measu
 /* How a candidate ranks: by the model where it has one, else by its mean. */
 static double estimate(const ergo__nm *nm, const rec *q) {
   ergo__measure m;
-  return predict(nm, q->p, 0, &m) ? value_of(nm, &m) : value(nm, &q->all);
+  if (!predict(nm, q->p, 0, &m)) mean(&q->all, &m);
+  return aimed(nm, &m);
 }
 
 /* The grid point the model likes best within TRUST of centre; 0 if none. */
@@ -288,7 +336,7 @@ static int model_best(const ergo__nm *nm, const double *centre, int best[D]) {
     ergo__measure m;
     for (int a = 0; a < nm->nact; a++) p[nm->act[a]] = lv[a][k[a]];
     if (predict(nm, p, EXTRA, &m)) {
-      double v = value_of(nm, &m);
+      double v = aimed(nm, &m);
       if (!have || v < vb) memcpy(best, p, sizeof p), vb = v, have = 1;
     }
     int a = 0;
@@ -310,32 +358,95 @@ static int descent(const ergo__nm *nm, const double *y, int a) {
   ergo__measure ml, mh;
   ergo__nm_model_predict(&nm->mod, lo, &ml);
   ergo__nm_model_predict(&nm->mod, hi, &mh);
-  return sloped(nm, &ml, 0) < sloped(nm, &mh, 0) ? -1 : 1;
+  return sloped(nm, &ml, -inside(nm)) < sloped(nm, &mh, -inside(nm)) ? -1 : 1;
 }
 
 /* ---- the decision ---- */
 
-/* q beats the baseline clearly.  Exact: a lower value.  With noise, on the
- * measurements that did not pick it (fresh): better by Z_BEAT sigmas of the
- * difference, and inside a slowdown bound both on those and on the best
- * estimate of its time (its mean with the model's, which pools neighbours). */
-static int beats(const ergo__nm *nm, const rec *q) {
-  const sums *s = nm->noisy ? &q->fresh : &q->all, *b = &nm->memo[0].all;
-  if (q == &nm->memo[0] || s->n == 0 || b->n == 0) return 0;
-  ergo__measure m, mb, pm;
-  mean(b, &mb);
-  if (nm->noisy && predict(nm, q->p, 0, &pm)) {
-    mean(&q->all, &m);
-    m.time_s = sqrt(m.time_s * pm.time_s);
-    if (!ergo__objective_feasible(&nm->obj, &m, &mb)) return 0;
-  }
-  double sd = sigma(nm, 0) > sigma(nm, 1) ? sigma(nm, 0) : sigma(nm, 1);
-  double margin = nm->noisy ? Z_BEAT * sd * sqrt(1.0 / s->n + 1.0 / b->n) : 0;
-  double vb = value(nm, b);
-  return value(nm, s) < vb - fabs(vb) * margin;
+double ergo__nm_log_ratio_bound(double diff, double sigma, int na, int nb, double dof,
+                                double conf) {
+  if (na < 1 || nb < 1 || !isfinite(sigma)) return diff > 0 ? INFINITY : -INFINITY;
+  double q = dof >= 1 ? gsl_cdf_tdist_Pinv(conf, dof) : gsl_cdf_ugaussian_Pinv(conf);
+  return diff + q * sigma * sqrt(1.0 / na + 1.0 / nb);
 }
 
-/* The final choice: the best-ranked point that beats the baseline clearly;
+/* Which log the objective is a mean of: time 0, energy 1, E T 2, E T^2 3;
+ * -1 for a weighted sum (judged on the log ratio of the mean values, with the
+ * larger of the time and energy sigmas). */
+static int log_kind(const ergo__objective *o) {
+  switch (o->kind) {
+  case ERGO__OBJ_TIME: return 0;
+  case ERGO__OBJ_ENERGY:
+  case ERGO__OBJ_ENERGY_BOUNDED: return 1;
+  case ERGO__OBJ_EDP: return 2;
+  case ERGO__OBJ_ED2P: return 3;
+  default: return -1;
+  }
+}
+
+/* The mean log ratio of q to the baseline b of quantity `which` (log_kind),
+ * its sigma per measurement (never below the caller's guess) and the sigma's
+ * degrees of freedom. */
+static double log_ratio(const ergo__nm *nm, const sums *q, const sums *b, int which, double *sig,
+                        double *dof) {
+  if (which < 0) {
+    double d0, d1, s0 = pooled_sigma(nm, 0, &d0), s1 = pooled_sigma(nm, 1, &d1);
+    double vq = value(nm, q), vb = value(nm, b);
+    *sig = s0 > s1 ? s0 : s1;
+    *dof = d0 < d1 ? d0 : d1;
+    if (*sig < nm->o.noise_rel) *sig = nm->o.noise_rel;
+    return vq > 0 && vb > 0 ? log(vq / vb) : (vq < vb ? -INFINITY : INFINITY);
+  }
+  double sq, sq2, sb, sb2;
+  log_sums(q, which, &sq, &sq2);
+  log_sums(b, which, &sb, &sb2);
+  *sig = pooled_sigma(nm, which, dof);
+  if (*sig < nm->o.noise_rel) *sig = nm->o.noise_rel;
+  return sq / q->n - sb / b->n;
+}
+
+/* How q compares with the baseline: 1 better with confidence, -1 not (it is
+ * worse, or too slow, with confidence), 0 undecided.  Exact measurements: by
+ * value (an infeasible point is worse than the baseline).  With noise, on the
+ * measurements that did not pick it (fresh), two at least on either side, so
+ * no single measurement decides: better when the upper CONFIDENCE bound on
+ * the log ratio of its objective to the baseline's is below 0, and under
+ * energy@X% when the upper bound on its time ratio is within log(1 + X). */
+static int verdict(const ergo__nm *nm, const rec *q) {
+  const sums *s = nm->noisy ? &q->fresh : &q->all, *b = &nm->memo[0].all;
+  if (q == &nm->memo[0] || s->n == 0 || b->n == 0) return -1;
+  if (!nm->noisy) return value(nm, s) < value(nm, b) ? 1 : -1;
+  if (s->n < 2 || b->n < 2) return 0;
+  double sig, dof, d = log_ratio(nm, s, b, log_kind(&nm->obj), &sig, &dof);
+  double hi = ergo__nm_log_ratio_bound(d, sig, s->n, b->n, dof, CONFIDENCE),
+         lo = ergo__nm_log_ratio_bound(d, -sig, s->n, b->n, dof, CONFIDENCE);
+  int fast = 1;
+  if (nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) {
+    double bound = log1p(nm->obj.slowdown), dt = log_ratio(nm, s, b, 0, &sig, &dof);
+    if (ergo__nm_log_ratio_bound(dt, -sig, s->n, b->n, dof, CONFIDENCE) > bound) return -1;
+    fast = ergo__nm_log_ratio_bound(dt, sig, s->n, b->n, dof, CONFIDENCE) <= bound;
+  }
+  if (lo >= 0) return -1;
+  return hi < 0 && fast ? 1 : 0;
+}
+
+static int beats(const ergo__nm *nm, const rec *q) { return verdict(nm, q) > 0; }
+
+/* An undecided q could still be shown better within `left` more executions,
+ * split between it and the baseline, if its means held: else measuring it
+ * further is waste. */
+static int hopeful(const ergo__nm *nm, const rec *q, int left) {
+  const sums *s = &q->fresh, *b = &nm->memo[0].all;
+  int na = s->n + left / 2, nb = b->n + left - left / 2;
+  if (s->n == 0) return 1;
+  double sig, dof, d = log_ratio(nm, s, b, log_kind(&nm->obj), &sig, &dof);
+  if (ergo__nm_log_ratio_bound(d, sig, na, nb, dof, CONFIDENCE) >= 0) return 0;
+  if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 1;
+  d = log_ratio(nm, s, b, 0, &sig, &dof);
+  return ergo__nm_log_ratio_bound(d, sig, na, nb, dof, CONFIDENCE) <= log1p(nm->obj.slowdown);
+}
+
+/* The final choice: the best-ranked point that is better than the baseline with confidence;
  * the baseline when none does. */
 static int choose(const ergo__nm *nm) {
   int f = 0;
@@ -492,6 +603,23 @@ static void decide(ergo__nm *nm) {
     if (!next) break;
     measure(nm, next->p);
   }
+  /* Settle: down the ranking (SETTLE_RANKS at most), candidates shown worse or
+   * too slow are passed over; the first undecided one and the baseline are
+   * measured in turn (the side with fewer measurements first), so the interval
+   * narrows as far as the noise needs, until a candidate is better with
+   * confidence, none is left undecided, or the budget is spent. */
+  while (room(nm, nm->o.max_evals)) {
+    rec *top[SETTLE_RANKS], *lead = NULL;
+    int better = 0;
+    refit(nm);
+    for (int k = 0; k < SETTLE_RANKS && !better && !lead && (top[k] = ranked(nm, top, k)); k++) {
+      int v = verdict(nm, top[k]);
+      better = v > 0;
+      if (v == 0 && hopeful(nm, top[k], nm->o.max_evals - nm->evals)) lead = top[k];
+    }
+    if (better || !lead) break;
+    measure(nm, lead->fresh.n > nm->memo[0].all.n ? nm->memo[0].p : lead->p);
+  }
   refit(nm);
 }
 
@@ -553,7 +681,7 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
   nm->noisy = o->noise_rel > 0 || o->repeats > 1;
   /* With noise the confirmations' share is kept from the simplex; it keeps at
    * least the baseline and one simplex. */
-  int reserve = nm->noisy ? DECIDERS * o->repeats + BASE_EXTRA : 0,
+  int reserve = nm->noisy ? DECIDERS * o->repeats + BASE_EXTRA + SETTLE : 0,
       least = o->repeats + nm->nact + 1;
   nm->search_limit = o->max_evals - reserve;
   if (nm->search_limit < least) nm->search_limit = least < o->max_evals ? least : o->max_evals;
@@ -620,6 +748,7 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
   if (nm->deciding) add(&q->fresh, m);
   nm->evals++;
   nm->asked = 0;
+  nm->inside = compute_inside(nm);
   return 0;
 }
 

@@ -45,7 +45,7 @@ void ergo__nm_free(ergo__nm *nm);
 
 /* The point to measure next (grid indices), or 0 when the search is over:
  * then *point is the final choice (the baseline unless something beat it
- * clearly).  Never blocks; may return a point already measured
+ * with confidence, see ERGO__NM_CONFIDENCE).  Never blocks; may return a point already measured
  * (re-measurement); until tell() answers, returns the same point again. */
 int ergo__nm_ask(ergo__nm *nm, int point[ERGO__NM_MAX_DIMS]);
 
@@ -56,7 +56,7 @@ int ergo__nm_ask(ergo__nm *nm, int point[ERGO__NM_MAX_DIMS]);
 int ergo__nm_tell(ergo__nm *nm, const int point[ERGO__NM_MAX_DIMS], const ergo__measure *m);
 
 /* The current choice (the final one once done): the best point that beats the
- * baseline clearly, else the baseline; its mean measure and objective value
+ * baseline with confidence, else the baseline; its mean measure and objective value
  * (either pointer may be NULL). */
 void ergo__nm_best(const ergo__nm *nm, int point[ERGO__NM_MAX_DIMS], ergo__measure *mean,
                    double *value);
@@ -70,6 +70,17 @@ int ergo__nm_point(const ergo__nm *nm, int i, int point[ERGO__NM_MAX_DIMS], ergo
 int ergo__nm_evals(const ergo__nm *nm);
 int ergo__nm_points(const ergo__nm *nm);
 int ergo__nm_done(const ergo__nm *nm);
+
+/* With noise a candidate replaces the baseline only when it is better with
+ * this one-sided confidence (see nm.c, verdict). */
+#define ERGO__NM_CONFIDENCE 0.95
+
+/* The one-sided `conf` confidence bound on a difference of mean logs (the log
+ * ratio of two geometric means), measured diff from na and nb measurements of
+ * sigma each (per measurement, on the log scale): diff + q sigma sqrt(1/na +
+ * 1/nb), q Student's t quantile with dof degrees of freedom (dof < 1: sigma is
+ * a guess, the normal quantile).  A negative sigma gives the lower bound. */
+double ergo__nm_log_ratio_bound(double diff, double sigma, int na, int nb, double dof, double conf);
 
 /* How continuous search coordinates round to the grid: y in [0, 1] spans
  * dimension d (linearly in the index, or in log(1 + index)); the nearest

@@ -220,7 +220,7 @@ static int online_finish(ergo__policy *p) {
     ergo__model_save_fallback(path, &m, &p->space);
   }
   /* A search cut short still has a choice (the best that beat the baseline
-   * clearly so far, else the baseline): say so once. */
+   * with confidence so far, else the baseline): say so once. */
   if (unfinished && !p->said)
     ergo__warn("online: %d region%s did not converge (first: '%s', after %d executions); the "
                "model keeps the best config found so far (fix: run more steps)",

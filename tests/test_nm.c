@@ -23,14 +23,21 @@ static const workload workloads[] = {
 #define BUDGET 40
 
 /* With noise the issue's target is 5 % of the oracle and the 5 % slowdown
- * bound, as medians over 10 seeds.  Over 24 sets of 10 seeds the optimiser
- * always meets it on 8 of the 16 cases; comm-like (energy), memory, serial
- * and comm-like (energy@5%) sit at the threshold (the medians of their sets
- * straddle 1.05).  The table marks the misses; the assertions are regression
- * guards at the level these seeds reach, not the target. */
+ * bound, as medians over 10 seeds.  Under `energy` compute, serial and
+ * comm-like sit just above it (1.05-1.07); under energy@5% the choices keep
+ * the bound with confidence and save less (below).  The table marks the
+ * misses; the assertions are regression guards at the level these seeds
+ * reach, not the target. */
 #define NOISY_TARGET 1.05
 #define NOISY_LIMIT 1.12
-#define NOISY_T_LIMIT 1.07
+/* energy@5% with noise: a choice must keep the bound on the upper end of the
+ * time ratio's 95 % interval, which 40 executions at sigma 0.05 reach only
+ * well inside the bound; so no seed's true time may pass 1.06x (the issue's
+ * limit), while the median energy is guarded at the level it reaches (the
+ * baseline is kept where no config can be shown fast enough). */
+#define NOISY_LIMIT_BOUNDED 1.40
+#define NOISY_T_LIMIT 1.05
+#define NOISY_T_WORST 1.06
 
 static ergo__sim_params P;
 
@@ -184,9 +191,9 @@ static void check_objective(const char *name) {
                   name, workloads[i].name, cc.f_ghz, cc.u_ghz, cc.threads, me, max_e, mbse, mt,
                   max_t, max_evals,
                   me > NOISY_TARGET || (bounded && mt > 1.05) ? "  [misses the 5 % target]" : "");
-    assert_true(me <= NOISY_LIMIT);
+    assert_true(me <= (bounded ? NOISY_LIMIT_BOUNDED : NOISY_LIMIT));
     assert_true(mbse <= 1.01);
-    if (bounded) assert_true(mt <= NOISY_T_LIMIT);
+    if (bounded) assert_true(mt <= NOISY_T_LIMIT && max_t <= NOISY_T_WORST);
     if (me > worst_noisy) worst_noisy = me;
   }
   print_message("%s: worst E/oracle exact %.4f, noisy (median) %.4f\n", name, worst_clean,
@@ -411,7 +418,7 @@ static void test_no_meter(void **state) {
 }
 
 /* With noise, where every other point is truly 8 % worse, the baseline stays:
- * nothing beats it clearly. */
+ * nothing is better with confidence. */
 static void test_keeps_baseline(void **state) {
   (void)state;
   ergo__nm_grid g = {2, {16, 9}, {8, 4}, {0, 0}};
@@ -436,14 +443,92 @@ static void test_keeps_baseline(void **state) {
   }
 }
 
+/* ---- decisions with stated confidence ----
+ * A 1-D grid of 4 points, the baseline at 3; every other point has the same
+ * true measure.  Seeded log-normal noise, sigma 0.05 on time and on power as
+ * on the sim node.  How many of 10 seeds end away from the baseline. */
+static int replaced(const char *objective_name, double t_other, double e_other) {
+  ergo__nm_grid g = {1, {4}, {3}, {0}};
+  ergo__objective o = objective(objective_name);
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.repeats = 3;
+  opt.noise_rel = 0.05;
+  int n = 0;
+  for (unsigned s = 0; s < SEEDS; s++) {
+    ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+    assert_non_null(nm);
+    rng = 0xc0f10000ull + s;
+    int p[3], asked = 0;
+    while (ergo__nm_ask(nm, p)) {
+      int base = p[0] == 3;
+      double ft = lognormal(0.05), fp = lognormal(0.05);
+      ergo__measure m = {(base ? 1 : t_other) * ft, (base ? 100 : 100 * e_other) * ft * fp, 1};
+      assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+      assert_true(++asked <= 40);
+    }
+    n += p[0] != 3;
+    ergo__nm_free(nm);
+  }
+  return n;
+}
+
+/* The same energy as the baseline: whatever a few measurements say, it is
+ * better only within the noise, and the baseline stays (at 95 % one-sided
+ * confidence one seed in 10 may err). */
+static void test_better_within_noise_keeps_baseline(void **state) {
+  (void)state;
+  int n = replaced("energy", 1, 1);
+  print_message("no better: replaced the baseline in %d of %d seeds\n", n, SEEDS);
+  assert_true(n <= 1);
+}
+
+/* 25 % less energy is better with confidence: it replaces the baseline. */
+static void test_clearly_better_replaces_baseline(void **state) {
+  (void)state;
+  assert_int_equal(replaced("energy", 1, 0.75), SEEDS);
+}
+
+/* energy@5%: 30 % less energy at a true time of 1.06x the baseline, outside
+ * the bound; its measured mean time is often inside it, the upper end of the
+ * time ratio's interval is not: the baseline stays.  At 0.95x the baseline's
+ * time it replaces it. */
+static void test_time_bound_on_upper_end(void **state) {
+  (void)state;
+  int n = replaced("energy@5%", 1.06, 0.70);
+  print_message("time 1.06x: replaced the baseline in %d of %d seeds\n", n, SEEDS);
+  assert_true(n <= 1);
+  assert_int_equal(replaced("energy@5%", 0.95, 0.70), SEEDS);
+}
+
+/* The bound: diff + t(dof, conf) sigma sqrt(1/na + 1/nb); the normal
+ * quantile when sigma is a guess (dof 0); a negative sigma, the lower end. */
+static void test_log_ratio_bound(void **state) {
+  (void)state;
+  double half = 1.943180281 * 0.05 * sqrt(0.5); /* t(6, 0.95) */
+  assert_true(fabs(ergo__nm_log_ratio_bound(-0.1, 0.05, 4, 4, 6, 0.95) - (-0.1 + half)) < 1e-6);
+  assert_true(fabs(ergo__nm_log_ratio_bound(-0.1, -0.05, 4, 4, 6, 0.95) - (-0.1 - half)) < 1e-6);
+  assert_true(
+      fabs(ergo__nm_log_ratio_bound(0, 0.05, 1, 1, 0, 0.95) - 1.644853627 * 0.05 * sqrt(2)) < 1e-6);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_rounding),          cmocka_unit_test(test_memo),
-      cmocka_unit_test(test_after_done),        cmocka_unit_test(test_tell_errors),
-      cmocka_unit_test(test_free_midway),       cmocka_unit_test(test_bad_arguments),
-      cmocka_unit_test(test_nothing_to_search), cmocka_unit_test(test_no_meter),
-      cmocka_unit_test(test_keeps_baseline),    cmocka_unit_test(test_energy),
+      cmocka_unit_test(test_rounding),
+      cmocka_unit_test(test_memo),
+      cmocka_unit_test(test_after_done),
+      cmocka_unit_test(test_tell_errors),
+      cmocka_unit_test(test_free_midway),
+      cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_nothing_to_search),
+      cmocka_unit_test(test_no_meter),
+      cmocka_unit_test(test_keeps_baseline),
+      cmocka_unit_test(test_energy),
       cmocka_unit_test(test_energy_bounded),
+      cmocka_unit_test(test_better_within_noise_keeps_baseline),
+      cmocka_unit_test(test_clearly_better_replaces_baseline),
+      cmocka_unit_test(test_time_bound_on_upper_end),
+      cmocka_unit_test(test_log_ratio_bound),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
