@@ -484,11 +484,13 @@ static void nothing_learnt(void) {
                name, min_ms, longest->pub.path, lms >= 10 ? 1 : 3, lms, lms >= 1 ? 0 : 3, fix);
   } else if (!T.energy_seen && !T.time_only && !T.pol.said) {
     T.pol.said = 1;
-    ergo__warn("ERGO_POLICY=%s: no energy was measured (no energy meter works here), so no "
-               "region was tuned, whatever ERGO_OBJECTIVE says, and the model has no regions; "
-               "more steps cannot help (fix: ERGO_ENERGY=estimate for energy from CPU time, or "
-               "`ergo info` says why the meters fail)",
-               name);
+    char obj[64];
+    ergo__warn("ERGO_POLICY=%s: no energy was measured (no energy meter works here) and "
+               "ERGO_OBJECTIVE=%s weighs energy, so no region was tuned and the model has no "
+               "regions; more steps cannot help (fix: ERGO_ENERGY=estimate for energy from CPU "
+               "time, ERGO_OBJECTIVE=time to tune on time alone, or `ergo info` says why the "
+               "meters fail)",
+               name, ergo__objective_name(&T.pol.objective, obj, sizeof obj));
   } else if (once) {
     ergo__warn("ERGO_POLICY=%s: %d of %d significant regions ran only once (first: '%s'); %s "
                "learns from a region's repeated executions, so %s not tuned and more steps cannot "
@@ -554,12 +556,14 @@ static void not_significant(void) {
 void ergo__tuner_no_meter(void) {
   if (!T.active || !learns() || T.time_only) return;
   T.pol.said = 1; /* finalize adds no other line for it */
+  char obj[64];
   if (T.pol.talk)
     ergo__warn("ERGO_POLICY=%s: no energy meter reads here (ERGO_ENERGY=%s; `ergo info` says "
-               "why), and tuning learns from each execution's energy whatever ERGO_OBJECTIVE "
-               "says: the run goes on untuned and the model will have no regions (fix: "
-               "ERGO_ENERGY=estimate for energy from CPU time, or run where a meter works)",
-               T.pol.ops->name, T.pol.cfg->energy ? T.pol.cfg->energy : "auto");
+               "why), and ERGO_OBJECTIVE=%s weighs energy: the run goes on untuned and the model "
+               "will have no regions (fix: ERGO_ENERGY=estimate for energy from CPU time, "
+               "ERGO_OBJECTIVE=time to tune on time alone, or run where a meter works)",
+               T.pol.ops->name, T.pol.cfg->energy ? T.pol.cfg->energy : "auto",
+               ergo__objective_name(&T.pol.objective, obj, sizeof obj));
 }
 
 void ergo__tuner_finalize(void) {

@@ -64,11 +64,11 @@ app=$1; rm -f once.json
 ERGO_POLICY=online ERGO_MODEL=once.json run online --once 300 --steps 45
 one_warning" sh ${say_app})
 
-# No energy meter (this machine, ERGO_ENERGY=none) with a time objective: said at start, naming
+# No energy meter (this machine, ERGO_ENERGY=none) with an energy objective: said at start, naming
 # the meter as the cause, not the number of steps.  Needs a knob with two values: the threads knob with two
 # threads.
 add_test(NAME tuning_say_no_meter COMMAND ${ERGO_EXPECT}
-  "--match=^ergo: online: each significant region[^\n]*\nergo: warning: ERGO_POLICY=online: no energy meter reads here \\(ERGO_ENERGY=none; `ergo info` says why\\), and tuning learns from each execution's energy whatever ERGO_OBJECTIVE says: the run goes on untuned and the model will have no regions \\(fix: ERGO_ENERGY=estimate for energy from CPU time, or run where a meter works\\)\n"
+  "--match=^ergo: online: each significant region[^\n]*\nergo: warning: ERGO_POLICY=online: no energy meter reads here \\(ERGO_ENERGY=none; `ergo info` says why\\), and ERGO_OBJECTIVE=energy weighs energy: the run goes on untuned and the model will have no regions \\(fix: ERGO_ENERGY=estimate for energy from CPU time, ERGO_OBJECTIVE=time to tune on time alone, or run where a meter works\\)\n"
   "--match=\nergo: tuning model written to nometer\\.json \\(no regions\\)\n"
   -- sh -c "${say_lib}
 app=$1; rm -f nometer.json
