@@ -16,6 +16,8 @@
 #include <time.h>
 
 #define ERGO__TUNER_DEPTH 256
+/* Significance: the median own time of a region's last K executions (fewer at its start). */
+#define ERGO__SIG_WINDOW 3
 /* ERGO_TUNE_PROGRESS: seconds between progress lines by default; the word for every step. */
 #define ERGO__PROGRESS_VAR "ERGO_TUNE_PROGRESS"
 #define ERGO__PROGRESS_DEFAULT_S 10.0
@@ -42,6 +44,11 @@ typedef struct rstate {
   /* The setting its last tuned execution ran under (reports show it); varied: not all alike. */
   ergo__config last;
   int has_last, varied;
+  /* Significance over a window: the own times of the last executions (a ring), their median at
+   * the last check, and the execution at which the region was judged significant (0: not). */
+  double win[ERGO__SIG_WINDOW];
+  double robust;
+  uint64_t sig_at;
   /* Node rank 0, during a sync: every rank's executions combined. */
   struct {
     double t;  /* the slowest rank's mean exclusive time per execution */
@@ -85,6 +92,7 @@ static struct {
   int progress_rank;       /* this process prints progress (rank 0) */
   char progress_last[512]; /* the last line's text after "step N: " */
   int save_failed;         /* a save during the run failed: no more of them */
+  int time_only;           /* the objective weighs no energy: a meter is not needed */
 } T;
 
 static const ergo__policy_ops *const policies[] = {
@@ -100,6 +108,19 @@ const ergo__policy_ops *ergo__policy_find(const char *name) {
 
 const char *ergo__policy_name(int i) {
   return i >= 0 && (size_t)i < sizeof policies / sizeof *policies ? policies[i]->name : NULL;
+}
+
+/* The median of the n (1..ERGO__SIG_WINDOW) values in w. */
+static double median(const double *w, int n) {
+  double v[ERGO__SIG_WINDOW];
+  memcpy(v, w, sizeof *v * (size_t)n);
+  for (int i = 1; i < n; i++) /* insertion sort: at most three values */
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double x = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = x;
+    }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* The path of a region as the JSON report writes it: "Global/A/B". */
@@ -265,24 +286,37 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       p->e_n++;
     }
     p->r += res;
-  } else if (rs->executions == 1 && !f->rs->preset) {
-    rs->significant = rs->excl_time_s >= T.min_s;
+  } else if (!rs->significant && !f->rs->preset) {
+    /* Judged on the median own time of its last executions, and judged again at each one until
+     * it is significant: a region that grows is tuned from then on, one noisy execution decides
+     * nothing once there are three.  Once significant it stays so (the policy holds its search). */
+    rstate *st = f->rs;
+    st->win[(rs->executions - 1) % ERGO__SIG_WINDOW] = xt > 0 ? xt : 0;
+    int n = rs->executions < ERGO__SIG_WINDOW ? (int)rs->executions : ERGO__SIG_WINDOW;
+    st->robust = median(st->win, n);
+    if (st->robust >= T.min_s) {
+      rs->significant = 1;
+      st->sig_at = rs->executions;
+    }
   }
   if (e >= 0) T.energy_seen = 1;
   /* A region's config governs its own code and every child too short to carry
    * one of its own, so that is what it is measured on: only significant
-   * children (tuned on their own) are taken out of the parent's figures. */
-  if (T.depth > 0 && rs->significant) {
-    T.stack[T.depth - 1].child_t += t;
-    T.stack[T.depth - 1].child_e += e > 0 ? e : 0;
+   * descendants (tuned on their own) are taken out of the parent's figures, at any depth: a
+   * region that is not significant passes up those of its own children. */
+  if (T.depth > 0) {
+    frame *up = &T.stack[T.depth - 1];
+    up->child_t += rs->significant ? t : f->child_t;
+    up->child_e += rs->significant ? (e > 0 ? e : 0) : f->child_e;
   }
   if (f->tuned) {
     f->rs->varied |= f->rs->has_last && memcmp(&f->rs->last, &f->applied, sizeof f->applied);
     f->rs->last = f->applied;
     f->rs->has_last = 1;
   }
-  if (!T.node && rs->significant && e >= 0) {
-    ergo__measure x = {xt > 0 ? xt : 0, xe > 0 ? xe : 0, res};
+  if (!T.node && rs->significant && (e >= 0 || T.time_only)) {
+    /* No energy reading under a time-only objective: the energy term weighs nothing. */
+    ergo__measure x = {xt > 0 ? xt : 0, e >= 0 && xe > 0 ? xe : 0, res};
     T.pol.ops->observe(&T.pol, rs, &f->applied, &x);
   }
   if (f->pushed) ergo__settings_pop();
@@ -330,11 +364,14 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
   if (touched) qsort(touched, nt, sizeof *touched, cmp_path); /* one order, whatever was sent */
   for (size_t i = 0; i < nt; i++) {
     rstate *rs = touched[i];
-    if (!rs->decided) {
-      /* Significant on the node's slowest rank, and measured by the node's reader. */
+    int e_ok = rs->sum.e_ok || T.time_only;
+    if (!rs->decided || !rs->pub.significant) {
+      /* Significant on the node's slowest rank, and measured by the node's reader; judged again
+       * at each step until it is (a region that grows is tuned from then on). */
       rs->decided = 1;
-      rs->pub.significant = rs->sum.t >= T.min_s && rs->sum.e_ok;
-    } else if (rs->pub.significant && rs->sum.e_ok && !rs->sum.mixed) {
+      rs->pub.significant = rs->sum.t >= T.min_s && e_ok;
+      rs->robust = rs->sum.t;
+    } else if (rs->pub.significant && e_ok && !rs->sum.mixed) {
       ergo__measure m = {rs->sum.t, rs->sum.e, rs->sum.r / rs->sum.ranks};
       T.pol.ops->observe(&T.pol, &rs->pub, &rs->sum.applied, &m);
     }
@@ -445,13 +482,15 @@ static void nothing_learnt(void) {
                "(the longest, '%s', %.*f ms), so nothing was tuned and the model has no regions "
                "(fix: ERGO_MIN_REGION_MS=%.*f, or time a longer part of the code as one region)",
                name, min_ms, longest->pub.path, lms >= 10 ? 1 : 3, lms, lms >= 1 ? 0 : 3, fix);
-  } else if (!T.energy_seen && !T.pol.said) {
+  } else if (!T.energy_seen && !T.time_only && !T.pol.said) {
     T.pol.said = 1;
-    ergo__warn("ERGO_POLICY=%s: no energy was measured (no energy meter works here), so no "
-               "region was tuned, whatever ERGO_OBJECTIVE says, and the model has no regions; "
-               "more steps cannot help (fix: ERGO_ENERGY=estimate for energy from CPU time, or "
-               "`ergo info` says why the meters fail)",
-               name);
+    char obj[64];
+    ergo__warn("ERGO_POLICY=%s: no energy was measured (no energy meter works here) and "
+               "ERGO_OBJECTIVE=%s weighs energy, so no region was tuned and the model has no "
+               "regions; more steps cannot help (fix: ERGO_ENERGY=estimate for energy from CPU "
+               "time, ERGO_OBJECTIVE=time to tune on time alone, or `ergo info` says why the "
+               "meters fail)",
+               name, ergo__objective_name(&T.pol.objective, obj, sizeof obj));
   } else if (once) {
     ergo__warn("ERGO_POLICY=%s: %d of %d significant regions ran only once (first: '%s'); %s "
                "learns from a region's repeated executions, so %s not tuned and more steps cannot "
@@ -465,15 +504,66 @@ static int learns(void) {
   return T.pol.ops == &ergo__policy_sweep || T.pol.ops == &ergo__policy_online;
 }
 
+static int by_robust(const void *a, const void *b) {
+  const rstate *x = *(const rstate *const *)a, *y = *(const rstate *const *)b;
+  return x->robust < y->robust ? 1 : x->robust > y->robust ? -1 : strcmp(x->pub.path, y->pub.path);
+}
+
+/* After the summary of what was tuned: the regions judged not significant, longest first, with
+ * the median own time they were judged on (said only when some region was tuned: otherwise the
+ * warning named the longest already). */
+static void not_significant(void) {
+  size_t n = 0, nsig = 0;
+  for (const rstate *s = T.states; s; s = s->next) {
+    if (!s->pub.executions || !strchr(s->pub.path, '/')) continue;
+    if (s->pub.significant)
+      nsig++;
+    else
+      n++;
+  }
+  if (!n || !nsig) return;
+  rstate **v = malloc(n * sizeof *v);
+  if (!v) return;
+  size_t k = 0;
+  for (rstate *s = T.states; s; s = s->next)
+    if (s->pub.executions && strchr(s->pub.path, '/') && !s->pub.significant) v[k++] = s;
+  qsort(v, n, sizeof *v, by_robust);
+  ergo__buf b = {0};
+  enum { SHOWN = 8 };
+  for (size_t i = 0; i < n && i < SHOWN; i++) {
+    char item[512];
+    double ms = v[i]->robust * 1e3;
+    int len = snprintf(item, sizeof item, "%s'%s' %.*f ms", i ? ", " : "", v[i]->pub.path,
+                       ms >= 10 ? 1 : 3, ms);
+    if (len > 0) ergo__buf_put(&b, item, (size_t)len < sizeof item ? (size_t)len : sizeof item - 1);
+  }
+  if (n > SHOWN) {
+    char more[64];
+    int len = snprintf(more, sizeof more, " and %zu more", n - SHOWN);
+    if (len > 0) ergo__buf_put(&b, more, (size_t)len);
+  }
+  ergo__buf_put(&b, "", 1);
+  if (!b.fail)
+    ergo__info("%zu region%s judged not significant, so not tuned (own time per execution, %s, "
+               "below ERGO_MIN_REGION_MS=%g ms): %s",
+               n, n == 1 ? "" : "s",
+               T.node ? "the node's slowest rank over the last step" : "median of the last 3",
+               T.min_s * 1e3, b.p);
+  free(b.p);
+  free(v);
+}
+
 void ergo__tuner_no_meter(void) {
-  if (!T.active || !learns()) return;
+  if (!T.active || !learns() || T.time_only) return;
   T.pol.said = 1; /* finalize adds no other line for it */
+  char obj[64];
   if (T.pol.talk)
     ergo__warn("ERGO_POLICY=%s: no energy meter reads here (ERGO_ENERGY=%s; `ergo info` says "
-               "why), and tuning learns from each execution's energy whatever ERGO_OBJECTIVE "
-               "says: the run goes on untuned and the model will have no regions (fix: "
-               "ERGO_ENERGY=estimate for energy from CPU time, or run where a meter works)",
-               T.pol.ops->name, T.pol.cfg->energy ? T.pol.cfg->energy : "auto");
+               "why), and ERGO_OBJECTIVE=%s weighs energy: the run goes on untuned and the model "
+               "will have no regions (fix: ERGO_ENERGY=estimate for energy from CPU time, "
+               "ERGO_OBJECTIVE=time to tune on time alone, or run where a meter works)",
+               T.pol.ops->name, T.pol.cfg->energy ? T.pol.cfg->energy : "auto",
+               ergo__objective_name(&T.pol.objective, obj, sizeof obj));
 }
 
 void ergo__tuner_finalize(void) {
@@ -488,6 +578,7 @@ void ergo__tuner_finalize(void) {
   if (job->mpi && job->rank != 0) return;
   if (learns()) nothing_learnt();
   T.pol.ops->finish(&T.pol);
+  if (learns()) not_significant();
 }
 
 void ergo__tuner_save(void) {
@@ -537,6 +628,7 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   }
   T.pol.ops = ops;
   T.pol.objective = obj;
+  T.time_only = obj.kind == ERGO__OBJ_TIME || (obj.kind == ERGO__OBJ_WEIGHTED && obj.w_energy == 0);
   T.pol.cfg = cfg;
   T.pol.sim = sim;
   build_space(&T.pol.space);

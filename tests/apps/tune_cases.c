@@ -2,13 +2,17 @@
  * (issue 12, item 13): regions too short to tune, a region run once, region names that another
  * program's model does not know, and, on the real machine, work without an energy meter.
  *
- *   tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] [--extra]
+ *   tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] [--extra] [--first MS]
+ *              [--grow X] [--small MS] [--nest]
  *
  * Each step runs PREFIX_solve (MS milliseconds of work, default 200), then with --extra
  * PREFIX_extra (as long), then calls ergo_step; --once MS first runs PREFIX_init once (MS
- * milliseconds).  PREFIX defaults to "phase".  On the sim node (ERGO_PLATFORM=sim) the work is
- * simulated compute of that length at the untuned setting; on the real machine it is a busy
- * wait of that length. */
+ * milliseconds).  PREFIX defaults to "phase".  Significance (issue 14): --first MS makes the first
+ * solve MS long; --grow X makes solve grow steadily to X times MS at the last step; --small MS
+ * adds PREFIX_small, MS milliseconds per step; --nest runs solve as PREFIX_outer > PREFIX_mid >
+ * PREFIX_solve, where outer and mid do no work of their own.  On the sim node (ERGO_PLATFORM=sim)
+ * the work is simulated compute of that length at the untuned setting; on the real machine it is a
+ * busy wait of that length. */
 #include <ergo_sim.h>
 
 #include <stdio.h>
@@ -41,11 +45,22 @@ static void region(const char *prefix, const char *name, double ms) {
   ergo_pop(1, full);
 }
 
+static void nested(const char *prefix, double ms) {
+  char outer[128], mid[128];
+  snprintf(outer, sizeof outer, "%s_outer", prefix);
+  snprintf(mid, sizeof mid, "%s_mid", prefix);
+  ergo_push(1, outer);
+  ergo_push(1, mid);
+  region(prefix, "solve", ms);
+  ergo_pop(1, mid);
+  ergo_pop(1, outer);
+}
+
 int main(int argc, char **argv) {
   long steps = 10;
   const char *prefix = "phase";
-  double ms = 200, once = 0;
-  int extra = 0;
+  double ms = 200, once = 0, first = 0, grow = 1, small = 0;
+  int extra = 0, nest = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
       steps = atol(argv[++i]);
@@ -57,16 +72,31 @@ int main(int argc, char **argv) {
       once = atof(argv[++i]);
     else if (strcmp(argv[i], "--extra") == 0)
       extra = 1;
+    else if (strcmp(argv[i], "--first") == 0 && i + 1 < argc)
+      first = atof(argv[++i]);
+    else if (strcmp(argv[i], "--grow") == 0 && i + 1 < argc)
+      grow = atof(argv[++i]);
+    else if (strcmp(argv[i], "--small") == 0 && i + 1 < argc)
+      small = atof(argv[++i]);
+    else if (strcmp(argv[i], "--nest") == 0)
+      nest = 1;
     else {
       fprintf(stderr, "usage: tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] "
-                      "[--extra]\n");
+                      "[--extra] [--first MS] [--grow X] [--small MS] [--nest]\n");
       return 2;
     }
   }
   if (ergo_init(NULL) != 0) return 2;
   if (once > 0) region(prefix, "init", once);
   for (long s = 0; s < steps; s++) {
-    region(prefix, "solve", ms);
+    double len = s == 0 && first > 0 ? first
+                 : steps > 1         ? ms * (1 + (grow - 1) * (double)s / (double)(steps - 1))
+                                     : ms;
+    if (nest)
+      nested(prefix, len);
+    else
+      region(prefix, "solve", len);
+    if (small > 0) region(prefix, "small", small);
     if (extra) region(prefix, "extra", ms);
     ergo_step(s);
   }
