@@ -103,7 +103,14 @@ endif()
 # torn read of a fake counter).
 add_executable(ergo-short-regions ${CMAKE_CURRENT_SOURCE_DIR}/harness/short_regions.c)
 target_link_libraries(ergo-short-regions PRIVATE ergo PkgConfig::JANSSON m)
-if(TARGET ergo-fakesys-run)
+if(TARGET ergo-fakesys-run AND ERGO_SANITIZE MATCHES "thread")
+  # The bias of a 10 us region depends on how long a meter reading takes against it: TSan slows
+  # the readings many times over (the check failed there at +8 % while Release and ASan stay
+  # within +-0.4 %), so it measures TSan, not ergo.
+  add_test(NAME energy_short_regions COMMAND sh -c
+    "echo 'SKIPPED: under TSan the meter readings take many times their real cost, so a 10 us region cannot be measured as it would be'; exit 77")
+  set_tests_properties(energy_short_regions PROPERTIES SKIP_RETURN_CODE 77)
+elseif(TARGET ergo-fakesys-run)
   add_test(NAME energy_short_regions COMMAND ${ERGO_EXPECT}
     "--match=r_10us: +5 rounds of 16000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
     "--match=batch_10us Unaccounted: +5 rounds of 16000 calls: median bias +[-+][0-9.]+ % \\(bound 5 %\\); rounds"
