@@ -1,0 +1,182 @@
+/* test_sections.c - sections (ergo_section_*): overlapping and nested intervals on the manual
+ * clock give exact times and calls, each misuse says one line and loses nothing, and the text and
+ * JSON reports carry the Sections table. */
+#include "test_util.h"
+
+#include "internal.h"
+
+#include <jansson.h>
+
+/* Section `i`'s figures (in creation order) from what the reports read. */
+static ergo__section_fig fig(size_t i) {
+  ergo__section_fig *all;
+  size_t n = ergo__sections_take(&all);
+  assert_true(i < n);
+  ergo__section_fig f = all[i];
+  free(all);
+  return f;
+}
+
+static void test_overlap_any_order(void **state) {
+  (void)state;
+  test_init_default();
+  unsigned a, b;
+  assert_int_equal(ergo_section_create("A", &a), 0);
+  assert_int_equal(ergo_section_create("B", &b), 0);
+  assert_int_not_equal(a, b);
+  assert_int_equal(ergo_section_start(a), 0);
+  advance_ms(10);
+  assert_int_equal(ergo_section_start(b), 0);
+  advance_ms(5);
+  assert_int_equal(ergo_section_stop(a), 0); /* A stops first although B started last */
+  advance_ms(7);
+  assert_int_equal(ergo_section_stop(b), 0);
+  advance_ms(100); /* nothing runs */
+  assert_int_equal(ergo_section_start(b), 0);
+  advance_ms(3);
+  assert_int_equal(ergo_section_stop(b), 0);
+  ergo__section_fig fa = fig(0), fb = fig(1);
+  assert_string_equal(fa.name, "A");
+  assert_float_equal(fa.time_s, 0.015, 1e-12);
+  assert_int_equal(fa.calls, 1);
+  assert_string_equal(fb.name, "B");
+  assert_float_equal(fb.time_s, 0.015, 1e-12); /* 12 ms, then 3 ms */
+  assert_int_equal(fb.calls, 2);
+  assert_int_equal(fb.running, 0);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
+/* Started again while running: every start counts a call, the time runs once, from the first
+ * start to the matching last stop; a running section counts its time so far. */
+static void test_nested_and_running(void **state) {
+  (void)state;
+  test_init_default();
+  unsigned a, again;
+  assert_int_equal(ergo_section_create("A", &a), 0);
+  assert_int_equal(ergo_section_create("A", &again), 0);
+  assert_int_equal(a, again); /* the same name is the same section */
+  ergo_section_start(a);
+  advance_ms(2);
+  ergo_section_start(a);
+  advance_ms(3);
+  ergo_section_stop(a);
+  advance_ms(4);
+  ergo_section_stop(a);
+  advance_ms(50);
+  assert_float_equal(fig(0).time_s, 0.009, 1e-12);
+  assert_int_equal(fig(0).calls, 2);
+  ergo_section_start(a);
+  advance_ms(6);
+  assert_int_equal(fig(0).running, 1);
+  assert_float_equal(fig(0).time_s, 0.015, 1e-12);
+  /* destroy ends the running interval and keeps the figures */
+  assert_int_equal(ergo_section_destroy(a), 0);
+  advance_ms(20);
+  assert_int_equal(fig(0).running, 0);
+  assert_float_equal(fig(0).time_s, 0.015, 1e-12);
+  assert_int_equal(fig(0).calls, 3);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
+static void test_errors_one_line(void **state) {
+  (void)state;
+  unsigned a;
+  assert_int_equal(ergo_section_create("A", &a), ERGO_ESTATE); /* before ergo_init */
+  test_init_default();
+  assert_int_equal(ergo_section_create("A", &a), 0);
+  assert_int_equal(ergo_section_start(99), ERGO_EINVAL);
+  assert_int_equal(ergo_error_count(), 1);
+  assert_string_equal(ergo_last_error(), "ergo_section_start(99): no such section; nothing timed "
+                                         "(fix: use the id ergo_section_create gave)");
+  assert_int_equal(ergo_section_stop(a), ERGO_ESTATE);
+  assert_int_equal(ergo_error_count(), 2);
+  assert_string_equal(ergo_last_error(),
+                      "ergo_section_stop(1): section 'A' is not running; this stop is ignored "
+                      "(fix: call ergo_section_start before each stop)");
+  /* nothing lost: A still times exactly afterwards */
+  ergo_section_start(a);
+  advance_ms(8);
+  ergo_section_stop(a);
+  assert_int_equal(ergo_section_destroy(a), 0);
+  assert_int_equal(ergo_section_start(a), ERGO_EINVAL);
+  assert_int_equal(ergo_error_count(), 3);
+  assert_string_equal(ergo_last_error(),
+                      "ergo_section_start(1): the section was destroyed; nothing timed (fix: use "
+                      "the id ergo_section_create gave, and create the section again to time it "
+                      "again)");
+  assert_float_equal(fig(0).time_s, 0.008, 1e-12);
+  assert_int_equal(fig(0).calls, 1);
+  /* created again: the same id, its figures go on */
+  unsigned b;
+  assert_int_equal(ergo_section_create("A", &b), 0);
+  assert_int_equal(a, b);
+  ergo_section_start(b);
+  advance_ms(2);
+  ergo_section_stop(b);
+  assert_float_equal(fig(0).time_s, 0.010, 1e-12);
+  assert_int_equal(ergo_section_create(NULL, &b), ERGO_EINVAL);
+  assert_int_equal(ergo_error_count(), 4);
+  ergo_finalize();
+}
+
+static void test_reports_have_table(void **state) {
+  (void)state;
+  test_init_default();
+  char *text = ergo_report_string();
+  assert_non_null(text);
+  assert_null(strstr(text, "Sections")); /* no sections: no table */
+  free(text);
+  unsigned a, b;
+  ergo_section_create("solve", &a);
+  ergo_section_create("io", &b);
+  region_ms(1, "R", 10);
+  ergo_section_start(a);
+  advance_ms(30);
+  ergo_section_start(b);
+  advance_ms(10);
+  ergo_section_stop(a);
+  ergo_section_start(a);
+  advance_ms(10);
+  ergo_section_stop(a); /* solve: 50 ms, 2 calls; io runs on: 20 ms so far */
+  text = ergo_report_string();
+  assert_non_null(text);
+  const char *tab = strstr(text, "Sections\n");
+  assert_non_null(tab);
+  assert_true(tab > strstr(text, "* R ")); /* after the tree */
+  assert_non_null(strstr(tab, "* solve                          : 0.0500 sec,  83.33%, calls 2\n"));
+  assert_non_null(strstr(tab, "* io                             : 0.0200 sec,  33.33%, calls 1 | "
+                              "running\n"));
+  free(text);
+
+  char *js = ergo__report_json_string();
+  assert_non_null(js);
+  json_error_t err;
+  json_t *doc = json_loads(js, 0, &err);
+  free(js);
+  assert_non_null(doc);
+  assert_int_equal(json_integer_value(json_object_get(doc, "version")), 2);
+  json_t *secs = json_object_get(doc, "sections");
+  assert_int_equal(json_array_size(secs), 2);
+  json_t *s0 = json_array_get(secs, 0), *s1 = json_array_get(secs, 1);
+  assert_string_equal(json_string_value(json_object_get(s0, "name")), "solve");
+  assert_float_equal(json_real_value(json_object_get(s0, "time_s")), 0.05, 1e-12);
+  assert_int_equal(json_integer_value(json_object_get(s0, "calls")), 2);
+  assert_true(json_is_false(json_object_get(s0, "running")));
+  assert_string_equal(json_string_value(json_object_get(s1, "name")), "io");
+  assert_float_equal(json_real_value(json_object_get(s1, "time_s")), 0.02, 1e-12);
+  assert_true(json_is_true(json_object_get(s1, "running")));
+  json_decref(doc);
+  ergo_finalize();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      ERGO_TEST(test_overlap_any_order),
+      ERGO_TEST(test_nested_and_running),
+      ERGO_TEST(test_errors_one_line),
+      ERGO_TEST(test_reports_have_table),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
