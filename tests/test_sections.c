@@ -171,12 +171,55 @@ static void test_reports_have_table(void **state) {
   ergo_finalize();
 }
 
+/* CSV: a row per section after the tree, depth -1, the header and the region rows unchanged;
+ * Hatchet: a root of type "section" per section. */
+static void test_csv_and_hatchet(void **state) {
+  (void)state;
+  test_init_default();
+  unsigned a;
+  ergo_section_create("a,b", &a); /* a comma: the field is quoted */
+  region_ms(1, "R", 10);
+  ergo_section_start(a);
+  advance_ms(30);
+  ergo_section_stop(a);
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
+  char *csv = slurp(test_in_dir("r.csv"));
+  assert_non_null(csv);
+  assert_true(strncmp(csv,
+                      "thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,"
+                      "share_of_parent",
+                      strlen("thread,path,name,depth,level,calls,time_s,self_s,mean_s,min_s,max_s,"
+                             "share_of_parent")) == 0);
+  const char *row = strstr(csv, "\n0,\"@sections/a,b\",\"a,b\",-1,,1,0.03,0.03,0.03,,,0.75");
+  assert_non_null(row);
+  assert_true(row > strstr(csv, "\n0,Global/R,R,1,1,1,")); /* after the tree */
+  /* as many cells as the header (the quoted name holds two commas of its own) */
+  int head = 0, cells = 0;
+  for (const char *p = csv; *p != '\n'; p++) head += *p == ',';
+  for (const char *p = row + 1; *p && *p != '\n'; p++) cells += *p == ',';
+  assert_int_equal(cells - 2, head);
+  free(csv);
+
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  json_error_t err;
+  json_t *roots = json_load_file(test_in_dir("h.json"), 0, &err);
+  assert_non_null(roots);
+  assert_int_equal(json_array_size(roots), 2);
+  json_t *sec = json_array_get(roots, 1);
+  json_t *frame = json_object_get(sec, "frame"), *m = json_object_get(sec, "metrics");
+  assert_string_equal(json_string_value(json_object_get(frame, "type")), "section");
+  assert_string_equal(json_string_value(json_object_get(frame, "name")), "a,b");
+  assert_float_equal(json_real_value(json_object_get(m, "time (inc)")), 0.03, 1e-12);
+  assert_int_equal(json_integer_value(json_object_get(m, "calls")), 1);
+  json_decref(roots);
+  ergo_finalize();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      ERGO_TEST(test_overlap_any_order),
-      ERGO_TEST(test_nested_and_running),
-      ERGO_TEST(test_errors_one_line),
-      ERGO_TEST(test_reports_have_table),
+      ERGO_TEST(test_overlap_any_order),   ERGO_TEST(test_nested_and_running),
+      ERGO_TEST(test_errors_one_line),     ERGO_TEST(test_reports_have_table),
+      ERGO_DIR_TEST(test_csv_and_hatchet),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
