@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <jansson.h>
+#include <pthread.h>
 
 /* Section `i`'s figures (in creation order) from what the reports read. */
 static ergo__section_fig fig(size_t i) {
@@ -215,11 +216,41 @@ static void test_csv_and_hatchet(void **state) {
   ergo_finalize();
 }
 
+/* Threads start and stop one shared section and create it by name at the same time: every
+ * call counted once, no error, and the section ends not running. */
+static unsigned shared_id;
+static void *hammer(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 2000; i++) {
+    unsigned id;
+    if (ergo_section_create("shared", &id) || id != shared_id) return (void *)1;
+    if (ergo_section_start(id) || ergo_section_stop(id)) return (void *)1;
+  }
+  return NULL;
+}
+
+static void test_threads(void **state) {
+  (void)state;
+  test_init_default();
+  assert_int_equal(ergo_section_create("shared", &shared_id), 0);
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&t[i], NULL, hammer, NULL), 0);
+  for (int i = 0; i < 4; i++) {
+    void *r;
+    pthread_join(t[i], &r);
+    assert_null(r);
+  }
+  assert_int_equal(fig(0).calls, 8000);
+  assert_int_equal(fig(0).running, 0);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_overlap_any_order),   ERGO_TEST(test_nested_and_running),
       ERGO_TEST(test_errors_one_line),     ERGO_TEST(test_reports_have_table),
-      ERGO_DIR_TEST(test_csv_and_hatchet),
+      ERGO_DIR_TEST(test_csv_and_hatchet), ERGO_TEST(test_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
