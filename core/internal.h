@@ -370,6 +370,20 @@ ERGO__HIDDEN int ergo__balance_write(FILE *f, const ergo__snap *root, long step,
 /* "Now" for reports: the finalize instant while finalizing, else the clock. */
 ERGO__HIDDEN uint64_t ergo__report_now(void);
 
+/* ---- sections (sections.c) ---------------------------------------------- */
+/* One section's figures for a report: time_s counts a running interval so far. */
+typedef struct {
+  char name[ERGO_NAME_MAX + 1];
+  double time_s;
+  uint64_t calls;
+  int running;
+} ergo__section_fig;
+/* Every section made since ergo_init, in creation order, destroyed ones too: *out malloc'd (free
+ * it), NULL when none (or no memory); returns the count. */
+ERGO__HIDDEN size_t ergo__sections_take(ergo__section_fig **out);
+/* Forget every section (ergo_finalize, after the reports). */
+ERGO__HIDDEN void ergo__sections_reset(void);
+
 /* ---- machine-readable reports (report_json.c; used by Hatchet and CSV too) ---- */
 /* Non-step snapshots of the trees a report shows: the main tree first, then the
  * other threads' trees when report_threads is set.  `what` (the caller) and

@@ -361,6 +361,7 @@ int ergo__core_finalize(void) {
   ergo__tls_set_main(NULL, ~0u);
   ergo__hooks_reset();
   ergo__quant_reset();
+  ergo__sections_reset();
   ergo__facts_stop();
   free_strings();
   ergo__g.finalizing = 0;

@@ -95,6 +95,42 @@ static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *pare
   return rc;
 }
 
+/* A row per section (ergo_section_*) after the trees: thread 0, path "@sections/NAME" (no region
+ * path starts with "@"), depth -1 (the marker: not a region), level and the per-call extremes
+ * empty, self_s = time_s, share_of_parent its share of Global's time; quantity and rank cells
+ * empty (not measured per section), the run's facts as on every row. */
+static int section_rows(FILE *f, double global_s, int ranks) {
+  ergo__section_fig *sec;
+  size_t n = ergo__sections_take(&sec);
+  ergo__snap none;
+  memset(&none, 0, sizeof none);
+  for (size_t i = 0; i < n; i++) {
+    char *path = ergo__path_join("@sections", sec[i].name);
+    if (!path) {
+      free(sec);
+      return ERGO_ENOMEM;
+    }
+    fputs("0,", f);
+    put_field(f, path);
+    fputc(',', f);
+    put_field(f, sec[i].name);
+    double mean = sec[i].calls ? sec[i].time_s / (double)sec[i].calls : 0.0;
+    fprintf(f, ",-1,,%llu,%.9g,%.9g,%.9g,,,%.9g", (unsigned long long)sec[i].calls, sec[i].time_s,
+            sec[i].time_s, mean, global_s > 0 ? sec[i].time_s / global_s : 0.0);
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+      const ergo__qslot *q = &ergo__quants[qi];
+      if (!q->used) continue;
+      for (int c = 0; c < 3 + !!q->q.rate_unit + q->q.ncomponents; c++) fputc(',', f);
+    }
+    if (ranks) fputs(",,,,,,", f);
+    tail(f, &none);
+    fputc('\n', f);
+    free(path);
+  }
+  free(sec);
+  return 0;
+}
+
 int ergo_report_csv(const char *path) {
   ergo__snapset set;
   int rc = ergo__snapset_take(&set, "ergo_report_csv", path);
@@ -130,6 +166,7 @@ int ergo_report_csv(const char *path) {
     }
     for (size_t i = 0; i < set.n && !rc; i++)
       rc = rows(f, set.threads[i], &set.snaps[i], NULL, NULL);
+    if (!rc && set.n) rc = section_rows(f, set.snaps[0].time_s, set.snaps[0].nranks != 0);
     if (fclose(f) != 0 && !rc) rc = ERGO_ENOMEM;
   }
   ergo__snapset_free(&set);

@@ -57,6 +57,23 @@ int ergo_report_hatchet(const char *path) {
     bad = json_array_append_new(roots, node_hatchet(&set.snaps[i], name, NULL)) != 0;
   }
   ergo__snapset_free(&set);
+  /* Sections (ergo_section_*) as roots of their own after the trees: frame type "section", path
+   * "@sections/NAME" (no region path starts with "@"), one call's worth of the same metrics,
+   * inclusive = exclusive (a section has no children). */
+  ergo__section_fig *sec;
+  size_t nsec = bad ? 0 : ergo__sections_take(&sec);
+  for (size_t i = 0; i < nsec && !bad; i++) {
+    char *spath = ergo__path_join("@sections", sec[i].name);
+    json_int_t calls =
+        sec[i].calls > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)sec[i].calls;
+    bad = !spath || json_array_append_new(
+                        roots, json_pack("{s:{s:s, s:s, s:s}, s:{s:f, s:f, s:I}, s:[]}", "frame",
+                                         "name", sec[i].name, "type", "section", "path", spath,
+                                         "metrics", "time (inc)", sec[i].time_s, "time",
+                                         sec[i].time_s, "calls", calls, "children")) != 0;
+    free(spath);
+  }
+  if (nsec) free(sec);
   char *text = bad ? NULL : json_dumps(roots, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
   json_decref(roots);
   if (!text) {

@@ -16,6 +16,8 @@
  *    "quantities":[{"name":"energy","unit":"J","rate_unit":"W","label":null,
  *                   "components":["package-0","dram-0"],"total_of":[...]}],
  *    "threads":[{"thread":0,"tree":NODE}, ...],
+ *    "sections":[{"name","time_s","calls","running"}, ...] (ergo_section_*, in creation order;
+ *                time_s counts a running interval so far; [] when none; added within version 2),
  *    "mpi":{"ranks":4,"nodes":2,"merged":true,"rank":-1}}  (rank: whose tree; -1 = merged)
  *   A merged report (an MPI job, rank 0) has one tree, thread 0, for the whole job: time_s is
  *   the mean over the ranks and every NODE has "ranks":{"n","ran","min_s","max_s","mean_s",
@@ -247,6 +249,19 @@ static json_t *quantities_json(void) {
   return a;
 }
 
+/* Every section: [{"name","time_s","calls","running"}], [] when none. */
+static json_t *sections_json(void) {
+  json_t *a = json_array();
+  ergo__section_fig *sec;
+  size_t n = ergo__sections_take(&sec);
+  for (size_t i = 0; i < n && a; i++)
+    json_array_append_new(a, json_pack("{s:s, s:f, s:I, s:b}", "name", sec[i].name, "time_s",
+                                       sec[i].time_s, "calls", json_count(sec[i].calls), "running",
+                                       sec[i].running));
+  free(sec);
+  return a;
+}
+
 /* The report text (malloc'd) in *out; `path` only names the file in warnings. */
 static int report_text(const char *path, char **out) {
   *out = NULL;
@@ -269,6 +284,7 @@ static int report_text(const char *path, char **out) {
                       ergo__g.cfg.platform ? ergo__g.cfg.platform : "real", "clock",
                       ergo_clock_name(), "quantities", quantities_json(), "threads", threads);
   if (doc) json_object_set_new(doc, "run", run_json());
+  if (doc) json_object_set_new(doc, "sections", sections_json());
   /* The job: how many ranks and nodes the tree stands for (1 and 1 for a serial run). */
   const ergo__snap *merged = ergo__merged();
   if (doc)

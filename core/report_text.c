@@ -153,6 +153,22 @@ int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide)
   return ferror(f) ? ERGO_EIO : 0;
 }
 
+/* "Sections" after the tree: "* NAME : T sec, calls N" each, share of Global's time. */
+static void sections(FILE *f, double global_s) {
+  ergo__section_fig *sec;
+  size_t n = ergo__sections_take(&sec);
+  if (!n) return;
+  fputs("Sections\n", f);
+  for (size_t i = 0; i < n; i++) {
+    char field[ERGO_NAME_MAX + 8];
+    snprintf(field, sizeof field, "* %s", sec[i].name);
+    fprintf(f, "%-*s : %.4f sec, %6.2f%%, calls %llu%s\n", ERGO__NAME_COL, field, sec[i].time_s,
+            pct(sec[i].time_s, global_s), (unsigned long long)sec[i].calls,
+            sec[i].running ? " | running" : "");
+  }
+  free(sec);
+}
+
 /* What ergo itself cost this run, when anything was attached, and each quantity's notes. */
 static void footer(FILE *f, const ergo__tree *t, double global_s) {
   if (t->hook_calls) {
@@ -179,6 +195,7 @@ static int report_all(FILE *f) {
   if (merged) {
     rc = ergo__report_text(f, merged, ergo__g.cfg.report_level,
                            ergo__g.cfg.format == ERGO_FORMAT_WIDE);
+    if (!rc) sections(f, merged->time_s);
     if (!rc) footer(f, ergo__g.main_tree, merged->time_s);
     return rc;
   }
@@ -190,6 +207,7 @@ static int report_all(FILE *f) {
     if (rc) break;
     if (t != ergo__g.main_tree) fprintf(f, "Thread %d\n", t->index);
     rc = ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
+    if (!rc && t == ergo__g.main_tree) sections(f, s.time_s);
     if (!rc && t == ergo__g.main_tree) footer(f, t, s.time_s);
     ergo__snap_free(&s);
   }

@@ -257,6 +257,25 @@ ERGO_EXPORT unsigned long ergo_warning_count(void);
 ERGO_EXPORT const char *ergo_last_error(void);
 
 /* ------------------------------------------------------------------------ */
+/* Sections: named timers that may overlap, started and stopped in any order */
+/* ------------------------------------------------------------------------ */
+/* A section times a phase that is not a region (it has no place in the tree, so sections may
+ * overlap partly; a Kokkos profiling section or a user timer).  The reports list every section
+ * in their own table beside the tree: time and calls.  Thread-safe; sections are coarse (one
+ * mutex).  All four return 0 or a negative ERGO_E* code after one error line.
+ * create: *id for `name` (truncated to ERGO_NAME_MAX); the same name gives the same id, and
+ *   revives the section if it was destroyed (its figures go on).  Needs ergo_init.
+ * start/stop: a section started again while running counts the call, and its time runs from the
+ *   first start to the matching last stop (overlapping starts are not counted twice).  An
+ *   unknown or destroyed id is ERGO_EINVAL; a stop without a start is ERGO_ESTATE and ignored.
+ * destroy: ends a running interval (its time is kept) and keeps the figures for the report.
+ * Sections are forgotten at ergo_finalize, after the reports. */
+ERGO_EXPORT int ergo_section_create(const char *name, unsigned *id);
+ERGO_EXPORT int ergo_section_start(unsigned id);
+ERGO_EXPORT int ergo_section_stop(unsigned id);
+ERGO_EXPORT int ergo_section_destroy(unsigned id);
+
+/* ------------------------------------------------------------------------ */
 /* Reports                                                                  */
 /* ------------------------------------------------------------------------ */
 
