@@ -63,3 +63,15 @@ echo "$out" | grep -q '^mapped:.*fake_nvtx' || { echo "FAIL: the maps check does
 echo "forward unset: nothing loaded"
 ]=] forward_unset ${CMAKE_CURRENT_BINARY_DIR}/forward_unset "${ERGO_FORWARD_QUIET}"
     $<TARGET_FILE:ergo-test-fake-nvtx> $<TARGET_FILE:ergo-test-forward-order>)
+
+# Both at once: each stand-in receives the whole sequence.
+add_test(NAME forward_nvtx_itt COMMAND ${ERGO_EXPECT} "--match=forward nvtx,itt: both in order\n" -- sh -c [=[
+rm -f "$1.nvtx" "$1.itt"
+env $2 ERGO_FORWARD=nvtx,itt ERGO_FORWARD_NVTX_LIB="$3" ERGO_FORWARD_ITT_LIB="$4" FAKE_NVTX_OUT="$1.nvtx" FAKE_ITT_OUT="$1.itt" "$5" >"$1.want" 2>"$1.err" || { echo "FAIL: the run failed"; cat "$1.err"; exit 1; }
+cat "$1.err"
+diff "$1.want" "$1.nvtx" || { echo "FAIL: the NVTX stand-in's sequence differs"; exit 1; }
+diff "$1.want" "$1.itt" || { echo "FAIL: the ITT stand-in's sequence differs"; exit 1; }
+echo "forward nvtx,itt: both in order"
+]=] forward_both ${CMAKE_CURRENT_BINARY_DIR}/forward_both "${ERGO_FORWARD_QUIET}"
+    $<TARGET_FILE:ergo-test-fake-nvtx> $<TARGET_FILE:ergo-test-fake-itt>
+    $<TARGET_FILE:ergo-test-forward-order>)
