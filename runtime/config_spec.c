@@ -503,6 +503,18 @@ const ergo__config_row ergo__config_spec[] = {
     {.var = "ERGO_MPI_AUTO",
      ELSEWHERE("mpi/pmpi.c"),
      .help = "with libergo-mpi-auto: ergo_init at MPI_Init, ergo_finalize at MPI_Finalize"},
+    /* Forwarding to other tools (runtime/forward.c) */
+    {.var = "ERGO_FORWARD",
+     ELSEWHERE("runtime/forward.c"),
+     .help = "comma list of nvtx and itt: regions also open and close ranges there (libraries "
+             "loaded with dlopen at ergo_init; unset = nothing loaded)"},
+    {.var = "ERGO_FORWARD_NVTX_LIB",
+     ELSEWHERE("runtime/forward.c"),
+     .help = "the NVTX library ERGO_FORWARD=nvtx loads (default libnvToolsExt.so.1)"},
+    {.var = "ERGO_FORWARD_ITT_LIB",
+     ELSEWHERE("runtime/forward.c"),
+     .help = "the ITT library ERGO_FORWARD=itt loads (default $INTEL_LIBITTNOTIFY64, else "
+             "libittnotify.so)"},
     /* Knob safety (knobs/) */
     {.var = "ERGO_STATE_DIR",
      ELSEWHERE("knobs/state.c"),

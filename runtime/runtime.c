@@ -9,6 +9,7 @@
 #include "optimizer/objective.h"
 #include "policies/tuner.h"
 #include "runtime/config.h"
+#include "runtime/forward.h"
 #include "runtime/pipeline.h"
 #include "sim/node.h"
 
@@ -270,6 +271,8 @@ int ergo_init(const ergo_config *user) {
   tell_facts(own, sim);
   /* The one path of a region execution through the layers (pipeline.c says in which order). */
   ergo__pipeline_start();
+  /* ERGO_FORWARD: NVTX and ITT ranges beside ergo's own (nothing loaded when unset). */
+  ergo__forward_start();
   /* Global's time and energy from one instant: the core's clock started at ergo__core_init,
    * the meter's first reading came after knob discovery and the election (15-30 ms later), so
    * Global's power was low.  Both restart here, where the program's own work begins; ergo_init's
@@ -283,6 +286,7 @@ int ergo_finalize(void) {
   if (!ergo__g.initialized) return 0;
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__pipeline_stop();
+  ergo__forward_stop();
   ergo__energy_stop();
   ergo__tuner_stop();
   ergo__settings_reset(); /* the settings stack unwound: the original values in force */
