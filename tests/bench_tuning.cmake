@@ -1,6 +1,8 @@
 # bench_tuning.cmake - ergo-bench-tuning's output format (issue 14, item 6), on one profile in
 # --quick mode: the SIMULATED label, the header, one row per objective (--quick: energy@5% and time) and the summary line.
 # Figures are never asserted: a benchmark prints them, it does not judge them.
+# Only where the benchmarks are built (ERGO_BUILD_BENCH; the fuzz build leaves them out).
+if(ERGO_BUILD_BENCH)
 set(bt_num "[0-9]+\\.[0-9]+")
 add_test(NAME bench_tuning_quick_format COMMAND ${ERGO_EXPECT}
   "--match=(^|\n)SIMULATED [^\n]*\nprofile +node +objective +seeds +st/or +on/or +st/mon +on/mon +ont/mon +unit_t +onrunE +onrunT +swrunE +swrunT +on_ex +sw_ex +overhead\n"
@@ -17,3 +19,4 @@ add_test(NAME bench_tuning_quick_nodes COMMAND ${ERGO_EXPECT}
   "--match=\nonce +many-core-64c +energy@5% +1 +${bt_num} +${bt_num}"
   "--match=\nonce +small-8c +energy@5% +1 +${bt_num} +${bt_num}"
   -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile once --node c --objective energy@5%)
+endif()
