@@ -138,7 +138,6 @@ static int read_stamped(ergo__meter *m, double *joules, uint64_t at[2]) {
       const ergo__domain *d = &m->dom[i];
       uint64_t delta;
       int wrapped = 0;
-      double most = plausible_ticks(d, dt);
       if (raw[i] >= m->last[i]) {
         delta = raw[i] - m->last[i];
       } else if (d->range_ticks && m->last[i] <= d->range_ticks) {
@@ -153,7 +152,7 @@ static int read_stamped(ergo__meter *m, double *joules, uint64_t at[2]) {
          * absurd energy. */
         delta = 0;
       }
-      if (wrapped && (double)delta > most) {
+      if (wrapped && (double)delta > plausible_ticks(d, dt)) {
         /* A counter that went back, by more than a wrap the package could have drawn since the
          * last read: a read torn by a concurrent update, or a glitch, not a wrap.  Keep
          * counting from the last plausible value.  (Forward moves are never doubted: the sim

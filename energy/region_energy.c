@@ -16,10 +16,9 @@ typedef struct record {
   double start[ERGO__METER_MAX_DOMAINS]; /* reading at the open call's entry */
   uint64_t start_at[2];                  /* its region-clock stamps (ergo__meter_read_at) */
   /* The reading after the entry's (the next one this thread takes): the open call's start lies
-   * between the two.  has_after: taken; until then the record waits in E.pending. */
+   * between the two.  Until it is taken the record waits in E.pending. */
   double after[ERGO__METER_MAX_DOMAINS];
   uint64_t after_at[2];
-  int has_after;
   struct record *pending_next;
   double last_total; /* the last completed call's total (packages + dram) */
   int open;
@@ -29,8 +28,7 @@ typedef struct record {
    * its first RESOLUTION_CALLS calls); no more readings, no energy of its own ("-"). */
   uint64_t timed_calls;
   double timed_s;
-  int below;
-  int skipping; /* the open call took no reading */
+  int below; /* from then on its calls take no reading */
   const ergo_region *region;
   struct record *next; /* every record, for freeing */
 } record;
@@ -109,7 +107,6 @@ static void take_reading(void) {
   for (record *p = E.pending; p; p = p->pending_next) {
     memcpy(p->after, E.now, sizeof p->after);
     memcpy(p->after_at, E.now_at, sizeof p->after_at);
-    p->has_after = 1;
   }
   E.pending = NULL;
 }
@@ -154,14 +151,13 @@ void ergo__energy_enter(ergo_region *r, int level, void **state) {
   }
   record *rec = *slot;
   if (rec->below) { /* too short for the meter: timed, not read */
-    rec->open = rec->skipping = 1;
+    rec->open = 1;
     return;
   }
   rec->unsure_at_entry = unsure_now();
   take_reading(); /* the call's start comes after it, before the next one */
   memcpy(rec->start, E.now, sizeof rec->start);
   memcpy(rec->start_at, E.now_at, sizeof rec->start_at);
-  rec->has_after = 0;
   rec->pending_next = E.pending;
   E.pending = rec;
   rec->open = 1;
@@ -172,8 +168,8 @@ double ergo__energy_exit(ergo_region *r, int level, void **state, uint64_t start
   if (!measured(r, level)) return -1;
   record *rec = *(record **)state;
   if (!rec || !rec->open) return -1;
-  if (rec->skipping) {
-    rec->open = rec->skipping = 0;
+  if (rec->below) { /* it became so at an earlier call's exit: this call took no reading */
+    rec->open = 0;
     return -1;
   }
   learn_duration(rec, start, end);

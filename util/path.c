@@ -45,8 +45,9 @@ int ergo__path_writable(const char *path, char *why, size_t whylen) {
     return -1;
   }
   if (ergo__path_links_trusted(path) != 0) {
-    snprintf(why, whylen, "a directory on its way is a symbolic link another user owns, which "
-                          "ergo never follows when it runs as root");
+    snprintf(why, whylen,
+             "a directory on its way is a symbolic link another user owns, which "
+             "ergo never follows when it runs as root");
     return -1;
   }
   char dir[PATH_MAX];

@@ -1,6 +1,8 @@
 /* fake_itt.c - a stand-in for an ITT library exporting the public API's symbols: __itt_task_begin
  * and __itt_task_end append "push NAME" and "pop" lines to the file FAKE_ITT_OUT names; the domain
  * and string handles are checked to be the ones this library handed out. */
+#include "record.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +19,7 @@ typedef struct {
 
 static __itt_domain domain = {NULL};
 
-static void line(const char *what, const char *name) {
-  const char *path = getenv("FAKE_ITT_OUT");
-  FILE *f = path ? fopen(path, "a") : NULL;
-  if (!f) return;
-  if (name)
-    fprintf(f, "%s %s\n", what, name);
-  else
-    fprintf(f, "%s\n", what);
-  fclose(f);
-}
+static void line(const char *what, const char *name) { record_line("FAKE_ITT_OUT", what, name); }
 
 __itt_domain *__itt_domain_create(const char *name) {
   domain.name = name;
