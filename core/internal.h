@@ -292,6 +292,8 @@ ERGO__HIDDEN void ergo__hooks_enter(ergo__node *n, int level);
 ERGO__HIDDEN void ergo__hooks_exit(ergo__node *n, int level, uint64_t ticks);
 /* In an exit hook: the clock ticks (ergo__ticks) at which r's closing call started and ended. */
 ERGO__HIDDEN void ergo__region_call(const ergo_region *r, uint64_t *start, uint64_t *end);
+/* ergo_region_work on this thread so far: the units told and the number of good calls. */
+ERGO__HIDDEN void ergo__work_hint(double *sum, uint64_t *calls);
 ERGO__HIDDEN void ergo__hooks_finalize(void);
 ERGO__HIDDEN void ergo__hooks_step(long step);
 ERGO__HIDDEN void ergo__hooks_reset(void);

@@ -1,6 +1,7 @@
 /* region.c - the hot path: push, pop and poppush on this thread's region stack. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,10 @@ static __thread ergo__tree *tls_tree __attribute__((tls_model("initial-exec")));
 /* The call closing now on this thread: its start and end ticks, for the exit hooks. */
 static __thread uint64_t tls_call[2] __attribute__((tls_model("initial-exec")));
 static __thread unsigned tls_epoch __attribute__((tls_model("initial-exec"))) = ~0u;
+/* ergo_region_work on this thread: the units told so far and the number of calls (the tuner
+ * takes differences at a region's entry and exit). */
+static __thread double tls_work;
+static __thread uint64_t tls_work_n;
 static int warned_uninit;
 
 static const char null_name[] = "<null>";
@@ -279,6 +284,35 @@ void ergo_poppush_at(int level, const char *old_name, const char *new_name, cons
   pop(t, "ERGO_POPPUSH", level, old_name, 0, file, line, now);
   push(t, level, new_name, 0, file, line);
   ERGO__LEAVE();
+}
+
+void ergo_region_work(double units) {
+  if (!isfinite(units) || units < 0) {
+    ergo__warn("ergo_region_work(%g): the work of an execution must be a finite number >= 0; "
+               "ignored, the execution is tuned on its time alone (fix: pass the units of work "
+               "this execution did, e.g. cells updated)",
+               units);
+    return;
+  }
+  if (!__atomic_load_n(&ergo__epoch, __ATOMIC_ACQUIRE)) {
+    ergo__warn("ergo_region_work(%g) before ergo_init or after ergo_finalize: ignored (fix: call "
+               "it inside a region of an initialised run)",
+               units);
+    return;
+  }
+  ERGO__CURRENT_TREE("ergo_region_work", 0, "work", NULL, 0)
+  if (t->depth == 0)
+    ergo__warn("ergo_region_work(%g) outside every region: ignored (fix: call it between the "
+               "ERGO_PUSH and ERGO_POP of the region whose execution did the work)",
+               units);
+  else
+    tls_work += units, tls_work_n++;
+  ERGO__LEAVE();
+}
+
+void ergo__work_hint(double *sum, uint64_t *calls) {
+  *sum = tls_work;
+  *calls = tls_work_n;
 }
 
 void ergo__region_call(const ergo_region *r, uint64_t *start, uint64_t *end) {

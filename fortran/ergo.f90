@@ -21,7 +21,7 @@ module ergo
 
   public :: ergo_init, ergo_finalize, ergo_push, ergo_pop, ergo_poppush, ergo_step
   public :: ergo_report_json, ergo_report_csv, ergo_error_count
-  public :: ergo_setting, ergo_setting_push, ergo_setting_pop
+  public :: ergo_setting, ergo_setting_push, ergo_setting_pop, ergo_region_work
 
   ! ergo.h's ergo_setting: long, long, int.
   type, bind(c) :: ergo_setting
@@ -72,6 +72,10 @@ module ergo
       import :: c_int, ergo_setting
       type(ergo_setting), intent(in) :: s
     end function c_setting_push
+    subroutine c_region_work(units) bind(c, name="ergo_region_work")
+      import :: c_double
+      real(c_double), value :: units
+    end subroutine c_region_work
     integer(c_int) function c_setting_pop() bind(c, name="ergo_setting_pop")
       import :: c_int
     end function c_setting_pop
@@ -182,5 +186,12 @@ contains
     r = c_setting_pop()
     if (present(rc)) rc = int(r)
   end subroutine ergo_setting_pop
+
+  ! Inside a region: how much work this execution did (any unit the code keeps for the region);
+  ! the tuner compares configurations per unit of work.  A bad value is one warning, ignored.
+  subroutine ergo_region_work(units)
+    real(c_double), intent(in) :: units
+    call c_region_work(units)
+  end subroutine ergo_region_work
 
 end module ergo

@@ -276,6 +276,19 @@ ERGO_EXPORT int ergo_section_stop(unsigned id);
 ERGO_EXPORT int ergo_section_destroy(unsigned id);
 
 /* ------------------------------------------------------------------------ */
+/* Work: how much an execution did, so tuning compares like with like      */
+/* ------------------------------------------------------------------------ */
+/* Inside a region: this execution did `units` of work (cells updated, particles moved, any unit
+ * the code keeps the same for the region; several calls add up, a child region's calls count in
+ * the child and, when the child is not tuned on its own, in the parent too).  The tuner then
+ * compares configurations on time and energy per unit of work, so executions of different sizes
+ * (work that grows, a region called at several sizes) are not taken for configuration effects.
+ * Without it the tuner uses the platform's work counter where there is one (the sim node's
+ * modelled work).  A negative, NaN or infinite value, or a call outside every region, is one
+ * warning and ignored.  Costs a thread-local add; for the main thread's regions (those tuned). */
+ERGO_EXPORT void ergo_region_work(double units);
+
+/* ------------------------------------------------------------------------ */
 /* Reports                                                                  */
 /* ------------------------------------------------------------------------ */
 

@@ -117,6 +117,15 @@ private:
   int rc_;
 };
 
+/* ergo_region_work(units): inside a region, how much work this execution did (see ergo.h). */
+inline void work(double units) noexcept {
+#ifndef ERGO_DISABLE
+  ergo_region_work(units);
+#else
+  (void)units;
+#endif
+}
+
 } // namespace ergo
 
 #endif

@@ -1,6 +1,7 @@
 /* online.c - the online policy (ERGO_POLICY=online): per significant region an ask/tell
  * Nelder-Mead (optimizer/nm.h) over the node's knob grid; the region's executions measure the
  * configs it asks for, then run at its choice; at the end the choices go into the tuning model. */
+#include "optimizer/change.h"
 #include "optimizer/nm.h"
 #include "policies/model.h"
 #include "policies/policy.h"
@@ -29,6 +30,10 @@ typedef struct online_region {
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
   int asked, chosen, mismatches;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
+  /* Once its search is over: a change-point test on its time (per unit of work) at its choice,
+   * which starts the search again when the region's work or the machine changed. */
+  ergo__change watch;
+  int watching, retunes;
   struct online_region *next;
 } online_region;
 
@@ -122,10 +127,52 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
 /* The execution's measurement answers the ask if it ran under the config
  * asked for; the first execution (before any choice) counts when the
  * baseline was in force. */
+/* The search is over and the region runs at its choice: each execution there is a control
+ * measurement.  A change in its time since the choice was made (the work changed its nature,
+ * or the machine its load) starts a new search. */
+static void online_watch(ergo__policy *p, online_region * or, const ergo__config *applied,
+                         const ergo__measure *m) {
+  online_priv *o = p->priv;
+  int best[ERGO__NM_MAX_DIMS], pt[ERGO__NM_MAX_DIMS], n = 0;
+  ergo__measure mean;
+  ergo__nm_best(or->nm, best, NULL, NULL);
+  ergo__config want;
+  config_of(&p->space, best, &want);
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    if (p->space.n[i] && applied->v[i] != want.v[i]) return; /* not under its choice */
+  if (! or->watching) {
+    or->watching = 1;
+    ergo__change_init(& or->watch, o->opt.noise_rel > 0.005 ? o->opt.noise_rel : 0.005);
+    for (int i = 0; ergo__nm_point(or->nm, i, pt, &mean, &n); i++)
+      if (!memcmp(pt, best, sizeof pt)) {
+        ergo__change_expect(& or->watch, mean.time_s, n);
+        break;
+      }
+  }
+  if (!ergo__change_add(& or->watch, m->time_s)) return;
+  ergo__nm *fresh = ergo__nm_new(&o->grid, &p->objective, &o->opt);
+  if (!fresh) return; /* no memory: it keeps its choice */
+  ergo__nm_free(or->nm);
+  or->nm = fresh;
+  or->asked = or->chosen = or->watching = 0;
+  or->retunes++;
+  or->execs = 0;
+  or->first_step = p->steps;
+  if (p->talk)
+    ergo__info("online: region '%s' no longer measures at its chosen setting what it did when "
+               "the setting was chosen (its work or the machine changed): searching again (%d "
+               "re-tune%s so far)",
+               or->path, or->retunes, or->retunes == 1 ? "" : "s");
+}
+
 static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
                            const ergo__measure *m) {
   online_region * or = region_of(p, r);
-  if (! or || ! or->nm || ergo__nm_done(or->nm)) return;
+  if (! or || ! or->nm) return;
+  if (ergo__nm_done(or->nm)) {
+    online_watch(p, or, applied, m);
+    return;
+  }
   or->execs++;
   int chosen = or->chosen;
   or->chosen = 0;

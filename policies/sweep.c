@@ -2,6 +2,7 @@
  * region's executions walk its own schedule (optimizer/sweep.h), then run at the best config;
  * at the end every configuration measured goes into the tuning model. */
 #include "optimizer/sweep.h"
+#include "optimizer/change.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
@@ -12,12 +13,23 @@
 #include <string.h>
 
 #define SWEEP_DEFAULT_MODEL "ergo-model.json"
+/* During a schedule, every this many executions of a region is a control at the baseline: a
+ * change-point test on them finds work (or a machine) that changed under the schedule. */
+#define SWEEP_CONTROL_EVERY 8
+/* The noise of one measurement assumed on real hardware (the sim node says its own). */
+#define SWEEP_NOISE 0.02
 
 typedef struct sweep_region {
   ergo__sweep *sched;
   char *path;
   long first_step; /* the step of its first tuned execution */
   struct sweep_region *next;
+  /* Control executions (at the baseline during the schedule, every one at the best after it) and
+   * the change-point test on their time per unit of work: a change starts the schedule again. */
+  long execs;
+  int control, watching, at_best, retunes;
+  ergo__config control_cfg;
+  ergo__change watch;
 } sweep_region;
 
 typedef struct sweep_priv {
@@ -68,6 +80,18 @@ static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
   return 0;
 }
 
+/* A region's schedule: a default one leaves room in its budget for the control executions, so
+ * that with them it takes no more executions than the budget says. */
+static ergo__sweep *schedule_new(ergo__policy *p) {
+  sweep_priv *s = p->priv;
+  ergo__sweep_spec spec = s->spec;
+  if (!ergo__sweep_explicit(&spec)) {
+    int budget = s->length - (s->length + SWEEP_CONTROL_EVERY - 1) / SWEEP_CONTROL_EVERY - 1;
+    spec.budget = budget > ERGO__SWEEP_MIN_BUDGET ? budget : ERGO__SWEEP_MIN_BUDGET;
+  }
+  return ergo__sweep_new(&p->space, &p->objective, &spec);
+}
+
 /* The region's schedule, made at its first tuned execution; NULL on no memory (the region then
  * inherits, as under monitor). */
 static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
@@ -75,7 +99,7 @@ static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
   sweep_priv *s = p->priv;
   sweep_region *sr = calloc(1, sizeof *sr);
   if (!sr) return NULL;
-  sr->sched = ergo__sweep_new(&p->space, &p->objective, &s->spec);
+  sr->sched = schedule_new(p);
   sr->path = strdup(r->path);
   if (!sr->sched || !sr->path) {
     ergo__sweep_free(sr->sched);
@@ -92,18 +116,65 @@ static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
 
 static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
   sweep_region *sr = region_of(p, r);
-  if (sr)
+  memset(out, 0, sizeof *out);
+  if (!sr) return;
+  int done = ergo__sweep_done(sr->sched);
+  /* An explicit grid is measured as it was asked, with no control execution in between. */
+  if (!done && !ergo__sweep_explicit(&((sweep_priv *)p->priv)->spec) &&
+      ++sr->execs % SWEEP_CONTROL_EVERY == 0) {
+    for (int i = 0; i < ERGO__NKNOBS; i++) out->v[i] = p->space.n[i] ? p->space.baseline[i] : 0;
+  } else {
     ergo__sweep_next(sr->sched, out); /* the schedule's next config, or its best once over */
-  else
-    memset(out, 0, sizeof *out);
+    if (!done) return;
+  }
+  sr->control = 1;
+  sr->control_cfg = *out;
+}
+
+/* A control execution's time (per unit of work): into the change-point test, which restarts the
+ * region's schedule when it finds a change. */
+static void sweep_control(ergo__policy *p, sweep_region *sr, const ergo__config *applied,
+                          const ergo__measure *m) {
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    if (p->space.n[i] && applied->v[i] != sr->control_cfg.v[i]) return; /* not under it */
+  int at_best = ergo__sweep_done(sr->sched);
+  if (!sr->watching || at_best != sr->at_best) {
+    double noise = p->sim ? p->cfg->sim_noise : SWEEP_NOISE;
+    ergo__change_init(&sr->watch, noise > 0.005 ? noise : 0.005);
+    int npts, best = ergo__sweep_best(sr->sched);
+    const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &npts);
+    if (at_best && best >= 0 && pts[best].n)
+      ergo__change_expect(&sr->watch, ergo__sweep_mean(&pts[best]).time_s, pts[best].n);
+    sr->watching = 1;
+    sr->at_best = at_best;
+  }
+  if (!ergo__change_add(&sr->watch, m->time_s)) return;
+  ergo__sweep *fresh = schedule_new(p);
+  if (!fresh) return; /* no memory: it keeps what it measured */
+  ergo__sweep_free(sr->sched);
+  sr->sched = fresh;
+  sr->execs = 0;
+  sr->watching = 0;
+  sr->retunes++;
+  sr->first_step = p->steps;
+  if (p->talk)
+    ergo__info("sweep: region '%s' no longer measures at its control setting what it did before "
+               "(its work or the machine changed): its schedule starts again (%d restart%s so far)",
+               sr->path, sr->retunes, sr->retunes == 1 ? "" : "s");
 }
 
 static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
                           const ergo__measure *m) {
-  (void)p, (void)applied;
+  sweep_region *sr = r->policy;
+  if (!sr) return;
+  if (sr->control) {
+    sr->control = 0;
+    sweep_control(p, sr, applied, m);
+    return;
+  }
   /* An execution the schedule did not choose (the first, which decides significance) is not
    * told: the schedule ignores it. */
-  if (r->policy) ergo__sweep_tell(((sweep_region *)r->policy)->sched, m);
+  ergo__sweep_tell(sr->sched, m);
 }
 
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto
@@ -212,7 +283,8 @@ static int sweep_progress(ergo__policy *p, char *buf, size_t len) {
   long left = 0, steps = 0;
   for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
     n++;
-    int execs = ergo__sweep_executions(sr->sched);
+    /* Its executions: the schedule's and the controls between them. */
+    int execs = ergo__sweep_explicit(&s->spec) ? ergo__sweep_executions(sr->sched) : (int)sr->execs;
     /* Over once its schedule is measured, though it hears so at its next execution. */
     if (ergo__sweep_done(sr->sched) || execs >= s->length) {
       done++;

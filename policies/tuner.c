@@ -5,6 +5,7 @@
 #include "mpi/job.h"
 #include "mpi/node_sync.h"
 #include "policies/policy.h"
+#include "policies/work.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -49,6 +50,19 @@ typedef struct rstate {
   double win[ERGO__SIG_WINDOW];
   double robust;
   uint64_t sig_at;
+  /* Like for like: time and energy per unit of the execution's work (policies/work.h). */
+  ergo__work_norm norm;
+  int work_src; /* the source of the last normalised execution (ERGO__WORK_*) */
+  /* Sizes within a step (no work measure): the own times of this step's calls and whether they
+   * all ran under one config; judged at the step's end.  ready: the region may be tuned (a step
+   * has passed since its first execution, or it has a work measure, or too many calls per step
+   * to split); split: its calls are tuned as this many units, one per call index (unit[]). */
+  int calls_step, step_alike, split_judged, split, ready;
+  double step_t[ERGO__SPLIT_MAX];
+  ergo__config step_cfg;
+  struct rstate *unit[ERGO__SPLIT_MAX];
+  struct rstate *base; /* a unit: the region it is a call size of */
+  int retunes;         /* the policy re-tuned it after a change (its work or the machine's) */
   /* Node rank 0, during a sync: every rank's executions combined. */
   struct {
     double t;  /* the slowest rank's mean exclusive time per execution */
@@ -65,7 +79,12 @@ typedef struct rstate {
 
 typedef struct frame {
   rstate *rs;
-  double child_t, child_e; /* inclusive figures of the children of this execution */
+  rstate *base;              /* the region's own state (rs is one of its units when split) */
+  int call;                  /* its call index within the step (from 0) */
+  double child_t, child_e;   /* inclusive figures of the children of this execution */
+  ergo__work_sample w0;      /* the work counters at entry */
+  double child_wh, child_wc; /* inclusive work of the significant children (hint, counter) */
+  uint64_t child_wn;         /* and their ergo_region_work calls */
   int pushed;
   int tuned; /* significant at entry: ran under the policy's choice */
   ergo__config applied;
@@ -217,7 +236,34 @@ static double progress_setting(void) {
   return x;
 }
 
-void ergo__tuner_enter(ergo_region *r, int level, void **state) {
+/* Unit k (from 0) of a region split by call size: its own state, path "PATH#k+1" (made at
+ * first use; NULL on no memory: the call is then the region's own). */
+static rstate *unit_of(rstate *rs, int k) {
+  if (rs->unit[k]) return rs->unit[k];
+  size_t len = strlen(rs->pub.path) + 16;
+  char *path = malloc(len);
+  if (!path) return NULL;
+  snprintf(path, len, "%s#%d", rs->pub.path, k + 1);
+  rstate *u = state_of(path);
+  free(path);
+  if (!u) return NULL;
+  u->base = rs;
+  u->ready = u->split_judged = 1;
+  rs->unit[k] = u;
+  return u;
+}
+
+/* The policy hears of a region the first time it is entered: a policy that knows it already
+ * (static: its model measured it) tunes it from its first execution. */
+static void first_entry(rstate *rs) {
+  if (rs->entered) return;
+  rs->entered = 1;
+  /* Under MPI the node decides at ergo_step instead. */
+  if (T.pol.ops->preset && T.pol.ops->preset(&T.pol, rs->pub.path) && !T.node)
+    rs->preset = rs->pub.significant = rs->ready = 1;
+}
+
+void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work_sample *w) {
   if (!T.active || level > T.level) return;
   if (T.depth >= ERGO__TUNER_DEPTH) {
     T.depth++; /* too deep: counted so the exits match, not tuned */
@@ -234,17 +280,22 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state) {
     return;
   }
   rstate *rs0 = *slot;
-  if (!rs0->entered) {
-    rs0->entered = 1;
-    /* A policy that knows the region already (static: its model measured it) tunes it from its
-     * first execution; under MPI the node decides at ergo_step instead. */
-    if (T.pol.ops->preset && T.pol.ops->preset(&T.pol, rs0->pub.path) && !T.node)
-      rs0->preset = rs0->pub.significant = 1;
-  }
+  first_entry(rs0);
   frame *f = &T.stack[T.depth++];
   memset(f, 0, sizeof *f);
-  f->rs = *slot;
-  f->tuned = f->rs->pub.significant;
+  f->rs = f->base = rs0;
+  f->w0 = *w;
+  f->call = rs0->calls_step++;
+  if (rs0->split && f->call < rs0->split && !T.node) {
+    rstate *u = unit_of(rs0, f->call);
+    if (u) {
+      first_entry(u);
+      f->rs = u;
+    }
+  }
+  /* Not yet ready: its calls in a step may be of several sizes, which the step's end judges
+   * (they run untuned and unobserved until then, so they are alike). */
+  f->tuned = f->rs->pub.significant && (f->rs->ready || T.node);
   if (f->tuned) {
     ergo__config want = {{0}};
     if (T.node) /* the node's decision at the last ergo_step */
@@ -254,6 +305,18 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state) {
     if (want.v[0] || want.v[1] || want.v[2]) f->pushed = ergo__settings_push(want.v) == 0;
   }
   effective(&f->applied);
+}
+
+/* The exclusive work of the execution in frame f from the counters at its exit (hint units and
+ * calls, counter; the counter < 0 when there is none), and what it passes up to its parent. */
+static void work_of(const frame *f, const ergo__work_sample *w, double *xh, uint64_t *xn,
+                    double *xc, double *ih, uint64_t *in, double *ic) {
+  *ih = w->hint - f->w0.hint;
+  *in = w->hints - f->w0.hints;
+  *ic = w->counter >= 0 && f->w0.counter >= 0 ? w->counter - f->w0.counter : -1;
+  *xh = *ih - f->child_wh;
+  *xn = *in - f->child_wn;
+  *xc = *ic >= 0 ? *ic - f->child_wc : -1;
 }
 
 void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__region_measurement *m) {
@@ -268,11 +331,34 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
   double t = m->time_s, e = m->energy_j;
   ergo__region_state *rs = &f->rs->pub;
   double xt = t - f->child_t, xe = e - f->child_e;
+  double xh, xc, ih, ic;
+  uint64_t xn, in;
+  work_of(f, &m->work, &xh, &xn, &xc, &ih, &in, &ic);
   rs->executions++;
   rs->excl_time_s += xt > 0 ? xt : 0;
   double res = T.pol.space.cores && f->applied.v[ERGO__KNOB_THREADS]
                    ? (double)f->applied.v[ERGO__KNOB_THREADS] / T.pol.space.cores
                    : 1.0;
+  /* Time and energy per unit of this execution's work, scaled to the region's first (1 when its
+   * work is not known). */
+  double scale = ergo__work_scale(&f->rs->norm, xh, xn, xc, &f->rs->work_src);
+  rstate *b = f->base;
+  if (!T.node && !b->split_judged) {
+    /* This step's calls, for the judgement of sizes at its end; a region with a work measure is
+     * compared per unit of work instead, and one called more often than a split allows is not
+     * split: both are ready at once. */
+    if (f->rs->work_src != ERGO__WORK_NONE || f->call >= ERGO__SPLIT_MAX) {
+      b->split_judged = b->ready = 1;
+    } else {
+      if (f->call == 0) {
+        b->step_cfg = f->applied;
+        b->step_alike = 1;
+      } else if (memcmp(&b->step_cfg, &f->applied, sizeof f->applied) != 0) {
+        b->step_alike = 0;
+      }
+      b->step_t[f->call] = xt > 0 ? xt : 0;
+    }
+  }
   if (T.node) {
     /* The node decides at the next ergo_step, from every rank's executions. */
     pending *p = &f->rs->p;
@@ -303,24 +389,50 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
   /* A region's config governs its own code and every child too short to carry
    * one of its own, so that is what it is measured on: only significant
    * descendants (tuned on their own) are taken out of the parent's figures, at any depth: a
-   * region that is not significant passes up those of its own children. */
+   * region that is not significant passes up those of its own children (work alike). */
   if (T.depth > 0) {
     frame *up = &T.stack[T.depth - 1];
     up->child_t += rs->significant ? t : f->child_t;
     up->child_e += rs->significant ? (e > 0 ? e : 0) : f->child_e;
+    up->child_wh += rs->significant ? ih : f->child_wh;
+    up->child_wn += rs->significant ? in : f->child_wn;
+    up->child_wc += rs->significant ? (ic > 0 ? ic : 0) : f->child_wc;
   }
   if (f->tuned) {
     f->rs->varied |= f->rs->has_last && memcmp(&f->rs->last, &f->applied, sizeof f->applied);
     f->rs->last = f->applied;
     f->rs->has_last = 1;
   }
-  if (!T.node && rs->significant && (e >= 0 || T.time_only)) {
+  if (!T.node && rs->significant && f->rs->ready && (e >= 0 || T.time_only)) {
     /* No energy reading under a time-only objective: the energy term weighs nothing. */
-    ergo__measure x = {xt > 0 ? xt : 0, e >= 0 && xe > 0 ? xe : 0, res};
+    double xts = xt > 0 ? xt * scale : 0, xes = e >= 0 && xe > 0 ? xe * scale : 0;
+    ergo__measure x = {xts, xes, res};
     T.pol.ops->observe(&T.pol, rs, &f->applied, &x);
   }
   if (f->pushed) ergo__settings_pop();
   if (rs->significant && T.progress_s > 0) progress(0);
+}
+
+/* At ergo_step (one process): each region's calls in the step just ended are judged for sizes
+ * once, the first time they all ran under one config: calls of different sizes are tuned from
+ * now on as one unit per call index.  Every region that ran is then ready to be tuned. */
+static void judge_steps(void) {
+  for (rstate *s = T.states; s; s = s->next) {
+    if (!s->calls_step) continue;
+    if (!s->split_judged && s->step_alike && s->calls_step <= ERGO__SPLIT_MAX) {
+      s->split = ergo__work_split(s->step_t, s->calls_step);
+      s->split_judged = 1;
+      if (s->split && T.pol.talk)
+        ergo__info("%s: region '%s' ran %d times in a step at different sizes (own time "
+                   "%.3g to %.3g s) with no measure of its work: each call of a step is tuned as "
+                   "its own unit, '%s#1' to '%s#%d' (fix: ergo_region_work tells its work, then "
+                   "one unit compares them per unit of work)",
+                   T.pol.ops->name, s->pub.path, s->calls_step, s->step_t[0],
+                   s->step_t[s->calls_step - 1], s->pub.path, s->pub.path, s->split);
+    }
+    s->ready = 1;
+    s->calls_step = 0;
+  }
 }
 
 /* ---- node mode: one decision per region for every rank of the node, at each ergo_step ------ */
@@ -408,7 +520,11 @@ void ergo__tuner_step(long step) {
   (void)step;
   if (!T.active) return;
   T.pol.steps++;
-  if (T.node && ergo__job_usable()) node_step();
+  if (T.node && ergo__job_usable())
+    node_step();
+  else if (!T.node)
+    judge_steps();
+  for (rstate *s = T.states; T.node && s; s = s->next) s->calls_step = 0;
   progress(1);
 }
 

@@ -4,10 +4,21 @@
 
 #include "ergo.h"
 
+#include <stdint.h>
+
+/* The work counters at one instant on the main thread: what ergo_region_work told so far (units
+ * and calls) and the platform's work counter (the sim node's modelled work; < 0: none). */
+typedef struct ergo__work_sample {
+  double hint;
+  uint64_t hints;
+  double counter;
+} ergo__work_sample;
+
 /* One region execution as the runtime's pipeline measured it. */
 typedef struct ergo__region_measurement {
-  double time_s;   /* inclusive wall time of this call */
-  double energy_j; /* inclusive joules (packages + dram) of this call; < 0: not measured */
+  double time_s;          /* inclusive wall time of this call */
+  double energy_j;        /* inclusive joules (packages + dram) of this call; < 0: not measured */
+  ergo__work_sample work; /* the work counters at its exit */
 } ergo__region_measurement;
 
 /* Start the policy cfg->policy (after the knobs); sim: the sim node stands in for the machine.  A
@@ -28,8 +39,9 @@ const struct ergo__objective *ergo__tuner_objective(void);
  * state is the tuner's per-region pointer (the pipeline's). */
 int ergo__tuner_setting(void *state, int64_t *v, int n, int *varied);
 /* The pipeline's steps (runtime/pipeline.c).  *state is the tuner's own per-region pointer. */
-/* A region is entered: the policy's choice goes through the settings stack. */
-void ergo__tuner_enter(ergo_region *r, int level, void **state);
+/* A region is entered: the policy's choice goes through the settings stack; w: the work
+ * counters at its entry. */
+void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work_sample *w);
 /* It ended: the policy observes the exclusive measurement, the parent's setting comes back. */
 void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__region_measurement *m);
 /* ergo_step: under MPI, the node's ranks decide together (collective within the node). */

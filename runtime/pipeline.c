@@ -17,6 +17,7 @@
 #include "ergo.h"
 #include "knobs/table.h"
 #include "policies/tuner.h"
+#include "sim/node.h"
 
 #include <errno.h>
 #include <math.h>
@@ -107,12 +108,23 @@ static record *record_of(ergo_region *r) {
   return *slot;
 }
 
+/* The main thread's work counters now: ergo_region_work's, and the sim node's modelled work (the
+ * platform's work counter; none on a real node yet). */
+static void work_now(ergo__work_sample *w) {
+  ergo__work_hint(&w->hint, &w->hints);
+  w->counter = ergo__sim_work_done();
+}
+
 static void enter(void *ctx, ergo_region *r, int level) {
   (void)ctx;
   if (ergo_region_thread(r) != 0) return;
   record *rec = record_of(r);
   if (!rec) return;
-  if (P.tune) ergo__tuner_enter(r, level, &rec->tuner);
+  if (P.tune) {
+    ergo__work_sample w;
+    work_now(&w);
+    ergo__tuner_enter(r, level, &rec->tuner, &w);
+  }
   if (P.meter) ergo__energy_enter(r, level, &rec->energy);
 }
 
@@ -122,13 +134,16 @@ static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
   record **slot = (record **)ergo_region_slot(r, P.slot);
   record *rec = slot ? *slot : NULL;
   if (!rec) return;
-  ergo__region_measurement m = {(double)elapsed_ns * 1e-9, -1};
+  ergo__region_measurement m = {(double)elapsed_ns * 1e-9, -1, {0, 0, -1}};
   if (P.meter) {
     uint64_t start, end;
     ergo__region_call(r, &start, &end);
     m.energy_j = ergo__energy_exit(r, level, &rec->energy, start, end);
   }
-  if (P.tune) ergo__tuner_exit(r, level, &rec->tuner, &m);
+  if (P.tune) {
+    work_now(&m.work);
+    ergo__tuner_exit(r, level, &rec->tuner, &m);
+  }
 }
 
 static void step(void *ctx, long n) {

@@ -342,6 +342,14 @@ uint64_t ergo__sim_clock(void *ctx) {
   return __atomic_load_n(&S.node.now_ns, __ATOMIC_ACQUIRE);
 }
 
+double ergo__sim_work_done(void) {
+  if (!ergo__sim()) return -1;
+  pthread_mutex_lock(&S.node.lock);
+  double w = S.node.work;
+  pthread_mutex_unlock(&S.node.lock);
+  return w;
+}
+
 int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out) {
   if (!ergo__sim()) return ERGO_ESTATE;
   if (!w || !(w->gcycles >= 0) || !(w->gbytes >= 0) || !(w->serial >= 0 && w->serial <= 1) ||
@@ -369,6 +377,7 @@ int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out) {
   S.node.e_core_j += r.e_core_j;
   S.node.e_dram_j += r.e_dram_j;
   S.node.pieces++;
+  S.node.work += w->gcycles + w->gbytes / 8;
   __atomic_store_n(&S.node.now_ns, S.node.now_ns + dt_ns, __ATOMIC_RELEASE);
   publish();
   pthread_mutex_unlock(&S.node.lock);

@@ -15,6 +15,10 @@ typedef struct ergo__sim_node {
   double e_pkg_j, e_core_j, e_dram_j; /* cumulative energy per domain */
   uint64_t rng; /* noise generator state (seeded: a run is a pure function of it) */
   uint64_t pieces;
+  /* The modelled work done so far (the sim node's work counter, as instructions retired are on a
+   * real one): 10^9 units, gcycles + gbytes / 8 per piece (one instruction per cycle of compute,
+   * one 8-byte load per word moved), without noise; it depends on the work, never on the knobs. */
+  double work;
   pthread_mutex_t lock; /* work on one thread, meter reads on another */
 } ergo__sim_node;
 
@@ -34,6 +38,10 @@ uint64_t ergo__sim_clock(void *ctx);
 /* Advance by one piece of work under the knobs in force; the figures it took
  * (with noise) in *out if not NULL. */
 int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out);
+
+/* This process's modelled work so far (ergo__sim_node.work), or -1 when the sim node is not
+ * running.  Read by the main thread, which alone runs the work. */
+double ergo__sim_work_done(void);
 
 /* Advance the virtual clock by `seconds` with this process's cores idle: each draws
  * core_idle_w, no dynamic power, and static, uncore (at the uncore frequency in force) and DRAM

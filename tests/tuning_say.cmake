@@ -169,7 +169,7 @@ case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
     "--match=\nergo: tuning summary \\(${policy}, energy@5%\\): 1 region, [^\n]*\nergo:   region [^\n]*\nergo:   Global/phase_solve +cpu="
     -- sh -c "${say_lib}
 app=$1; rm -f grow-${policy}.json
-ERGO_POLICY=${policy} ERGO_MODEL=grow-${policy}.json run ${policy} --ms 10 --grow 20 --steps 60
+ERGO_POLICY=${policy} ERGO_MODEL=grow-${policy}.json run ${policy} --ms 10 --grow 20 --steps 90
 case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
   # A short region beside a tuned one: named with the median it was judged on.
   add_test(NAME tuning_significance_small_named_${policy} COMMAND ${ERGO_EXPECT}
