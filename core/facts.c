@@ -14,6 +14,8 @@ static struct {
   size_t n;
   ergo__setting_fn setting;
   void *setting_ctx;
+  ergo__significance_fn sig;
+  void *sig_ctx;
   int nsetting;
   const char *setting_names[ERGO__SETTING_MAX];
 } F;
@@ -87,6 +89,20 @@ void ergo__facts_setting_source(ergo__setting_fn fn, void *ctx, int n, const cha
   F.setting_ctx = ctx;
   F.nsetting = fn && n > 0 ? (n < ERGO__SETTING_MAX ? n : ERGO__SETTING_MAX) : 0;
   for (int i = 0; i < F.nsetting; i++) F.setting_names[i] = names[i];
+}
+
+void ergo__facts_significance_source(ergo__significance_fn fn, void *ctx) {
+  F.sig = fn;
+  F.sig_ctx = ctx;
+}
+
+void ergo__facts_significance_of(const ergo__node *n, ergo__snap *out) {
+  out->has_sig = 0;
+  if (!F.sig || n->thread != 0) return;
+  ergo__significance s = {0};
+  if (F.sig(F.sig_ctx, n, &s) != 1) return;
+  out->has_sig = 1;
+  out->sig = s;
 }
 
 int ergo__facts_setting_names(const char *const **names) {

@@ -318,6 +318,16 @@ ERGO__HIDDEN double ergo__quant_total(int qi, const double *v);
 /* ... and that quantity i did not measure it because its calls are below the meter's
  * resolution (ERGO_QUANTITY_UNRESOLVED; bit i is then clear). */
 #define ERGO__Q_BELOW(i) (1u << (24 + (i)))
+/* How the tuner judged a region (facts.c): significant (tuned on its own) or not, why (a static
+ * sentence), the own time per execution it was judged on, and where its work per execution came
+ * from ("units": ergo_region_work, "counter": the platform's work counter, "none"; static). */
+typedef struct ergo__significance {
+  int judged;
+  const char *reason;
+  double mean_s;
+  const char *work;
+} ergo__significance;
+
 /* Values in a region's setting (facts.c): at least as many as there are knobs. */
 #define ERGO__SETTING_MAX 8
 typedef struct ergo__snap {
@@ -350,6 +360,9 @@ typedef struct ergo__snap {
    * executions ran under more than one (an online search; merged: the ranks differ). */
   int has_setting, setting_varied;
   int64_t setting[ERGO__SETTING_MAX];
+  /* How the tuner judged the region (ergo__facts_significance_of), when has_sig. */
+  int has_sig;
+  ergo__significance sig;
 } ergo__snap;
 
 /* Snapshot of a tree.  since_step: figures since the last ergo_step. */
@@ -448,6 +461,12 @@ typedef int (*ergo__setting_fn)(void *ctx, const ergo__node *n, int64_t v[ERGO__
 ERGO__HIDDEN void ergo__facts_setting_source(ergo__setting_fn fn, void *ctx, int n,
                                              const char *const *names);
 ERGO__HIDDEN int ergo__facts_setting_names(const char *const **names);
+/* Where a region's significance comes from (the pipeline asks the tuner): fn returns 1 and
+ * fills *out for a region the tuner judged, else 0. */
+typedef int (*ergo__significance_fn)(void *ctx, const ergo__node *n, ergo__significance *out);
+ERGO__HIDDEN void ergo__facts_significance_source(ergo__significance_fn fn, void *ctx);
+/* Fill out->has_sig and sig for node n (snapshot.c). */
+ERGO__HIDDEN void ergo__facts_significance_of(const ergo__node *n, ergo__snap *out);
 /* Fill out->has_setting, setting_varied and setting for node n (snapshot.c). */
 ERGO__HIDDEN void ergo__facts_setting_of(const ergo__node *n, ergo__snap *out);
 /* The text report's "Run: ..." line (the final report only). */

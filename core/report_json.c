@@ -24,9 +24,14 @@
  *   "std_s","imbalance"} (a rank without the region counts 0 s; imbalance = max/mean - 1);
  *   calls and quantities are sums over the ranks (energy: over the nodes' readers).
  *   NODE = {"name","path","level","depth","time_s","self_s","calls","mean_s","min_s","max_s",
- *           "share_of_parent","open","setting","children":[NODE...],
+ *           "share_of_parent","open","setting","significance","children":[NODE...],
  *           "energy":{"unit","total","self","share_of_parent","lower_bound","rate",
  *                     "components":{...}} or null}
+ *   ("significance": how a tuning policy judged the region, {"judged": true when it was tuned on
+ *    its own, "reason": why (a sentence), "mean_s": the own time per execution it was judged on
+ *    (the median of the last 3), "work": where its work per execution came from, "units"
+ *    (ergo_region_work), "counter" (the sim node's modelled work) or "none"}; null when no
+ *    tuning policy ran.  Added within version 2.)
  *   ("setting": the knob values the tuner applied to the region, named as in the tuning model
  *    ({"core_khz":1800000,"threads":8,"varied":false}; varied: its executions ran under several,
  *    as an online search does; the values are the last execution's), null for a region not tuned.
@@ -155,6 +160,15 @@ static json_t *setting_json(const ergo__snap *s) {
   return o ? o : json_null();
 }
 
+/* How the tuner judged the region, or null (no tuning policy ran, or another thread's). */
+static json_t *significance_json(const ergo__snap *s) {
+  if (!s->has_sig) return json_null();
+  json_t *o = json_pack("{s:b, s:s, s:f, s:s}", "judged", s->sig.judged, "reason",
+                        s->sig.reason ? s->sig.reason : "", "mean_s", s->sig.mean_s, "work",
+                        s->sig.work ? s->sig.work : "none");
+  return o ? o : json_null();
+}
+
 /* How the run was made: the facts in their order, steps after the date. */
 static json_t *run_json(void) {
   json_t *o = json_object();
@@ -200,6 +214,7 @@ static json_t *node_json(const ergo__snap *s, const ergo__snap *parent, const ch
                 ergo__snap_share(s, parent), "open", s->open, "children", kids);
   free(path);
   if (o) json_object_set_new(o, "setting", setting_json(s));
+  if (o) json_object_set_new(o, "significance", significance_json(s));
   /* Merged over ranks: the ranks' figures behind time_s (their mean). */
   if (o && s->nranks)
     json_object_set_new(o, "ranks",

@@ -60,7 +60,10 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
       out->max_s = cold->loaded_max_s;
   }
   if (ergo__quant_any()) out->q_ok = ergo__quant_values(n, out->q);
-  if (!since_step) ergo__facts_setting_of(n, out);
+  if (!since_step) {
+    ergo__facts_setting_of(n, out);
+    ergo__facts_significance_of(n, out);
+  }
   if (since_step && cold && cold->q_step)
     for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {

@@ -422,13 +422,16 @@ static void judge_steps(void) {
     if (!s->split_judged && s->step_alike && s->calls_step <= ERGO__SPLIT_MAX) {
       s->split = ergo__work_split(s->step_t, s->calls_step);
       s->split_judged = 1;
+      double lo = s->step_t[0], hi = s->step_t[0];
+      for (int i = 1; i < s->calls_step; i++)
+        lo = fmin(lo, s->step_t[i]), hi = fmax(hi, s->step_t[i]);
       if (s->split && T.pol.talk)
         ergo__info("%s: region '%s' ran %d times in a step at different sizes (own time "
                    "%.3g to %.3g s) with no measure of its work: each call of a step is tuned as "
                    "its own unit, '%s#1' to '%s#%d' (fix: ergo_region_work tells its work, then "
                    "one unit compares them per unit of work)",
-                   T.pol.ops->name, s->pub.path, s->calls_step, s->step_t[0],
-                   s->step_t[s->calls_step - 1], s->pub.path, s->pub.path, s->split);
+                   T.pol.ops->name, s->pub.path, s->calls_step, lo, hi, s->pub.path, s->pub.path,
+                   s->split);
     }
     s->ready = 1;
     s->calls_step = 0;
@@ -782,6 +785,44 @@ int ergo__tuner_setting(void *state, int64_t *v, int n, int *varied) {
   if (!T.active || !rs || !rs->has_last) return 0;
   for (int i = 0; i < n && i < ERGO__NKNOBS; i++) v[i] = rs->last.v[i];
   *varied = rs->varied;
+  return 1;
+}
+
+int ergo__tuner_significance(void *state, int level, int *judged, const char **reason,
+                             double *mean_s, const char **work) {
+  const rstate *rs = state;
+  if (!T.active) return 0;
+  *judged = 0;
+  *mean_s = 0;
+  *work = "none";
+  if (level > T.level) {
+    *reason = "deeper than ERGO_ENERGY_LEVEL: not measured, so not tuned";
+    return 1;
+  }
+  if (!rs || !rs->pub.executions) {
+    if (!rs || !rs->split) return 0;
+  }
+  *work = rs->norm.src == ERGO__WORK_HINT      ? "units"
+          : rs->norm.src == ERGO__WORK_COUNTER ? "counter"
+                                               : "none";
+  *mean_s = rs->robust;
+  *judged = rs->pub.significant;
+  if (rs->split)
+    *reason = "ran at several sizes per step with no measure of its work: each call of a step "
+              "is tuned as its own unit, PATH#1, PATH#2, ...";
+  else if (rs->preset)
+    *reason = "the tuning model measured it at ERGO_MIN_REGION_MS or more";
+  else if (T.node)
+    *reason = rs->pub.significant ? "own time per execution on the node's slowest rank at or "
+                                    "above ERGO_MIN_REGION_MS"
+                                  : "own time per execution on the node's slowest rank below "
+                                    "ERGO_MIN_REGION_MS";
+  else if (rs->pub.significant && rs->pub.executions == 1)
+    *reason = "significant, but ran once: no setting can be judged on one execution";
+  else if (rs->pub.significant)
+    *reason = "median own time of the last 3 executions at or above ERGO_MIN_REGION_MS";
+  else
+    *reason = "median own time of the last 3 executions below ERGO_MIN_REGION_MS";
   return 1;
 }
 

@@ -38,6 +38,11 @@ const struct ergo__objective *ergo__tuner_objective(void);
  * absent knob) and whether its executions ran under several: 1, or 0 for a region not tuned.
  * state is the tuner's per-region pointer (the pipeline's). */
 int ergo__tuner_setting(void *state, int64_t *v, int n, int *varied);
+/* How the tuner judged a region (state: its per-region pointer; level: the region's level): 1 and
+ * *judged (tuned on its own), *reason (a static sentence), *mean_s (the own time per execution it
+ * was judged on) and *work ("units", "counter" or "none"), or 0 when no policy tunes. */
+int ergo__tuner_significance(void *state, int level, int *judged, const char **reason,
+                             double *mean_s, const char **work);
 /* The pipeline's steps (runtime/pipeline.c).  *state is the tuner's own per-region pointer. */
 /* A region is entered: the policy's choice goes through the settings stack; w: the work
  * counters at its entry. */

@@ -172,6 +172,14 @@ static int setting_of(void *ctx, const ergo__node *n, int64_t v[ERGO__SETTING_MA
   return rec && ergo__tuner_setting(rec->tuner, v, ERGO__NKNOBS, varied);
 }
 
+/* How the tuner judged a region, for the reports. */
+static int significance_of(void *ctx, const ergo__node *n, ergo__significance *out) {
+  (void)ctx;
+  record *rec = *(record **)ergo_region_slot((ergo_region *)n, P.slot);
+  return ergo__tuner_significance(rec ? rec->tuner : NULL, n->level, &out->judged, &out->reason,
+                                  &out->mean_s, &out->work);
+}
+
 int ergo__pipeline_start(void) {
   P.tune = ergo__tuner_active();
   P.meter = ergo__energy_reads();
@@ -187,6 +195,7 @@ int ergo__pipeline_start(void) {
     static const char *names[ERGO__NKNOBS];
     for (int i = 0; i < ERGO__NKNOBS; i++) names[i] = ergo__knob_table[i].field;
     ergo__facts_setting_source(setting_of, NULL, ERGO__NKNOBS, names);
+    ergo__facts_significance_source(significance_of, NULL);
   }
   return saver_start();
 }
@@ -194,6 +203,7 @@ int ergo__pipeline_start(void) {
 void ergo__pipeline_stop(void) {
   ergo__energy_locate(NULL);
   ergo__facts_setting_source(NULL, NULL, 0, NULL);
+  ergo__facts_significance_source(NULL, NULL);
   if (P.attached) ergo_hooks_detach(P.slot);
   if (P.saver) ergo_hooks_detach(P.save_slot);
   while (P.records) {

@@ -1,0 +1,293 @@
+/* test_work_tuning.c - tuning on work it has never seen (issue 14, items 1, 2 and 5), end to end
+ * on the sim node: a region whose work turns from compute- to memory-bound halfway is re-tuned
+ * and ends near the oracle of its new work; work that grows is compared per unit of work;
+ * ergo_region_work's units are used, and bad ones said; a region called at several sizes per
+ * step with no measure of its work is tuned as one unit per call; the JSON report says how each
+ * region was judged. */
+#include "test_util.h"
+
+#include "policies/model.h"
+#include "sim/model.h"
+#include "sim/node.h"
+#include "sim/oracle.h"
+
+#include <ergo_sim.h>
+
+#include <jansson.h>
+#include <math.h>
+
+static char model_path[512], json_path[512];
+
+static int setup(void **state) {
+  int rc = test_dir_setup(state);
+  snprintf(model_path, sizeof model_path, "%s", test_in_dir("model.json"));
+  snprintf(json_path, sizeof json_path, "%s", test_in_dir("report.json"));
+  return rc;
+}
+
+static ergo_config sim_config(const char *policy, const char *objective) {
+  ergo_config c = test_config();
+  c.clock = NULL; /* the sim node's virtual clock */
+  c.platform = "sim";
+  c.energy = "auto";
+  c.knobs = "auto";
+  c.policy = policy;
+  c.objective = objective;
+  c.model = model_path;
+  c.report_json = json_path;
+  return c;
+}
+
+static const ergo__sim_work compute = {20, 0.5, 0.01}, memory = {0.8, 24, 0.01},
+                            mixed = {15, 25, 0.05};
+
+/* The model's choice for `path`, evaluated on work w (noise-free) under `objective`, against
+ * the oracle's best for w: value / best value. */
+static double vs_oracle(const char *path, const ergo__sim_work *w, const char *objective) {
+  ergo__model m;
+  char why[512];
+  int rc = ergo__model_load(model_path, &m, why, sizeof why);
+  if (rc) print_message("%s\n", why);
+  assert_int_equal(rc, 0);
+  const ergo__model_region *r = ergo__model_find(&m, path);
+  assert_non_null(r);
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o;
+  assert_int_equal(ergo__objective_parse(objective, &o, why, sizeof why), 0);
+  ergo__sim_choice best, base;
+  assert_int_equal(ergo__sim_oracle(&p, w, &o, &best, &base), 0);
+  ergo__sim_config c = {(double)r->best.v[ERGO__KNOB_CORE] * 1e-6,
+                        (double)r->best.v[ERGO__KNOB_UNCORE] * 1e-6,
+                        (int)r->best.v[ERGO__KNOB_THREADS]};
+  ergo__sim_result res;
+  ergo__sim_eval(&p, w, &c, &res);
+  ergo__measure mine, bm;
+  ergo__sim_measure(&p, &c, &res, &mine);
+  ergo__sim_measure(&p, &base.config, &base.result, &bm);
+  double v = ergo__objective_value(&o, &mine, &bm);
+  ergo__model_free(&m);
+  print_message("%s: %.4f of the oracle\n", path, v / best.value);
+  return v / best.value;
+}
+
+static void run_phase(const char *policy, int steps, int change) {
+  ergo_config c = sim_config(policy, "energy");
+  if (!strcmp(policy, "sweep")) c.sweep = "budget=60";
+  assert_int_equal(ergo_init(&c), 0);
+  for (long s = 0; s < steps; s++) {
+    ERGO_PUSH(1, "solve");
+    ergo_sim_work_desc d =
+        s < change ? (ergo_sim_work_desc){compute.gcycles, compute.gbytes, compute.serial}
+                   : (ergo_sim_work_desc){memory.gcycles, memory.gbytes, memory.serial};
+    assert_int_equal(ergo_sim_work(&d), 0);
+    ERGO_POP(1, "solve");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+}
+
+/* The region is tuned on its compute phase, then its work turns memory-bound: online and sweep
+ * notice at their choice (or their baseline controls), search again, and end within 5 % of the
+ * oracle of the new work (the compute phase's choice is far from it). */
+static void test_phase_retuned_online(void **state) {
+  (void)state;
+  run_phase("online", 200, 80);
+  assert_true(vs_oracle("Global/solve", &memory, "energy") <= 1.05);
+}
+static void test_phase_retuned_sweep(void **state) {
+  (void)state;
+  run_phase("sweep", 200, 100);
+  assert_true(vs_oracle("Global/solve", &memory, "energy") <= 1.05);
+}
+
+/* Work that grows 20x over the run: compared per unit of work, the search ends at the oracle of
+ * the work (time and energy scale with it on the sim node, so the best config is the same at
+ * every size) instead of taking the growth for a slowdown of the configs it measured last. */
+static void run_growing(const char *policy) {
+  ergo_config c = sim_config(policy, "energy");
+  c.sweep = "budget=100";
+  assert_int_equal(ergo_init(&c), 0);
+  for (long s = 0; s < 150; s++) {
+    double x = 0.05 * (1 + 19 * (double)s / 149);
+    ERGO_PUSH(1, "assemble");
+    ergo_sim_work_desc d = {mixed.gcycles * x, mixed.gbytes * x, mixed.serial};
+    assert_int_equal(ergo_sim_work(&d), 0);
+    ERGO_POP(1, "assemble");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+}
+static void test_growing_online(void **state) {
+  (void)state;
+  run_growing("online");
+  assert_true(vs_oracle("Global/assemble", &mixed, "energy") <= 1.01);
+}
+static void test_growing_sweep(void **state) {
+  (void)state;
+  run_growing("sweep");
+  assert_true(vs_oracle("Global/assemble", &mixed, "energy") <= 1.01);
+}
+
+static json_t *node_named(json_t *n, const char *path) {
+  if (!strcmp(json_string_value(json_object_get(n, "path")), path)) return n;
+  json_t *k;
+  size_t i;
+  json_array_foreach(json_object_get(n, "children"), i, k) {
+    json_t *f = node_named(k, path);
+    if (f) return f;
+  }
+  return NULL;
+}
+
+/* The JSON report's "significance" of the region at `path`. */
+static json_t *significance(json_t *doc, const char *path) {
+  json_t *tree = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
+  json_t *n = node_named(tree, path);
+  assert_non_null(n);
+  return json_object_get(n, "significance");
+}
+
+/* A region called three times per step at 0.05, 0.2 and 0.8 s, whose work nothing measures (the
+ * sim node's waits count no work): tuned as one unit per call, Global/fft#2 and #3 in the model
+ * (#1 is too short to tune), never Global/fft as one; the report says why. */
+static void test_split_by_call_size(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "time");
+  assert_int_equal(ergo_init(&c), 0);
+  static const double size[3] = {0.05, 0.2, 0.8};
+  for (long s = 0; s < 60; s++) {
+    for (int k = 0; k < 3; k++) {
+      ERGO_PUSH(1, "fft");
+      assert_int_equal(ergo_sim_wait(size[k]), 0);
+      ERGO_POP(1, "fft");
+    }
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_null(ergo__model_find(&m, "Global/fft"));
+  assert_null(ergo__model_find(&m, "Global/fft#1"));
+  assert_non_null(ergo__model_find(&m, "Global/fft#2"));
+  assert_non_null(ergo__model_find(&m, "Global/fft#3"));
+  ergo__model_free(&m);
+  json_error_t err;
+  json_t *doc = json_load_file(json_path, 0, &err);
+  assert_non_null(doc);
+  json_t *sig = significance(doc, "Global/fft");
+  assert_non_null(strstr(json_string_value(json_object_get(sig, "reason")), "several sizes"));
+  assert_string_equal(json_string_value(json_object_get(sig, "work")), "none");
+  json_decref(doc);
+}
+
+/* The same region telling its work with ergo_region_work: one unit, compared per unit of work
+ * (the report says "units"); bad values and a call outside every region are one warning each
+ * and change nothing. */
+static void test_hint(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "time");
+  assert_int_equal(ergo_init(&c), 0);
+  static const double size[3] = {0.05, 0.2, 0.8};
+  for (long s = 0; s < 60; s++) {
+    for (int k = 0; k < 3; k++) {
+      ERGO_PUSH(1, "fft");
+      assert_int_equal(ergo_sim_wait(size[k]), 0);
+      ergo_region_work(size[k] * 1000);
+      ERGO_POP(1, "fft");
+    }
+    assert_int_equal(ergo_step(s), 0);
+  }
+  unsigned long w = ergo_warning_count(), e = ergo_error_count();
+  ergo_region_work(1); /* outside every region */
+  assert_int_equal(ergo_warning_count(), w + 1);
+  assert_non_null(strstr(ergo_last_error(), "outside every region"));
+  ERGO_PUSH(1, "other");
+  ergo_region_work(-2);
+  assert_non_null(strstr(ergo_last_error(), "ergo_region_work(-2)"));
+  ergo_region_work(NAN);
+  ergo_region_work(INFINITY);
+  ERGO_POP(1, "other");
+  assert_int_equal(ergo_warning_count(), w + 4);
+  assert_int_equal(ergo_error_count(), e);
+  assert_int_equal(ergo_finalize(), 0);
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_non_null(ergo__model_find(&m, "Global/fft"));
+  assert_null(ergo__model_find(&m, "Global/fft#2"));
+  ergo__model_free(&m);
+  json_error_t err;
+  json_t *doc = json_load_file(json_path, 0, &err);
+  assert_non_null(doc);
+  json_t *sig = significance(doc, "Global/fft");
+  assert_true(json_is_true(json_object_get(sig, "judged")));
+  assert_string_equal(json_string_value(json_object_get(sig, "work")), "units");
+  json_decref(doc);
+  /* Before ergo_init: one warning, ignored. */
+  ergo_region_work(1);
+  assert_non_null(strstr(ergo_last_error(), "before ergo_init"));
+}
+
+/* The report says which regions were judged significant and why the others were not, with the
+ * own time per execution each was judged on; a region deeper than the energy level is named as
+ * not measured; an untuned run has no judgement. */
+static void test_significance_in_report(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "energy");
+  c.energy_level = 1;
+  assert_int_equal(ergo_init(&c), 0);
+  for (long s = 0; s < 10; s++) {
+    ERGO_PUSH(1, "big");
+    assert_int_equal(ergo_sim_work(&(ergo_sim_work_desc){8, 0.2, 0.01}), 0);
+    ERGO_PUSH(2, "deep");
+    assert_int_equal(ergo_sim_work(&(ergo_sim_work_desc){8, 0.2, 0.01}), 0);
+    ERGO_POP(2, "deep");
+    ERGO_POP(1, "big");
+    ERGO_PUSH(1, "small");
+    assert_int_equal(ergo_sim_work(&(ergo_sim_work_desc){0.2, 0, 0.01}), 0);
+    ERGO_POP(1, "small");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  json_error_t err;
+  json_t *doc = json_load_file(json_path, 0, &err);
+  assert_non_null(doc);
+  json_t *big = significance(doc, "Global/big"), *small = significance(doc, "Global/small");
+  json_t *deep = significance(doc, "Global/big/deep");
+  assert_true(json_is_true(json_object_get(big, "judged")));
+  assert_non_null(strstr(json_string_value(json_object_get(big, "reason")), "at or above"));
+  assert_true(json_number_value(json_object_get(big, "mean_s")) >= 0.1);
+  assert_string_equal(json_string_value(json_object_get(big, "work")), "counter");
+  assert_true(json_is_false(json_object_get(small, "judged")));
+  assert_non_null(strstr(json_string_value(json_object_get(small, "reason")), "below"));
+  double ms = json_number_value(json_object_get(small, "mean_s"));
+  assert_true(ms > 0 && ms < 0.1);
+  assert_true(json_is_false(json_object_get(deep, "judged")));
+  assert_non_null(strstr(json_string_value(json_object_get(deep, "reason")), "ERGO_ENERGY_LEVEL"));
+  json_decref(doc);
+
+  c = sim_config("monitor", "energy");
+  assert_int_equal(ergo_init(&c), 0);
+  ERGO_PUSH(1, "big");
+  ERGO_POP(1, "big");
+  assert_int_equal(ergo_finalize(), 0);
+  doc = json_load_file(json_path, 0, &err);
+  assert_non_null(doc);
+  assert_true(json_is_null(significance(doc, "Global/big")));
+  json_decref(doc);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_phase_retuned_online, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_phase_retuned_sweep, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_growing_online, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_growing_sweep, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_split_by_call_size, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_hint, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_significance_in_report, setup, test_dir_teardown),
+  };
+  return cmocka_run_group_tests_name("work_tuning", tests, NULL, NULL);
+}
