@@ -260,6 +260,7 @@ static int run(const char *policy, const char *objective, const char *node, cons
     cur_x = eval ? 1.0 : (steps > 1 ? (double)s / (steps - 1) : 1.0);
     cur_first = s == 0;
     one_step();
+    ergo_step(s); /* as a program does at the end of each of its steps */
   }
   ergo__sim_node *n = ergo__sim();
   out->energy_j = n->e_pkg_j + n->e_dram_j;

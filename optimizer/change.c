@@ -66,8 +66,11 @@ int ergo__change_add(ergo__change *c, double value) {
   }
   double k = fmax(0.75 * shift, 0.75 * c->sigma) + 2 * c->sigma / sqrt((double)c->n);
   double h = fmax(7 * c->sigma, shift);
-  c->up = fmax(0, c->up + x - c->mu - k);
-  c->down = fmax(0, c->down + c->mu - x - k);
+  /* One value moves the sums by at most the clip: a few outliers in a row (a loaded machine's
+   * hiccups) cannot raise a change on their own; a lasting change still does. */
+  double clip = fmax(3 * c->sigma, 2 * shift), d = fmin(fmax(x - c->mu, -clip), clip);
+  c->up = fmax(0, c->up + d - k);
+  c->down = fmax(0, c->down - d - k);
   if (c->up > h || c->down > h) {
     restart(c);
     return 1;

@@ -170,7 +170,7 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
   online_region * or = region_of(p, r);
   if (! or || ! or->nm) return;
   if (ergo__nm_done(or->nm)) {
-    online_watch(p, or, applied, m);
+    if (p->retune) online_watch(p, or, applied, m);
     return;
   }
   or->execs++;

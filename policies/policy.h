@@ -63,6 +63,7 @@ struct ergo__policy {
   /* The tuner has said why nothing could be tuned (no energy measured, no significant region):
    * the policy's finish adds no "run more steps". */
   int said;
+  int retune; /* ERGO_RETUNE: search again when a region's work or machine changed (default 1) */
   void *priv;
 };
 

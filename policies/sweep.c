@@ -85,7 +85,7 @@ static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
 static ergo__sweep *schedule_new(ergo__policy *p) {
   sweep_priv *s = p->priv;
   ergo__sweep_spec spec = s->spec;
-  if (!ergo__sweep_explicit(&spec)) {
+  if (!ergo__sweep_explicit(&spec) && p->retune) {
     int budget = s->length - (s->length + SWEEP_CONTROL_EVERY - 1) / SWEEP_CONTROL_EVERY - 1;
     spec.budget = budget > ERGO__SWEEP_MIN_BUDGET ? budget : ERGO__SWEEP_MIN_BUDGET;
   }
@@ -120,6 +120,10 @@ static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *o
   if (!sr) return;
   int done = ergo__sweep_done(sr->sched);
   /* An explicit grid is measured as it was asked, with no control execution in between. */
+  if (!p->retune) {
+    ergo__sweep_next(sr->sched, out);
+    return;
+  }
   if (!done && !ergo__sweep_explicit(&((sweep_priv *)p->priv)->spec) &&
       ++sr->execs % SWEEP_CONTROL_EVERY == 0) {
     for (int i = 0; i < ERGO__NKNOBS; i++) out->v[i] = p->space.n[i] ? p->space.baseline[i] : 0;

@@ -23,6 +23,8 @@
 #define ERGO__PROGRESS_VAR "ERGO_TUNE_PROGRESS"
 #define ERGO__PROGRESS_DEFAULT_S 10.0
 #define ERGO__PROGRESS_STEP "step"
+/* ERGO_RETUNE: on (default) or off. */
+#define ERGO__RETUNE_VAR "ERGO_RETUNE"
 
 /* Executions since the last node sync (node mode): summed, told to the policy combined. */
 typedef struct pending {
@@ -58,6 +60,7 @@ typedef struct rstate {
    * has passed since its first execution, or it has a work measure, or too many calls per step
    * to split); split: its calls are tuned as this many units, one per call index (unit[]). */
   int calls_step, step_alike, split_judged, split, ready;
+  double step_own; /* own time of this step's calls (the region's own, not its units') */
   double step_t[ERGO__SPLIT_MAX];
   ergo__config step_cfg;
   struct rstate *unit[ERGO__SPLIT_MAX];
@@ -86,7 +89,9 @@ typedef struct frame {
   double child_wh, child_wc; /* inclusive work of the significant children (hint, counter) */
   uint64_t child_wn;         /* and their ergo_region_work calls */
   int pushed;
-  int tuned; /* significant at entry: ran under the policy's choice */
+  int tuned;     /* significant at entry: ran under the policy's choice */
+  double pend_t; /* own time it holds of descendants not significant whose judgement is pending
+                    (their first executions) */
   ergo__config applied;
 } frame;
 
@@ -359,6 +364,7 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       b->step_t[f->call] = xt > 0 ? xt : 0;
     }
   }
+  if (!T.node && f->rs == b) b->step_own += xt > 0 ? xt : 0;
   if (T.node) {
     /* The node decides at the next ergo_step, from every rank's executions. */
     pending *p = &f->rs->p;
@@ -372,10 +378,13 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       p->e_n++;
     }
     p->r += res;
-  } else if (!rs->significant && !f->rs->preset) {
+  } else if (!rs->significant && !f->rs->preset && !(xt >= T.min_s && xt - f->pend_t < T.min_s)) {
     /* Judged on the median own time of its last executions, and judged again at each one until
      * it is significant: a region that grows is tuned from then on, one noisy execution decides
-     * nothing once there are three.  Once significant it stays so (the policy holds its search). */
+     * nothing once there are three.  Once significant it stays so (the policy holds its search).
+     * Not judged on an execution that is significant only by the time of descendants whose own
+     * judgement is pending (their first executions): they may well be tuned on their own, and the
+     * parent left with nothing of its own to tune. */
     rstate *st = f->rs;
     st->win[(rs->executions - 1) % ERGO__SIG_WINDOW] = xt > 0 ? xt : 0;
     int n = rs->executions < ERGO__SIG_WINDOW ? (int)rs->executions : ERGO__SIG_WINDOW;
@@ -397,6 +406,8 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     up->child_wh += rs->significant ? ih : f->child_wh;
     up->child_wn += rs->significant ? in : f->child_wn;
     up->child_wc += rs->significant ? (ic > 0 ? ic : 0) : f->child_wc;
+    if (!rs->significant)
+      up->pend_t += rs->executions < ERGO__SIG_WINDOW ? (xt > 0 ? xt : 0) : f->pend_t;
   }
   if (f->tuned) {
     f->rs->varied |= f->rs->has_last && memcmp(&f->rs->last, &f->applied, sizeof f->applied);
@@ -433,8 +444,21 @@ static void judge_steps(void) {
                    T.pol.ops->name, s->pub.path, s->calls_step, lo, hi, s->pub.path, s->pub.path,
                    s->split);
     }
+    /* Called several times in the step: also judged on its mean own time per call, as a unit
+     * that is tuned as one (calls of several sizes compared per unit of work) is measured. */
+    if (!s->split && !s->pub.significant && s->calls_step > 1 && !s->preset) {
+      double mean = s->step_own / s->calls_step;
+      if (mean >= T.min_s) {
+        s->pub.significant = 1;
+        s->robust = mean;
+        s->sig_at = s->pub.executions;
+      } else if (mean > s->robust) {
+        s->robust = mean;
+      }
+    }
     s->ready = 1;
     s->calls_step = 0;
+    s->step_own = 0;
   }
 }
 
@@ -728,6 +752,17 @@ static void build_space(ergo__space *s) {
                  : 1;
 }
 
+/* ERGO_RETUNE: 1 (on, the default) or 0 (off); a bad value is one warning and the default. */
+static int retune_setting(void) {
+  const char *v = getenv(ERGO__RETUNE_VAR);
+  if (!v || !strcmp(v, "on") || !strcmp(v, "1")) return 1;
+  if (!strcmp(v, "off") || !strcmp(v, "0")) return 0;
+  ergo__warn("%s='%s' is not valid: expected on (search again when a region's work or the "
+             "machine changed) or off (keep the first choice); using on",
+             ERGO__RETUNE_VAR, v);
+  return 1;
+}
+
 int ergo__tuner_start(const ergo_config *cfg, int sim) {
   memset(&T, 0, sizeof T);
   const char *name = cfg->policy ? cfg->policy : "monitor";
@@ -753,6 +788,7 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   build_space(&T.pol.space);
   T.min_s = cfg->min_region_ms * 1e-3;
   T.pol.min_s = T.min_s;
+  T.pol.retune = ops == &ergo__policy_sweep || ops == &ergo__policy_online ? retune_setting() : 1;
   T.level = cfg->energy_level;
   const ergo__job *job = ergo__job_get();
   T.pol.talk = !job->mpi || job->rank == 0;

@@ -485,6 +485,10 @@ const ergo__config_row ergo__config_spec[] = {
      ELSEWHERE("policies/tuner.c"),
      .help = "seconds between sweep/online progress lines (default 10; 0 = off; step = every "
              "ergo_step)"},
+    {.var = "ERGO_RETUNE",
+     ELSEWHERE("policies/tuner.c"),
+     .help = "sweep and online search again when a region's time per unit of work changes at a "
+             "fixed setting (default on; off = never)"},
     {.var = "ERGO_SAVE_EVERY",
      ELSEWHERE("runtime/pipeline.c"),
      .help = "seconds between saves of the tuning model and JSON report during the run, at an "

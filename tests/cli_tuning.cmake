@@ -54,7 +54,7 @@ case $out in *"tuning model"*|*error*|*warning*) echo "FAIL: static said: $out";
     -- sh -c [=[
 cli=$1 app=$2
 rm -f sweep-model.json untuned.json static.json
-out=$("$cli" run --platform sim --policy sweep --model sweep-model.json -- "$app" --steps 310 2>&1) || { echo "FAIL: sweep run: $out"; exit 1; }
+out=$("$cli" run --platform sim --policy sweep --model sweep-model.json -- "$app" --steps 320 2>&1) || { echo "FAIL: sweep run: $out"; exit 1; }
 case $out in *warning*) echo "FAIL: sweep said: $out"; exit 1;; esac
 grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; exit 1; }
 "$cli" run --platform sim --report-json untuned.json -- "$app" --steps 2 >/dev/null 2>&1 || { echo "FAIL: untuned run"; exit 1; }

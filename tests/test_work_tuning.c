@@ -101,6 +101,22 @@ static void test_phase_retuned_sweep(void **state) {
   assert_true(vs_oracle("Global/solve", &memory, "energy") <= 1.05);
 }
 
+/* ERGO_RETUNE=off keeps the first choice (the compute phase's, far from the new oracle); a bad
+ * value is one warning and the default (on). */
+static void test_retune_off(void **state) {
+  (void)state;
+  setenv("ERGO_RETUNE", "off", 1);
+  run_phase("online", 200, 80);
+  unsetenv("ERGO_RETUNE");
+  assert_true(vs_oracle("Global/solve", &memory, "energy") > 1.05);
+  setenv("ERGO_RETUNE", "sometimes", 1);
+  ergo_config c = sim_config("online", "energy");
+  assert_int_equal(ergo_init(&c), 0);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_RETUNE='sometimes' is not valid"));
+  assert_int_equal(ergo_finalize(), 0);
+  unsetenv("ERGO_RETUNE");
+}
+
 /* Work that grows 20x over the run: compared per unit of work, the search ends at the oracle of
  * the work (time and energy scale with it on the sim node, so the best config is the same at
  * every size) instead of taking the growth for a slowdown of the configs it measured last. */
@@ -283,6 +299,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_phase_retuned_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_phase_retuned_sweep, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_retune_off, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_growing_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_growing_sweep, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_split_by_call_size, setup, test_dir_teardown),
