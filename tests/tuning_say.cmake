@@ -199,3 +199,45 @@ $2 compare mon1.json st1.json" sh ${say_app} $<TARGET_FILE:ergo-cli>)
   set_tests_properties(tuning_say_static_first_execution PROPERTIES WORKING_DIRECTORY ${say_dir}
     ENVIRONMENT "${say_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
 endif()
+
+# Work that changes (issue 14, items 1 and 5), on the sim node with 5 % noise: a region whose work
+# turns memory-bound at step 80, and one tuned while the machine was loaded (30 % more time that
+# no setting changes, gone at step 100), is searched again (online) or its schedule starts again
+# (sweep), once, and the run ends with a model and no warning; steady work under the same noise
+# is never searched again.
+set(retune_tests)
+foreach(policy online sweep)
+  if(policy STREQUAL "online")
+    set(retune_line "ergo: online: region 'Global/phase_solve' no longer measures at its chosen setting what it did when the setting was chosen \\(its work or the machine changed\\): searching again \\(1 re-tune so far\\)\n")
+  else()
+    set(retune_line "ergo: sweep: region 'Global/phase_solve' no longer measures at its control setting what it did before \\(its work or the machine changed\\): its schedule starts again \\(1 restart so far\\)\n")
+  endif()
+  foreach(case phase load)
+    if(case STREQUAL "phase")
+      set(case_args "--phase 80")
+    else()
+      set(case_args "--load 0.3:100")
+    endif()
+    add_test(NAME tuning_retune_${case}_${policy} COMMAND ${ERGO_EXPECT}
+      "--match=\n${retune_line}ergo: tuning summary \\(${policy}, energy@5%\\): 1 region, "
+      -- sh -c "${say_lib}
+app=$1; rm -f retune-${case}-${policy}.json
+ERGO_POLICY=${policy} ERGO_MODEL=retune-${case}-${policy}.json run ${policy} --steps 200 ${case_args}
+case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac
+n=\$(printf '%s\\n' \"\$out\" | grep -c 'starts again\\|searching again')
+[ \"\$n\" = 1 ] || { echo \"FAIL: \$n re-tunes, not 1\"; exit 1; }" sh ${say_app})
+    list(APPEND retune_tests tuning_retune_${case}_${policy})
+  endforeach()
+  add_test(NAME tuning_retune_steady_${policy} COMMAND ${ERGO_EXPECT}
+    "--match=\nergo: tuning summary \\(${policy}, energy@5%\\): 1 region, "
+    -- sh -c "${say_lib}
+app=$1; rm -f retune-steady-${policy}.json
+for seed in 1 2 3 4 5; do
+  ERGO_SIM_SEED=\$seed ERGO_POLICY=${policy} ERGO_MODEL=retune-steady-${policy}.json run ${policy} --steps 200
+  case \$out in *'starts again'*|*'searching again'*) echo \"FAIL: seed \$seed re-tuned steady work\"; exit 1;; esac
+done" sh ${say_app})
+  list(APPEND retune_tests tuning_retune_steady_${policy})
+endforeach()
+set_tests_properties(${retune_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=60;ERGO_SIM_NOISE=0.05"
+  FAIL_REGULAR_EXPRESSION "FAIL:")

@@ -3,14 +3,17 @@
  * program's model does not know, and, on the real machine, work without an energy meter.
  *
  *   tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] [--extra] [--first MS]
- *              [--grow X] [--small MS] [--nest]
+ *              [--grow X] [--small MS] [--nest] [--phase S] [--load F:S]
  *
  * Each step runs PREFIX_solve (MS milliseconds of work, default 200), then with --extra
  * PREFIX_extra (as long), then calls ergo_step; --once MS first runs PREFIX_init once (MS
  * milliseconds).  PREFIX defaults to "phase".  Significance (issue 14): --first MS makes the first
  * solve MS long; --grow X makes solve grow steadily to X times MS at the last step; --small MS
  * adds PREFIX_small, MS milliseconds per step; --nest runs solve as PREFIX_outer > PREFIX_mid >
- * PREFIX_solve, where outer and mid do no work of their own.  On the sim node (ERGO_PLATFORM=sim)
+ * PREFIX_solve, where outer and mid do no work of their own.  Work that changes (issue 14, items 1
+ * and 5): --phase S turns solve's work memory-bound from step S on (as long at the untuned
+ * setting; sim node only); --load F:S makes the machine loaded until step S: each solve also
+ * waits F times its length, time that no setting changes.  On the sim node (ERGO_PLATFORM=sim)
  * the work is simulated compute of that length at the untuned setting; on the real machine it is a
  * busy wait of that length. */
 #include <ergo_sim.h>
@@ -27,12 +30,20 @@ static double now_s(void) {
 }
 
 /* MS milliseconds of work: the sim node's 20 cores at 2 GHz do 0.04 Gcycles per millisecond. */
+static long phase_at = -1, load_until = -1, cur_step;
+static double load_f;
+
 static void work(double ms) {
   if (ergo_sim_active()) {
-    ergo_sim_work_desc w = {ms * 0.04, ms * 0.001, 0.01};
+    /* Memory-bound: the node's 100 GB/s move 0.1 GB per millisecond. */
+    ergo_sim_work_desc w = phase_at >= 0 && cur_step >= phase_at
+                               ? (ergo_sim_work_desc){ms * 0.002, ms * 0.1, 0.01}
+                               : (ergo_sim_work_desc){ms * 0.04, ms * 0.001, 0.01};
     ergo_sim_work(&w);
+    if (cur_step < load_until) ergo_sim_wait(load_f * ms * 1e-3);
     return;
   }
+  if (cur_step < load_until) ms *= 1 + load_f;
   volatile double x = 0;
   for (double end = now_s() + ms * 1e-3; now_s() < end;) x += 1e-9;
 }
@@ -80,15 +91,22 @@ int main(int argc, char **argv) {
       small = atof(argv[++i]);
     else if (strcmp(argv[i], "--nest") == 0)
       nest = 1;
+    else if (strcmp(argv[i], "--phase") == 0 && i + 1 < argc)
+      phase_at = atol(argv[++i]);
+    else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc &&
+             sscanf(argv[i + 1], "%lf:%ld", &load_f, &load_until) == 2)
+      i++;
     else {
       fprintf(stderr, "usage: tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] "
-                      "[--extra] [--first MS] [--grow X] [--small MS] [--nest]\n");
+                      "[--extra] [--first MS] [--grow X] [--small MS] [--nest] [--phase S] "
+                      "[--load F:S]\n");
       return 2;
     }
   }
   if (ergo_init(NULL) != 0) return 2;
   if (once > 0) region(prefix, "init", once);
   for (long s = 0; s < steps; s++) {
+    cur_step = s;
     double len = s == 0 && first > 0 ? first
                  : steps > 1         ? ms * (1 + (grow - 1) * (double)s / (double)(steps - 1))
                                      : ms;
