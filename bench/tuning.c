@@ -2,7 +2,8 @@
  * node and objective, with the model's true (noise-free) energies of the configurations each
  * policy chose.  Profiles: the mini-app's (examples/miniapp_work.c) and this bench's own small
  * programs with work that changes (a phase change, 20x growth), regions called at several sizes,
- * regions near the significance threshold, nested significant regions and regions run once, at
+ * regions near the significance threshold, nested significant regions, regions run once and a
+ * machine loaded during the first half of the run, at
  * 0, 5 and 10 % noise, on the default node and two other node descriptions (sim/nodes/).
  *
  * Usage: ergo-bench-tuning [--quick] [--profile NAME] [--node NAME] [--objective OBJ]
@@ -95,6 +96,7 @@ static void leaf(int level, const char *name, double c, double m, double s, doub
 #define MIXED 15, 25, 0.05
 #define COMM 3, 3, 0.8
 #define BALANCED 10, 40, 0.02
+#define MIXED_SCALED(x) 15 * (x), 25 * (x), 0.05
 
 /* Steady regions every program has, about 1 s of the step at full speed on the default node. */
 static void steady(void) {
@@ -110,6 +112,17 @@ static void app_phase(void) {
     leaf(1, "solve", COMPUTE, 0.5);
   else
     leaf(1, "solve", MEMORY, 0.4);
+  bpop(0, "Step");
+}
+/* A machine loaded during the first half of the run (another job's 0.15 s per execution that no
+ * setting changes), free for the second: what was tuned under load must be re-tuned. */
+static void app_drift(void) {
+  bpush(0, "Step");
+  steady();
+  bpush(1, "solve");
+  bwork(MIXED_SCALED(0.5));
+  if (!recording && cur_x < 0.5) ergo_sim_wait(0.15);
+  bpop(1, "solve");
   bpop(0, "Step");
 }
 /* A region's work grows 20x over the run, from below the significance threshold. */
@@ -204,7 +217,7 @@ typedef struct {
 } profile;
 
 #define NMINI 10
-static profile profiles[NMINI + 16];
+static profile profiles[NMINI + 18];
 static int nprofiles;
 
 static void add_profiles(void) {
@@ -215,8 +228,9 @@ static void add_profiles(void) {
     const char *name;
     void (*step)(void);
   } apps[] = {{"phase", app_phase},         {"growing", app_growing}, {"multisize", app_multisize},
-              {"threshold", app_threshold}, {"nested", app_nested},   {"once", app_once}};
-  static char names[8][32];
+              {"threshold", app_threshold}, {"nested", app_nested},   {"once", app_once},
+              {"drift", app_drift}};
+  static char names[10][32];
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
     profiles[nprofiles++] = (profile){apps[i].name, apps[i].step, NULL, 0};
     snprintf(names[i], sizeof names[i], "%s-noisy", apps[i].name);
