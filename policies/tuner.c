@@ -60,7 +60,10 @@ typedef struct rstate {
    * has passed since its first execution, or it has a work measure, or too many calls per step
    * to split); split: its calls are tuned as this many units, one per call index (unit[]). */
   int calls_step, step_alike, split_judged, split, ready;
-  double step_own; /* own time of this step's calls (the region's own, not its units') */
+  double step_own; /* own time of this step's calls at the baseline (its own, not its units') */
+  int step_base_n; /* and their number */
+  int judged_n;    /* executions its significance was judged on (the window's) */
+  double base_pw;  /* own time per unit of work at the baseline, from the last such execution */
   double step_t[ERGO__SPLIT_MAX];
   ergo__config step_cfg;
   struct rstate *unit[ERGO__SPLIT_MAX];
@@ -90,6 +93,7 @@ typedef struct frame {
   uint64_t child_wn;         /* and their ergo_region_work calls */
   int pushed;
   int tuned;     /* significant at entry: ran under the policy's choice */
+  int under;     /* an enclosing region was tuned: it ran under that region's setting */
   double pend_t; /* own time it holds of descendants not significant whose judgement is pending
                     (their first executions) */
   ergo__config applied;
@@ -281,7 +285,7 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
     free(path);
   }
   if (!*slot) {
-    T.depth++;
+    memset(&T.stack[T.depth++], 0, sizeof(frame)); /* not tuned: its children are not under it */
     return;
   }
   rstate *rs0 = *slot;
@@ -290,6 +294,7 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
   memset(f, 0, sizeof *f);
   f->rs = f->base = rs0;
   f->w0 = *w;
+  if (T.depth > 1) f->under = T.stack[T.depth - 2].tuned || T.stack[T.depth - 2].under;
   f->call = rs0->calls_step++;
   if (rs0->split && f->call < rs0->split && !T.node) {
     rstate *u = unit_of(rs0, f->call);
@@ -310,6 +315,21 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
     if (want.v[0] || want.v[1] || want.v[2]) f->pushed = ergo__settings_push(want.v) == 0;
   }
   effective(&f->applied);
+}
+
+/* The own time a region's significance is judged on, from this execution: its own time when it
+ * ran untuned (no enclosing region tuned); under an enclosing region's setting (its search or its
+ * choice) the time it would have taken untuned, from its work and its time per unit of work then;
+ * -1 when neither is known (the execution is not judged).  Judged so, a short child is never
+ * taken for significant because its parent tried a slow setting. */
+static double judged_time(rstate *st, const frame *f, double xt, double xh, double xc) {
+  double w = st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
+  if (xt < 0) xt = 0;
+  if (!f->under) {
+    if (w > 0) st->base_pw = xt / w;
+    return xt;
+  }
+  return w > 0 && st->base_pw > 0 ? st->base_pw * w : -1;
 }
 
 /* The exclusive work of the execution in frame f from the counters at its exit (hint units and
@@ -364,7 +384,10 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       b->step_t[f->call] = xt > 0 ? xt : 0;
     }
   }
-  if (!T.node && f->rs == b) b->step_own += xt > 0 ? xt : 0;
+  if (!T.node && f->rs == b && !f->under) {
+    b->step_own += xt > 0 ? xt : 0;
+    b->step_base_n++;
+  }
   if (T.node) {
     /* The node decides at the next ergo_step, from every rank's executions. */
     pending *p = &f->rs->p;
@@ -386,12 +409,15 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
      * judgement is pending (their first executions): they may well be tuned on their own, and the
      * parent left with nothing of its own to tune. */
     rstate *st = f->rs;
-    st->win[(rs->executions - 1) % ERGO__SIG_WINDOW] = xt > 0 ? xt : 0;
-    int n = rs->executions < ERGO__SIG_WINDOW ? (int)rs->executions : ERGO__SIG_WINDOW;
-    st->robust = median(st->win, n);
-    if (st->robust >= T.min_s) {
-      rs->significant = 1;
-      st->sig_at = rs->executions;
+    double judge_t = judged_time(st, f, xt, xh, xc);
+    if (judge_t >= 0) {
+      st->win[st->judged_n++ % ERGO__SIG_WINDOW] = judge_t;
+      int n = st->judged_n < ERGO__SIG_WINDOW ? st->judged_n : ERGO__SIG_WINDOW;
+      st->robust = median(st->win, n);
+      if (st->robust >= T.min_s) {
+        rs->significant = 1;
+        st->sig_at = rs->executions;
+      }
     }
   }
   if (e >= 0) T.energy_seen = 1;
@@ -446,7 +472,8 @@ static void judge_steps(void) {
     }
     /* Called several times in the step: also judged on its mean own time per call, as a unit
      * that is tuned as one (calls of several sizes compared per unit of work) is measured. */
-    if (!s->split && !s->pub.significant && s->calls_step > 1 && !s->preset) {
+    if (!s->split && !s->pub.significant && s->calls_step > 1 && !s->preset &&
+        s->step_base_n == s->calls_step) {
       double mean = s->step_own / s->calls_step;
       if (mean >= T.min_s) {
         s->pub.significant = 1;
@@ -459,6 +486,7 @@ static void judge_steps(void) {
     s->ready = 1;
     s->calls_step = 0;
     s->step_own = 0;
+    s->step_base_n = 0;
   }
 }
 
