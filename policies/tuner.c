@@ -63,6 +63,7 @@ typedef struct rstate {
   double step_own; /* own time of this step's calls at the baseline (its own, not its units') */
   int step_base_n; /* and their number */
   int judged_n;    /* executions its significance was judged on (the window's) */
+  int mean_judged; /* judged once on a step's mean own time per call */
   double base_pw;  /* own time per unit of work at the baseline, from the last such execution */
   double step_t[ERGO__SPLIT_MAX];
   ergo__config step_cfg;
@@ -432,8 +433,10 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     up->child_wh += rs->significant ? ih : f->child_wh;
     up->child_wn += rs->significant ? in : f->child_wn;
     up->child_wc += rs->significant ? (ic > 0 ? ic : 0) : f->child_wc;
-    if (!rs->significant)
-      up->pend_t += rs->executions < ERGO__SIG_WINDOW ? (xt > 0 ? xt : 0) : f->pend_t;
+    /* Pending: fewer than a window of judged executions, or calls of a step not yet judged on
+     * their mean at a step's end. */
+    int pending = f->rs->judged_n < ERGO__SIG_WINDOW || (f->call > 0 && !b->mean_judged);
+    if (!rs->significant) up->pend_t += pending ? (xt > 0 ? xt : 0) : f->pend_t;
   }
   if (f->tuned) {
     f->rs->varied |= f->rs->has_last && memcmp(&f->rs->last, &f->applied, sizeof f->applied);
@@ -475,6 +478,7 @@ static void judge_steps(void) {
     if (!s->split && !s->pub.significant && s->calls_step > 1 && !s->preset &&
         s->step_base_n == s->calls_step) {
       double mean = s->step_own / s->calls_step;
+      s->mean_judged = 1;
       if (mean >= T.min_s) {
         s->pub.significant = 1;
         s->robust = mean;
