@@ -17,6 +17,7 @@ program timestep
     call ergo_push(2, "FIND_HSML")
     call ergo_push(3, "Primary", __FILE__, __LINE__)
     call work(3)
+    call ergo_region_work(3.0d0) ! this execution's work, so tuning compares per unit of it
     call ergo_poppush(3, "Primary", "Secondary")
     call work(2)
     call ergo_pop(3, "Secondary")

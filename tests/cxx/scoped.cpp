@@ -29,6 +29,7 @@ int main() {
       {
         ergo::region p(3, "Primary");
         work(3);
+        ergo::work(3); // this execution's work, so tuning compares per unit of it
       }
       secondary(step);
     } catch (const std::exception &e) {
