@@ -889,6 +889,9 @@ int ergo__tuner_significance(void *state, int level, int *judged, const char **r
     *reason = "significant, but ran once: no setting can be judged on one execution";
   else if (rs->pub.significant)
     *reason = "median own time of the last 3 executions at or above ERGO_MIN_REGION_MS";
+  else if (!rs->judged_n)
+    *reason = "not judged: it ran only under an enclosing region's setting, with no measure of "
+              "its work to tell its untuned time";
   else
     *reason = "median own time of the last 3 executions below ERGO_MIN_REGION_MS";
   return 1;
