@@ -684,48 +684,70 @@ static int by_robust(const void *a, const void *b) {
   return x->robust < y->robust ? 1 : x->robust > y->robust ? -1 : strcmp(x->pub.path, y->pub.path);
 }
 
-/* After the summary of what was tuned: the regions judged not significant, longest first, with
- * the median own time they were judged on (said only when some region was tuned: otherwise the
- * warning named the longest already). */
-static void not_significant(void) {
-  size_t n = 0, nsig = 0;
-  for (const rstate *s = T.states; s; s = s->next) {
-    if (!s->pub.executions || !strchr(s->pub.path, '/')) continue;
-    if (s->pub.significant)
-      nsig++;
-    else
-      n++;
-  }
-  if (!n || !nsig) return;
+/* A region shown in the end-of-run lines: below the threshold on the window (judged 1) or never
+ * judged (judged 0: it ran only under an enclosing tuned region, with no measure of its work). */
+static int listed(const rstate *s, int judged) {
+  if (!s->pub.executions || !strchr(s->pub.path, '/') || s->pub.significant) return 0;
+  return judged == (T.node || s->judged_n > 0);
+}
+
+/* "'Global/io' 12.3 ms, 'Global/halo' 0.850 ms and 3 more" into b (with_ms 0: names only), the
+ * regions listed(judged), longest first.  Their number, 0 when none (or no memory). */
+static size_t list_of(ergo__buf *b, int judged, int with_ms) {
+  size_t n = 0;
+  for (const rstate *s = T.states; s; s = s->next) n += listed(s, judged);
+  if (!n) return 0;
   rstate **v = malloc(n * sizeof *v);
-  if (!v) return;
+  if (!v) return 0;
   size_t k = 0;
   for (rstate *s = T.states; s; s = s->next)
-    if (s->pub.executions && strchr(s->pub.path, '/') && !s->pub.significant) v[k++] = s;
+    if (listed(s, judged)) v[k++] = s;
   qsort(v, n, sizeof *v, by_robust);
-  ergo__buf b = {0};
   enum { SHOWN = 8 };
   for (size_t i = 0; i < n && i < SHOWN; i++) {
     char item[512];
     double ms = v[i]->robust * 1e3;
-    int len = snprintf(item, sizeof item, "%s'%s' %.*f ms", i ? ", " : "", v[i]->pub.path,
-                       ms >= 10 ? 1 : 3, ms);
-    if (len > 0) ergo__buf_put(&b, item, (size_t)len < sizeof item ? (size_t)len : sizeof item - 1);
+    int len = with_ms ? snprintf(item, sizeof item, "%s'%s' %.*f ms", i ? ", " : "", v[i]->pub.path,
+                                 ms >= 10 ? 1 : 3, ms)
+                      : snprintf(item, sizeof item, "%s'%s'", i ? ", " : "", v[i]->pub.path);
+    if (len > 0) ergo__buf_put(b, item, (size_t)len < sizeof item ? (size_t)len : sizeof item - 1);
   }
   if (n > SHOWN) {
     char more[64];
     int len = snprintf(more, sizeof more, " and %zu more", n - SHOWN);
-    if (len > 0) ergo__buf_put(&b, more, (size_t)len);
+    if (len > 0) ergo__buf_put(b, more, (size_t)len);
   }
-  ergo__buf_put(&b, "", 1);
-  if (!b.fail)
+  ergo__buf_put(b, "", 1);
+  free(v);
+  return b->fail ? 0 : n;
+}
+
+/* After the summary of what was tuned: the regions judged not significant, longest first, with
+ * the median own time they were judged on, and those never judged (said only when some region
+ * was tuned: otherwise the warning named the longest already). */
+static void not_significant(void) {
+  size_t nsig = 0;
+  for (const rstate *s = T.states; s; s = s->next)
+    nsig += s->pub.executions && strchr(s->pub.path, '/') && s->pub.significant;
+  if (!nsig) return;
+  ergo__buf b = {0};
+  size_t n = list_of(&b, 1, 1);
+  if (n)
     ergo__info("%zu region%s judged not significant, so not tuned (own time per execution, %s, "
                "below ERGO_MIN_REGION_MS=%g ms): %s",
                n, n == 1 ? "" : "s",
                T.node ? "the node's slowest rank over the last step" : "median of the last 3",
                T.min_s * 1e3, b.p);
   free(b.p);
-  free(v);
+  memset(&b, 0, sizeof b);
+  n = list_of(&b, 0, 0);
+  if (n)
+    ergo__info("%zu region%s not judged, so not tuned: %s ran only under an enclosing tuned "
+               "region's setting and nothing measures %s work, so %s untuned time is not known "
+               "(fix: ergo_region_work in %s): %s",
+               n, n == 1 ? "" : "s", n == 1 ? "it" : "they", n == 1 ? "its" : "their",
+               n == 1 ? "its" : "their", n == 1 ? "it" : "them", b.p);
+  free(b.p);
 }
 
 void ergo__tuner_no_meter(void) {

@@ -248,7 +248,8 @@ static void test_hint(void **state) {
 
 /* The report says which regions were judged significant and why the others were not, with the
  * own time per execution each was judged on; a region deeper than the energy level is named as
- * not measured; an untuned run has no judgement. */
+ * not measured, one that only ever ran under a tuned region's setting with no work measure as
+ * not judged; an untuned run has no judgement. */
 static void test_significance_in_report(void **state) {
   (void)state;
   ergo_config c = sim_config("online", "energy");
@@ -260,6 +261,11 @@ static void test_significance_in_report(void **state) {
     ERGO_PUSH(2, "deep");
     assert_int_equal(ergo_sim_work(&(ergo_sim_work_desc){8, 0.2, 0.01}), 0);
     ERGO_POP(2, "deep");
+    if (s >= 5) { /* only ever under big's setting, and no work measured: never judged */
+      ERGO_PUSH(1, "late");
+      assert_int_equal(ergo_sim_wait(0.01), 0);
+      ERGO_POP(1, "late");
+    }
     ERGO_POP(1, "big");
     ERGO_PUSH(1, "small");
     assert_int_equal(ergo_sim_work(&(ergo_sim_work_desc){0.2, 0, 0.01}), 0);
@@ -282,6 +288,9 @@ static void test_significance_in_report(void **state) {
   assert_true(ms > 0 && ms < 0.1);
   assert_true(json_is_false(json_object_get(deep, "judged")));
   assert_non_null(strstr(json_string_value(json_object_get(deep, "reason")), "ERGO_ENERGY_LEVEL"));
+  json_t *late = significance(doc, "Global/big/late");
+  assert_true(json_is_false(json_object_get(late, "judged")));
+  assert_non_null(strstr(json_string_value(json_object_get(late, "reason")), "not judged"));
   json_decref(doc);
 
   c = sim_config("monitor", "energy");
