@@ -63,7 +63,7 @@ typedef struct rstate {
   double step_own; /* own time of this step's calls at the baseline (its own, not its units') */
   int step_base_n; /* and their number */
   int judged_n;    /* executions its significance was judged on (the window's) */
-  int mean_judged; /* judged once on a step's mean own time per call */
+  int mean_judged; /* a step's end has passed with several calls: its mean was judged */
   double base_pw;  /* own time per unit of work at the baseline, from the last such execution */
   double step_t[ERGO__SPLIT_MAX];
   ergo__config step_cfg;
@@ -478,7 +478,6 @@ static void judge_steps(void) {
     if (!s->split && !s->pub.significant && s->calls_step > 1 && !s->preset &&
         s->step_base_n == s->calls_step) {
       double mean = s->step_own / s->calls_step;
-      s->mean_judged = 1;
       if (mean >= T.min_s) {
         s->pub.significant = 1;
         s->robust = mean;
@@ -487,6 +486,8 @@ static void judge_steps(void) {
         s->robust = mean;
       }
     }
+    /* Its parent waited for this judgement (pend_t): one step's chance, taken or not. */
+    if (s->calls_step > 1) s->mean_judged = 1;
     s->ready = 1;
     s->calls_step = 0;
     s->step_own = 0;
