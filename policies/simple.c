@@ -1,5 +1,6 @@
 /* simple.c - the policies that need no search: monitor (changes nothing), fixed (one config for
  * the whole run), static (a tuning model's per-region configs). */
+#include "optimizer/change.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
@@ -138,6 +139,10 @@ typedef struct static_priv {
   char *first_entered; /* the first region entered below Global, for the warning */
   int missing;         /* significant regions the model does not name */
   char *first_missing;
+  /* Per model region: a change-point test on its time (per unit of work) at its setting, from
+   * its first executions in this run (ERGO_RETUNE), and whether a change was said. */
+  ergo__change *watch;
+  int *changed;
 } static_priv;
 
 static int static_start(ergo__policy *p, char *why, size_t whylen) {
@@ -151,8 +156,14 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
     return rc;
   }
   sp->path = path;
-  sp->applied = calloc((size_t)(m->nregions ? m->nregions : 1), sizeof *sp->applied);
-  if (!sp->applied) {
+  size_t nr = (size_t)(m->nregions ? m->nregions : 1);
+  sp->applied = calloc(nr, sizeof *sp->applied);
+  sp->watch = calloc(nr, sizeof *sp->watch);
+  sp->changed = calloc(nr, sizeof *sp->changed);
+  if (!sp->applied || !sp->watch || !sp->changed) {
+    free(sp->applied);
+    free(sp->watch);
+    free(sp->changed);
     ergo__model_free(m);
     free(sp);
     return ERGO_ENOMEM;
@@ -196,8 +207,33 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
                "not yet measured run untuned (fix: let the %s run finish for a complete model)",
                path, m->steps, m->policy[0] ? m->policy : "tuning",
                m->policy[0] ? m->policy : "tuning");
+  double noise = p->sim ? p->cfg->sim_noise : 0.02;
+  for (int r = 0; r < m->nregions; r++)
+    ergo__change_init(&sp->watch[r], noise > 0.005 ? noise : 0.005);
   p->priv = sp;
   return 0;
+}
+
+/* Each execution at the model's setting is a control: a change in its time (per unit of work)
+ * since the run began means the work or the machine is no longer what the run started on, and
+ * perhaps no longer what the model was made on.  Static cannot search: it says so once per
+ * region, with the fix. */
+static void static_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *c,
+                           const ergo__measure *m) {
+  static_priv *sp = p->priv;
+  if (!p->retune) return;
+  ergo__model_region *mr = ergo__model_find(&sp->m, r->path);
+  if (!mr) return;
+  int i = (int)(mr - sp->m.regions);
+  if (sp->changed[i]) return;
+  for (int k = 0; k < ERGO__NKNOBS; k++)
+    if (p->space.n[k] && mr->best.v[k] && c->v[k] != mr->best.v[k]) return; /* not under it */
+  if (!ergo__change_add(&sp->watch[i], m->time_s)) return;
+  sp->changed[i] = 1;
+  ergo__warn("static: region '%s' no longer measures at its model setting what it did earlier in "
+             "this run (its work or the machine changed), so the model's setting may no longer "
+             "suit it (fix: tune again with ERGO_POLICY=online, which re-tunes on such a change)",
+             r->path);
 }
 
 /* The model's time per execution of the region at its baseline (else at its setting), 0 when
@@ -271,11 +307,13 @@ static void static_stop(ergo__policy *p) {
   if (!sp) return;
   ergo__model_free(&sp->m);
   free(sp->applied);
+  free(sp->watch);
+  free(sp->changed);
   free(sp->first_entered);
   free(sp->first_missing);
   free(sp);
   p->priv = NULL;
 }
-const ergo__policy_ops ergo__policy_static = {"static", static_start,  static_choose,
-                                              ignore,   static_finish, static_stop,
-                                              NULL,     static_preset, NULL};
+const ergo__policy_ops ergo__policy_static = {"static",       static_start,  static_choose,
+                                              static_observe, static_finish, static_stop,
+                                              NULL,           static_preset, NULL};

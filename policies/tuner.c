@@ -843,7 +843,10 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   build_space(&T.pol.space);
   T.min_s = cfg->min_region_ms * 1e-3;
   T.pol.min_s = T.min_s;
-  T.pol.retune = ops == &ergo__policy_sweep || ops == &ergo__policy_online ? retune_setting() : 1;
+  T.pol.retune =
+      ops == &ergo__policy_sweep || ops == &ergo__policy_online || ops == &ergo__policy_static
+          ? retune_setting()
+          : 1;
   T.level = cfg->energy_level;
   const ergo__job *job = ergo__job_get();
   T.pol.talk = !job->mpi || job->rank == 0;

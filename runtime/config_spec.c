@@ -487,8 +487,8 @@ const ergo__config_row ergo__config_spec[] = {
              "ergo_step)"},
     {.var = "ERGO_RETUNE",
      ELSEWHERE("policies/tuner.c"),
-     .help = "sweep and online search again when a region's time per unit of work changes at a "
-             "fixed setting (default on; off = never)"},
+     .help = "sweep and online search again (static warns) when a region's time per unit of "
+             "work changes at a fixed setting (default on; off = never)"},
     {.var = "ERGO_SAVE_EVERY",
      ELSEWHERE("runtime/pipeline.c"),
      .help = "seconds between saves of the tuning model and JSON report during the run, at an "

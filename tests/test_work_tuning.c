@@ -117,6 +117,18 @@ static void test_retune_off(void **state) {
   unsetenv("ERGO_RETUNE");
 }
 
+/* static cannot search, but it watches each region at the model's setting: a change of work in
+ * the run is one warning naming the region, with the fix; steady work says nothing. */
+static void test_static_says_change(void **state) {
+  (void)state;
+  run_phase("online", 60, 1000); /* the model: compute work throughout */
+  run_phase("static", 40, 1000); /* the counts are of the last run (since its ergo_init) */
+  assert_int_equal(ergo_warning_count(), 0);
+  run_phase("static", 40, 20);
+  assert_int_equal(ergo_warning_count(), 1);
+  assert_non_null(strstr(ergo_last_error(), "static: region 'Global/solve' no longer measures"));
+}
+
 /* Work that grows 20x over the run: compared per unit of work, the search ends at the oracle of
  * the work (time and energy scale with it on the sim node, so the best config is the same at
  * every size) instead of taking the growth for a slowdown of the configs it measured last. */
@@ -309,6 +321,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_phase_retuned_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_phase_retuned_sweep, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_retune_off, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_static_says_change, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_growing_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_growing_sweep, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_split_by_call_size, setup, test_dir_teardown),
