@@ -10,13 +10,13 @@ src=${1:?usage: check_layers.sh SOURCE_DIR}
 cd "$src" || exit 2
 rank() {
   case $1 in
-  util) echo 0 ;; core) echo 1 ;; optimizer) echo 2 ;; sim) echo 3 ;;
+  util | web) echo 0 ;; core) echo 1 ;; optimizer) echo 2 ;; sim) echo 3 ;;
   energy | knobs) echo 4 ;; mpi) echo 5 ;; policies) echo 6 ;; runtime) echo 7 ;;
   *) echo -1 ;;
   esac
 }
 bad=0
-for dir in util core optimizer sim energy knobs mpi policies runtime; do
+for dir in util web core optimizer sim energy knobs mpi policies runtime; do
   [ -d "$dir" ] || continue
   mine=$(rank "$dir")
   while IFS=: read -r file line text; do
@@ -36,7 +36,7 @@ for dir in tools examples bench; do
   while IFS=: read -r file line text; do
     inc=$(printf '%s' "$text" | sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p')
     case $inc in
-    runtime/toolkit.h) [ "$dir" = examples ] || continue ;;&
+    runtime/toolkit.h | web/assets.h) [ "$dir" = examples ] || continue ;;&
     ../examples/*) [ "$dir" = bench ] && continue ;;&
     */*)
       echo "$file:$line: $dir/ includes the internal header $inc (only public headers$([ "$dir" != examples ] && echo ' and runtime/toolkit.h'))"
