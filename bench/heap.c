@@ -66,9 +66,18 @@ static long minor_faults(void) {
   return ru.ru_minflt;
 }
 
+/* A sanitizer's allocator replaces glibc's malloc: nothing here is glibc's heap then. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BENCH_GLIBC_MALLOC 0
+#elif defined(__GLIBC__)
+#define BENCH_GLIBC_MALLOC 1
+#else
+#define BENCH_GLIBC_MALLOC 0
+#endif
+
 /* glibc marks a chunk that has its own mapping with bit 1 of the size word before it. */
 static int is_mmapped(const void *p) {
-#ifdef __GLIBC__
+#if BENCH_GLIBC_MALLOC
   const volatile size_t *size = (const volatile size_t *)((uintptr_t)p - sizeof(size_t));
   return (*size & 2) != 0;
 #else
@@ -206,6 +215,11 @@ int main(int argc, char **argv) {
               DEFAULT_STEPS);
       return 2;
     }
+  }
+  if (check && !BENCH_GLIBC_MALLOC) {
+    printf("SKIPPED: this build's malloc is not glibc's (a sanitizer's allocator replaces it), "
+           "whose heap the check is about\n");
+    return 77;
   }
   /* Children report only their figures: no report files, no meter, no notes. */
   setenv("ERGO_REPORT", "none", 1);

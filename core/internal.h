@@ -365,7 +365,10 @@ ERGO__HIDDEN int ergo__report_text(FILE *f, const ergo__snap *root, int max_inde
 /* Forget the balance symbol table (init/finalize). */
 ERGO__HIDDEN void ergo__balance_reset(void);
 /* Append one balance line for a step snapshot (plus header lines for regions
- * seen for the first time) to f; levels deeper than max_indent are folded. */
+ * seen for the first time) to f; levels deeper than max_indent are folded.  O(n) in the regions
+ * of the step once their paths are known.  The snapshot's names must keep their text for as long
+ * as the symbol table lives (until ergo__balance_reset): interned names, as a live tree's are, or
+ * literals; a name is found again by its pointer before its text. */
 ERGO__HIDDEN int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_indent);
 /* "Now" for reports: the finalize instant while finalizing, else the clock. */
 ERGO__HIDDEN uint64_t ergo__report_now(void);
