@@ -138,6 +138,13 @@ static inline uint64_t ergo__name_hash(const char *name) {
 _Static_assert(ERGO_NAME_MAX < 128, "a name's length must fit in 7 bits of its hash");
 /* The name's length (at most ERGO_NAME_MAX) from its hash. */
 static inline size_t ergo__name_hash_len(uint64_t hash) { return (size_t)(hash >> 57); }
+/* The ergo__name_hash of an interned name (every node's name is one), kept beside its text, so
+ * a lookup compares two numbers before any characters. */
+static inline uint64_t ergo__interned_hash(const char *interned) {
+  uint64_t h;
+  memcpy(&h, interned - sizeof h, sizeof h);
+  return h;
+}
 
 /* Nodes of a tree, allocated in chunks (no per-node malloc header); freed with the tree. */
 typedef struct ergo__chunk {
