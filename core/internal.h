@@ -138,6 +138,13 @@ static inline uint64_t ergo__name_hash(const char *name) {
 _Static_assert(ERGO_NAME_MAX < 128, "a name's length must fit in 7 bits of its hash");
 /* The name's length (at most ERGO_NAME_MAX) from its hash. */
 static inline size_t ergo__name_hash_len(uint64_t hash) { return (size_t)(hash >> 57); }
+/* The ergo__name_hash of an interned name (every node's name is one), kept beside its text, so
+ * a lookup compares two numbers before any characters. */
+static inline uint64_t ergo__interned_hash(const char *interned) {
+  uint64_t h;
+  memcpy(&h, interned - sizeof h, sizeof h);
+  return h;
+}
 
 /* Nodes of a tree, allocated in chunks (no per-node malloc header); freed with the tree. */
 typedef struct ergo__chunk {
@@ -365,7 +372,10 @@ ERGO__HIDDEN int ergo__report_text(FILE *f, const ergo__snap *root, int max_inde
 /* Forget the balance symbol table (init/finalize). */
 ERGO__HIDDEN void ergo__balance_reset(void);
 /* Append one balance line for a step snapshot (plus header lines for regions
- * seen for the first time) to f; levels deeper than max_indent are folded. */
+ * seen for the first time) to f; levels deeper than max_indent are folded.  O(n) in the regions
+ * of the step once their paths are known.  The snapshot's names must keep their text for as long
+ * as the symbol table lives (until ergo__balance_reset): interned names, as a live tree's are, or
+ * literals; a name is found again by its pointer before its text. */
 ERGO__HIDDEN int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_indent);
 /* "Now" for reports: the finalize instant while finalizing, else the clock. */
 ERGO__HIDDEN uint64_t ergo__report_now(void);

@@ -59,8 +59,8 @@ static const char *checked_name(const char *what, int level, const char *name, c
 /* Find or create the child `name` of the frame's node; remembers the answer
  * as the successor of the previous sibling so repeated sequences hit at once. */
 static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const char *name, int lit,
-                              const char *file, int line) {
-  uint64_t hash = ergo__name_hash(name);
+                              uint64_t hash, const char *file, int line) {
+  if (lit) hash = ergo__name_hash(name); /* a runtime name comes with its hash */
   ergo__node *c = ergo__node_find_in(t, pf->node, name, hash, lit);
   if (!c) {
     size_t len = strlen(name);
@@ -103,9 +103,18 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   if (ERGO__UNLIKELY(t->depth + 1 >= t->cap) && grow(t)) return;
   ergo__frame *pf = &t->stack[t->depth];
   ergo__node *c = pf->prev ? pf->prev->hint : pf->node->first_child;
-  if (ERGO__UNLIKELY(lit ? (!c || c->key != name) : (!name || !c || !name_eq(c, name)))) {
-    if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
-    c = child_slow(t, pf, level, name, lit, file, line);
+  /* A runtime name is hashed once: the hash is checked against the predicted node's (kept with
+   * its interned name) before any text, and finds the node in the table when it differs. */
+  uint64_t hash = 0;
+  if (!lit && ERGO__LIKELY(name != NULL)) hash = ergo__name_hash(name);
+  if (ERGO__UNLIKELY(lit ? (!c || c->key != name)
+                         : (!name || !c || ergo__interned_hash(c->name) != hash ||
+                            memcmp(c->name, name, ergo__name_hash_len(hash)) != 0))) {
+    if (ERGO__UNLIKELY(!name)) {
+      name = checked_name("ERGO_PUSH", level, name, file, line);
+      hash = ergo__name_hash(name);
+    }
+    c = child_slow(t, pf, level, name, lit, hash, file, line);
     if (!c) return;
   }
   ergo__frame *f = &t->stack[++t->depth];

@@ -28,17 +28,44 @@ static int cmp_snap(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
+/* A child's place among its siblings: time, then name (the order of cmp_snap). */
+typedef struct skey {
+  double time_s;
+  const char *name;
+  const ergo__node *node;
+} skey;
+
+static int cmp_key(const void *a, const void *b) {
+  const skey *x = a, *y = b;
+  if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
+  return strcmp(x->name, y->name);
+}
+
+/* The keys of the children being ordered at every level of the walk, as a stack. */
+typedef struct sctx {
+  skey *v;
+  size_t n, cap;
+} sctx;
+
+/* The node's seconds as a snapshot shows them: since the last step, or over the run (with what
+ * checkpoints brought in). */
+static double node_time_s(const ergo__tree *t, const ergo__node *n, int since_step, uint64_t now,
+                          const ergo__cold *cold) {
+  uint64_t vt = ergo__node_vticks(t, n, now);
+  if (since_step) return ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
+  return ergo__ticks_to_s(vt) + (cold ? cold->loaded_s : 0.0);
+}
+
 static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_step, uint64_t now,
-                ergo__snap *out) {
+                sctx *cx, ergo__snap *out) {
   /* out is zeroed: calloc'd by the parent's fill, or by ergo__snap_take_at for the root. */
   out->name = n->name;
   out->level = n->level;
   out->depth = depth;
   const ergo__cold *cold = ergo__node_cold_peek(n);
   out->open = open_start(t, n) != 0;
-  uint64_t vt = ergo__node_vticks(t, n, now);
+  out->time_s = node_time_s(t, n, since_step, now, cold);
   if (since_step) {
-    out->time_s = ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
     out->calls = ERGO__GET(n->calls) - n->step_calls;
     /* The node keeps extremes over the run, not per step: one completed call and nothing open
      * is its own extreme; otherwise they are unknown (-1; the text report prints '-'). */
@@ -47,7 +74,6 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
     else if (out->calls)
       out->min_s = out->max_s = -1.0;
   } else {
-    out->time_s = ergo__ticks_to_s(vt) + (cold ? cold->loaded_s : 0.0);
     uint64_t calls = ERGO__GET(n->calls);
     out->calls = calls + (cold ? cold->loaded_calls : 0);
     if (calls) {
@@ -70,34 +96,40 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
     for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
       out->q_time_s[i][c] = out->time_s;
-  /* Another thread may add children meanwhile (ERGO_REPORT_THREADS): links are read with
-   * acquire, so each node seen is whole, and the second walk stops at the count of the first. */
-  size_t nc = 0;
+  /* The children are put in order before they are filled (a snapshot node is large: sorting the
+   * filled ones moved megabytes at every step of a big tree).  Another thread may add children
+   * meanwhile (ERGO_REPORT_THREADS): links are read with acquire, so each node seen is whole. */
+  size_t base = cx->n;
   for (const ergo__node *c = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE); c;
-       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE))
-    nc++;
+       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE)) {
+    double ts = node_time_s(t, c, since_step, now, ergo__node_cold_peek(c));
+    /* A step report leaves out regions that did not run in that step. */
+    if (since_step && ERGO__GET(c->calls) == c->step_calls && ts == 0.0 && !open_start(t, c))
+      continue;
+    if (cx->n == cx->cap) {
+      size_t cap = cx->cap ? cx->cap * 2 : 256;
+      skey *v = realloc(cx->v, cap * sizeof *v);
+      if (!v) return ERGO_ENOMEM;
+      cx->v = v;
+      cx->cap = cap;
+    }
+    cx->v[cx->n++] = (skey){ts, c->name, c};
+  }
+  size_t nc = cx->n - base;
   if (!nc) return 0;
+  qsort(cx->v + base, nc, sizeof *cx->v, cmp_key);
   out->children = calloc(nc, sizeof *out->children);
   if (!out->children) return ERGO_ENOMEM;
-  size_t k = 0, seen = 0;
-  for (const ergo__node *c = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE); c && seen < nc;
-       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE), seen++) {
-    int rc = fill(t, c, depth + 1, since_step, now, &out->children[k]);
-    if (rc) {
-      out->nchildren = k + 1;
-      return rc;
-    }
-    /* A step report leaves out regions that did not run in that step. */
-    if (since_step && !out->children[k].calls && !out->children[k].open &&
-        out->children[k].time_s == 0.0) {
-      ergo__snap_free(&out->children[k]);
-      memset(&out->children[k], 0, sizeof out->children[k]); /* the next child's slot */
-      continue;
-    }
-    k++;
+  int sorted = 1;
+  for (size_t k = 0; k < nc; k++) {
+    int rc = fill(t, cx->v[base + k].node, depth + 1, since_step, now, cx, &out->children[k]);
+    out->nchildren = k + 1;
+    if (rc) return rc;
+    if (k && cmp_snap(&out->children[k - 1], &out->children[k]) > 0) sorted = 0;
   }
-  out->nchildren = k;
-  qsort(out->children, k, sizeof *out->children, cmp_snap);
+  cx->n = base;
+  /* A child that changed between its key and its figures (another thread's tree): sort anew. */
+  if (!sorted) qsort(out->children, nc, sizeof *out->children, cmp_snap);
   return 0;
 }
 
@@ -113,7 +145,9 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   double root_hi = rc0 ? rc0->loaded_max_s : -1;
   uint64_t root_loaded_calls = rc0 ? rc0->loaded_calls : 0;
   memset(out, 0, sizeof *out);
-  int rc = fill(t, &t->root, 0, since_step, now, out);
+  sctx cx = {0};
+  int rc = fill(t, &t->root, 0, since_step, now, &cx, out);
+  free(cx.v);
   if (rc) {
     ergo__snap_free(out);
     return rc;
