@@ -69,10 +69,11 @@ add_test(NAME kokkos_example_tools_arg COMMAND ${ERGO_EXPECT}
   "${example_tree}" "--match=${example_sections}"
   -- ${kokkos_tree_sh} env ${kokkos_env} ${kokkos_ex} --kokkos-tools-library=${kokkos_lib})
 # Tuned online on the sim node, one step per Timestep: the model's regions are the Kokkos regions
-# (the kernels, shorter than ERGO_MIN_REGION_MS, inherit their region's setting).
+# (the kernels, level 3, inherit their region's setting), and the sections have energy.
 add_test(NAME kokkos_example_online_sim COMMAND ${ERGO_EXPECT}
   "--match=\"Global/Timestep/FORCES\", \"Global/Timestep/DRIFT\"|\"Global/Timestep/DRIFT\", \"Global/Timestep/FORCES\""
   "--match=, 20 steps, platform sim, policy online"
+  "--match=\nSections\n\\* solve +: [0-9.]+ sec, [ 0-9.]+%, calls 20 \\| [1-9][0-9.]+ J, [0-9.]+ W"
   -- sh -c [=[
 m=$1; shift; rm -f "$m"
 "$@" || exit 1
@@ -91,6 +92,7 @@ if(ERGO_WITH_MPI)
     "--match=MPI-Tasks: 2, nodes: 1"
     "--match=\n\\* Timestep +: [^\n]*${kokkos_mpi_ranks}\n"
     "--match=\n- - \\* compute_forces +: [^\n]*${kokkos_mpi_ranks}\n"
+    "--match=\nSections\n\\* solve +: [^\n]*calls 12\n\\* output +: [^\n]*calls 6\n"
     "${example_tree}"
     -- ${kokkos_tree_sh} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --allow-run-as-root --oversubscribe
     ${MPIEXEC_PREFLAGS} env ${kokkos_env} KOKKOS_PROFILE_LIBRARY=${kokkos_lib} ${kokkos_ex})
