@@ -47,7 +47,7 @@ set_tests_properties(kokkos_events_join PROPERTIES FAIL_REGULAR_EXPRESSION "ergo
 
 # ---- the Kokkos example, where Kokkos was found ----
 set(kokkos_tests kokkos_example_report kokkos_example_tools_arg kokkos_example_online_sim
-  kokkos_example_mpi)
+  kokkos_example_mpi kokkos_example_mpi_online)
 if(NOT TARGET ergo-example-kokkos)
   foreach(t ${kokkos_tests})
     add_test(NAME ${t} COMMAND sh -c
@@ -68,17 +68,19 @@ add_test(NAME kokkos_example_report COMMAND ${ERGO_EXPECT}
 add_test(NAME kokkos_example_tools_arg COMMAND ${ERGO_EXPECT}
   "${example_tree}" "--match=${example_sections}"
   -- ${kokkos_tree_sh} env ${kokkos_env} ${kokkos_ex} --kokkos-tools-library=${kokkos_lib})
-# Tuned online on the sim node, one step per Timestep: the model's regions are the Kokkos regions
-# (the kernels, level 3, inherit their region's setting), and the sections have energy.
-add_test(NAME kokkos_example_online_sim COMMAND ${ERGO_EXPECT}
-  "--match=\"Global/Timestep/FORCES\", \"Global/Timestep/DRIFT\"|\"Global/Timestep/DRIFT\", \"Global/Timestep/FORCES\""
-  "--match=, 20 steps, platform sim, policy online"
-  "--match=\nSections\n\\* solve +: [0-9.]+ sec, [ 0-9.]+%, calls 20 \\| [1-9][0-9.]+ J, [0-9.]+ W"
-  -- sh -c [=[
+# Run the command ($2...), then print the regions of the model file $1: "model regions: ...".
+set(kokkos_model_sh [=[
 m=$1; shift; rm -f "$m"
 "$@" || exit 1
 /usr/bin/env python3 -c 'import json,sys; print("model regions:", ", ".join(json.dumps(r) for r in sorted(json.load(open(sys.argv[1]))["regions"])))' "$m"
-]=] kokkos ${CMAKE_CURRENT_BINARY_DIR}/kokkos_online_model.json
+]=])
+# Tuned online on the sim node, one step per Timestep: the model's regions are the Kokkos regions
+# (the kernels, level 3, inherit their region's setting), and the sections have energy.
+add_test(NAME kokkos_example_online_sim COMMAND ${ERGO_EXPECT}
+  "--match=model regions: \"Global/Timestep/DRIFT\", \"Global/Timestep/FORCES\"\n$"
+  "--match=, 20 steps, platform sim, policy online"
+  "--match=\nSections\n\\* solve +: [0-9.]+ sec, [ 0-9.]+%, calls 20 \\| [1-9][0-9.]+ J, [0-9.]+ W"
+  -- sh -c "${kokkos_model_sh}" kokkos ${CMAKE_CURRENT_BINARY_DIR}/kokkos_online_model.json
   env ERGO_REPORT=stdout ERGO_REPORT_STEPS=none ERGO_BALANCE=none ERGO_POLICY=online ERGO_PLATFORM=sim
   ERGO_MODEL=${CMAKE_CURRENT_BINARY_DIR}/kokkos_online_model.json ERGO_KOKKOS_STEP=Timestep
   KOKKOS_PROFILE_LIBRARY=${kokkos_lib} ${kokkos_ex} --steps 20)
@@ -98,7 +100,22 @@ if(ERGO_WITH_MPI)
     ${MPIEXEC_PREFLAGS} env ${kokkos_env} KOKKOS_PROFILE_LIBRARY=${kokkos_lib} ${kokkos_ex})
   set_tests_properties(kokkos_example_mpi PROPERTIES FAIL_REGULAR_EXPRESSION "ergo: (error|warning)"
     ENVIRONMENT "${ERGO_MPI_TEST_ENV}")
+  # Tuned online on the sim node shared by 2 ranks (the node's ranks tune as one): rank 0 writes
+  # the model, whose regions are Kokkos regions only.
+  add_test(NAME kokkos_example_mpi_online COMMAND ${ERGO_EXPECT}
+    "--match=MPI-Tasks: 2, nodes: 1"
+    "--match=, 20 steps, platform sim, policy online"
+    "--match=model regions: (\"Global/Timestep\", )?\"Global/Timestep/DRIFT\", \"Global/Timestep/FORCES\"\n$"
+    -- sh -c "${kokkos_model_sh}" kokkos ${CMAKE_CURRENT_BINARY_DIR}/kokkos_mpi_model.json
+    ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --allow-run-as-root --oversubscribe
+    ${MPIEXEC_PREFLAGS} env ERGO_REPORT=stdout ERGO_REPORT_STEPS=none ERGO_BALANCE=none
+    ERGO_POLICY=online ERGO_PLATFORM=sim ERGO_MODEL=${CMAKE_CURRENT_BINARY_DIR}/kokkos_mpi_model.json
+    ERGO_KOKKOS_STEP=Timestep KOKKOS_PROFILE_LIBRARY=${kokkos_lib} ${kokkos_ex} --steps 20)
+  set_tests_properties(kokkos_example_mpi_online PROPERTIES FAIL_REGULAR_EXPRESSION "ergo: error"
+    ENVIRONMENT "${ERGO_MPI_TEST_ENV}")
 else()
-  add_test(NAME kokkos_example_mpi COMMAND sh -c "echo 'SKIPPED: ergo built without MPI'; exit 77")
-  set_tests_properties(kokkos_example_mpi PROPERTIES SKIP_RETURN_CODE 77)
+  foreach(t kokkos_example_mpi kokkos_example_mpi_online)
+    add_test(NAME ${t} COMMAND sh -c "echo 'SKIPPED: ergo built without MPI'; exit 77")
+    set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
 endif()
