@@ -228,6 +228,17 @@ EXPORT void kokkosp_end_fence(const uint64_t kid) {
   end(F_FENCE, T.fences, "kokkosp_end_fence", kid);
 }
 
+/* --kokkos-tools-help: what the tool does and its variables. */
+EXPORT void kokkosp_print_help(char *exe) {
+  printf("libergo-kokkos (ergo %s) for %s: Kokkos regions, kernels and sections become ergo "
+         "regions and sections; ERGO_* variables configure ergo (see its README), and:\n"
+         "  ERGO_KOKKOS_LEVEL=N    the level of Kokkos regions, 1 to 8 (2); kernels one deeper\n"
+         "  ERGO_KOKKOS_KERNELS=0  kernels are not timed (1: leaf regions)\n"
+         "  ERGO_KOKKOS_FENCES=1   fences are leaf regions too (0)\n"
+         "  ERGO_KOKKOS_STEP=NAME  ergo_step after each pop of the Kokkos region NAME (none)\n",
+         ERGO_VERSION_STRING, exe ? exe : "this program");
+}
+
 /* Kokkos section ids are ergo's section ids (both start at 1 here; Kokkos passes them back). */
 EXPORT void kokkosp_create_profile_section(const char *name, uint32_t *sid) {
   unsigned id = 0;

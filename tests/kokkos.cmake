@@ -47,7 +47,7 @@ set_tests_properties(kokkos_events_join PROPERTIES FAIL_REGULAR_EXPRESSION "ergo
 
 # ---- the Kokkos example, where Kokkos was found ----
 set(kokkos_tests kokkos_example_report kokkos_example_tools_arg kokkos_example_online_sim
-  kokkos_example_mpi kokkos_example_mpi_online)
+  kokkos_example_help kokkos_example_mpi kokkos_example_mpi_online)
 if(NOT TARGET ergo-example-kokkos)
   foreach(t ${kokkos_tests})
     add_test(NAME ${t} COMMAND sh -c
@@ -68,6 +68,10 @@ add_test(NAME kokkos_example_report COMMAND ${ERGO_EXPECT}
 add_test(NAME kokkos_example_tools_arg COMMAND ${ERGO_EXPECT}
   "${example_tree}" "--match=${example_sections}"
   -- ${kokkos_tree_sh} env ${kokkos_env} ${kokkos_ex} --kokkos-tools-library=${kokkos_lib})
+# --kokkos-tools-help: the tool's own variables.
+add_test(NAME kokkos_example_help COMMAND ${ERGO_EXPECT}
+  "--match=libergo-kokkos \\(ergo [0-9.]+\\) for [^\n]*\n  ERGO_KOKKOS_LEVEL=N [^\n]*\n  ERGO_KOKKOS_KERNELS=0 [^\n]*\n  ERGO_KOKKOS_FENCES=1 [^\n]*\n  ERGO_KOKKOS_STEP=NAME "
+  -- env ${kokkos_env} ${kokkos_ex} --kokkos-tools-library=${kokkos_lib} --kokkos-tools-help)
 # Run the command ($2...), then print the regions of the model file $1: "model regions: ...".
 set(kokkos_model_sh [=[
 m=$1; shift; rm -f "$m"
@@ -84,7 +88,8 @@ add_test(NAME kokkos_example_online_sim COMMAND ${ERGO_EXPECT}
   env ERGO_REPORT=stdout ERGO_REPORT_STEPS=none ERGO_BALANCE=none ERGO_POLICY=online ERGO_PLATFORM=sim
   ERGO_MODEL=${CMAKE_CURRENT_BINARY_DIR}/kokkos_online_model.json ERGO_KOKKOS_STEP=Timestep
   KOKKOS_PROFILE_LIBRARY=${kokkos_lib} ${kokkos_ex} --steps 20)
-foreach(t kokkos_example_report kokkos_example_tools_arg kokkos_example_online_sim)
+foreach(t kokkos_example_report kokkos_example_tools_arg kokkos_example_online_sim
+    kokkos_example_help)
   set_tests_properties(${t} PROPERTIES FAIL_REGULAR_EXPRESSION "ergo: error"
     ENVIRONMENT "${ERGO_MPI_TEST_ENV}")
 endforeach()
