@@ -381,18 +381,41 @@ ERGO__HIDDEN int ergo__balance_write(FILE *f, const ergo__snap *root, long step,
 ERGO__HIDDEN uint64_t ergo__report_now(void);
 
 /* ---- sections (sections.c) ---------------------------------------------- */
-/* One section's figures for a report: time_s counts a running interval so far. */
+/* One section's figures for a report: time_s counts a running interval so far.  Quantities
+ * (energy) as in a snapshot: q_ok bit i when quantity i measured it (ERGO__Q_LOWER(i): only a
+ * lower bound: an interval was not measured, or is still running), q the amounts over its
+ * measured intervals, q_time_s their seconds.  Merged over MPI ranks (nranks > 0): time_s is the
+ * mean over the ranks (a rank without the section counts 0 s), calls and amounts are sums, as for
+ * regions; ranks_ran counts the ranks that have it. */
 typedef struct {
   char name[ERGO_NAME_MAX + 1];
   double time_s;
   uint64_t calls;
   int running;
+  unsigned q_ok;
+  double q[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
+  double q_time_s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
+  int nranks, ranks_ran;
 } ergo__section_fig;
-/* Every section made since ergo_init, in creation order, destroyed ones too: *out malloc'd (free
- * it), NULL when none (or no memory); returns the count. */
+/* Every section made since ergo_init, in creation order, destroyed ones too (merged over the
+ * ranks on rank 0 at the end of an MPI job): *out malloc'd (free it), NULL when none (or no
+ * memory); returns the count. */
 ERGO__HIDDEN size_t ergo__sections_take(ergo__section_fig **out);
-/* Forget every section (ergo_finalize, after the reports). */
+/* Forget every section and the meter (ergo_finalize, after the reports). */
 ERGO__HIDDEN void ergo__sections_reset(void);
+/* A section's figures as a snapshot node without children (name borrowed from f), so reports
+ * compute its quantities' totals, rates and shares as a region's. */
+ERGO__HIDDEN void ergo__section_snap(const ergo__section_fig *f, ergo__snap *out);
+/* The amount of quantity qi (per component, cumulative) at clock tick t, which a section takes
+ * at the start and the stop of each interval (the energy layer's curve through its readings,
+ * the same as regions').  *unsure changes between two calls when the amounts between them are
+ * only a lower bound.  Returns 0, or -1: not measured now.  Called on the main thread alone,
+ * with the sections' lock held. */
+typedef int (*ergo__section_meter_fn)(void *ctx, uint64_t t, double *out, uint64_t *unsure);
+/* The runtime hands the sections the energy layer's (qi < 0 or fn NULL: none). */
+ERGO__HIDDEN void ergo__sections_meter(int qi, ergo__section_meter_fn fn, void *ctx);
+/* The merged job's sections (merge.c): their count, or -1 when there is no merged report. */
+ERGO__HIDDEN long ergo__merged_sections(const ergo__section_fig **secs);
 
 /* ---- machine-readable reports (report_json.c; used by Hatchet and CSV too) ---- */
 /* Non-step snapshots of the trees a report shows: the main tree first, then the

@@ -195,18 +195,29 @@ int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide)
   return ferror(f) ? ERGO_EIO : 0;
 }
 
-/* "Sections" after the tree: "* NAME : T sec, calls N" each, share of Global's time. */
-static void sections(FILE *f, double global_s) {
+/* "Sections" after the tree: "* NAME : T sec, P%, calls N" each, share of Global's time, then
+ * each quantity as a region's, its share of Global's amount (root: the report's Global). */
+static void sections(FILE *f, const ergo__snap *root) {
   ergo__section_fig *sec;
   size_t n = ergo__sections_take(&sec);
   if (!n) return;
   fputs("Sections\n", f);
+  int with_q = root->q_ok != 0 || ergo__quant_any();
+  qline rq = qline_of(root);
   for (size_t i = 0; i < n; i++) {
     char field[ERGO_NAME_MAX + 8];
     snprintf(field, sizeof field, "* %s", sec[i].name);
-    fprintf(f, "%-*s : %.4f sec, %6.2f%%, calls %llu%s\n", ERGO__NAME_COL, field, sec[i].time_s,
-            pct(sec[i].time_s, global_s), (unsigned long long)sec[i].calls,
-            sec[i].running ? " | running" : "");
+    fprintf(f, "%-*s : %.4f sec, %6.2f%%, calls %llu", ERGO__NAME_COL, field, sec[i].time_s,
+            pct(sec[i].time_s, root->time_s), (unsigned long long)sec[i].calls);
+    if (with_q) {
+      ergo__snap s;
+      ergo__section_snap(&sec[i], &s);
+      qline q = qline_of(&s);
+      qcols(f, &q, &rq);
+    }
+    if (sec[i].nranks && sec[i].ranks_ran < sec[i].nranks)
+      fprintf(f, " | on %d/%d ranks", sec[i].ranks_ran, sec[i].nranks);
+    fprintf(f, "%s\n", sec[i].running ? " | running" : "");
   }
   free(sec);
 }
@@ -237,7 +248,7 @@ static int report_all(FILE *f) {
   if (merged) {
     rc = ergo__report_text(f, merged, ergo__g.cfg.report_level,
                            ergo__g.cfg.format == ERGO_FORMAT_WIDE);
-    if (!rc) sections(f, merged->time_s);
+    if (!rc) sections(f, merged);
     if (!rc) footer(f, ergo__g.main_tree, merged->time_s);
     return rc;
   }
@@ -249,7 +260,7 @@ static int report_all(FILE *f) {
     if (rc) break;
     if (t != ergo__g.main_tree) fprintf(f, "Thread %d\n", t->index);
     rc = ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
-    if (!rc && t == ergo__g.main_tree) sections(f, s.time_s);
+    if (!rc && t == ergo__g.main_tree) sections(f, &s);
     if (!rc && t == ergo__g.main_tree) footer(f, t, s.time_s);
     ergo__snap_free(&s);
   }

@@ -261,7 +261,10 @@ ERGO_EXPORT const char *ergo_last_error(void);
 /* ------------------------------------------------------------------------ */
 /* A section times a phase that is not a region (it has no place in the tree, so sections may
  * overlap partly; a Kokkos profiling section or a user timer).  The reports list every section
- * in their own table beside the tree: time and calls.  Thread-safe; sections are coarse (one
+ * in their own table beside the tree: time, calls, and energy where a meter measures (read at
+ * each interval's start and stop on the thread that called ergo_init; an interval started or
+ * stopped on another thread is timed only, and the energy is then a lower bound).  Under MPI the
+ * merged report merges sections by name over the ranks.  Thread-safe; sections are coarse (one
  * mutex).  All four return 0 or a negative ERGO_E* code after one error line.
  * create: *id for `name` (truncated to ERGO_NAME_MAX); the same name gives the same id, and
  *   revives the section if it was destroyed (its figures go on).  Needs ergo_init.

@@ -515,6 +515,19 @@ const ergo__config_row ergo__config_spec[] = {
      ELSEWHERE("runtime/forward.c"),
      .help = "the ITT library ERGO_FORWARD=itt loads (default $INTEL_LIBITTNOTIFY64, else "
              "libittnotify.so)"},
+    /* The Kokkos tool (kokkos/ergo_kokkos.c, libergo-kokkos.so) */
+    {.var = "ERGO_KOKKOS_LEVEL",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "the level of Kokkos profile regions, 1 to 8 (default 2); kernels one deeper"},
+    {.var = "ERGO_KOKKOS_KERNELS",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "1 (default): Kokkos parallel_for/reduce/scan kernels are leaf regions; 0: not timed"},
+    {.var = "ERGO_KOKKOS_FENCES",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "1: Kokkos fences are leaf regions too (default 0)"},
+    {.var = "ERGO_KOKKOS_STEP",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "a Kokkos region's name: ergo_step is called after each of its pops (default none)"},
     /* Knob safety (knobs/) */
     {.var = "ERGO_STATE_DIR",
      ELSEWHERE("knobs/state.c"),

@@ -134,6 +134,11 @@ static int agree_or_stop(int rc, int sim) {
   return rc;
 }
 
+static int section_energy(void *ctx, uint64_t t, double *out, uint64_t *unsure) {
+  (void)ctx;
+  return ergo__energy_at(t, out, unsure);
+}
+
 /* How the run is made, for the reports (core/facts.c): the platform (estimate when the energy is
  * the estimate meter's), the policy in force and, when it tunes, its objective and model file,
  * and the energy meter. */
@@ -268,6 +273,8 @@ int ergo_init(const ergo_config *user) {
   ergo__tuner_start(own, sim);
   /* Energy is an addition: without a meter the run measures time and goes on. */
   ergo__energy_start(own, sim);
+  /* Sections read the energy layer's curve at their starts and stops (core/sections.c). */
+  if (ergo__energy_reads()) ergo__sections_meter(ergo__energy_quantity(), section_energy, NULL);
   tell_facts(own, sim);
   /* The one path of a region execution through the layers (pipeline.c says in which order). */
   ergo__pipeline_start();
