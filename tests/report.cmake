@@ -16,4 +16,62 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND ERGO_CHARTJS AND ERGO_D3)
     ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report.py ${rep_cli} ${rep_dir})
   set_tests_properties(report_html_browser PROPERTIES FIXTURES_REQUIRED report_runs
     SKIP_RETURN_CODE 77 TIMEOUT 180)
+
+  # One chart as a picture: PNG through Chromium's screenshot, SVG from d3's DOM.
+  add_test(NAME report_png_svg COMMAND ${ERGO_EXPECT} "--match=ergo report png: OK" --
+    ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_png.py ${rep_cli} ${rep_dir})
+  set_tests_properties(report_png_svg PROPERTIES FIXTURES_REQUIRED report_runs
+    SKIP_RETURN_CODE 77 TIMEOUT 180)
+
+  # Bad inputs: one line naming the file, the value and the fix, exit status 1 (2 for usage),
+  # and no out.html left behind (the wrapper says so when there is one).
+  set(bad_dir ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+  file(MAKE_DIRECTORY ${bad_dir})
+  set(bad_run "{\"format\": \"ergo-report\", \"version\": 2, \"platform\": \"sim\", \"threads\": [{\"thread\": 0, \"tree\": {\"name\": \"Global\", \"path\": \"Global\", \"depth\": 0, \"time_s\": 1.0, \"children\": []}}]}\n")
+  file(WRITE ${bad_dir}/run.json "${bad_run}")
+  string(REPLACE "\"version\": 2" "\"version\": 9" bad_v9 "${bad_run}")
+  file(WRITE ${bad_dir}/v9.json "${bad_v9}")
+  file(WRITE ${bad_dir}/other.json "{\"format\": \"ergo-compare\", \"version\": 1}\n")
+  file(WRITE ${bad_dir}/broken.json "{\"format\": \"ergo-report\", \"version\": 2,\n")
+  file(WRITE ${bad_dir}/run.txt "miniapp: 100 steps, profile default\n")
+  file(WRITE ${bad_dir}/model.json "{\"format\": \"ergo-model\", \"version\": 1, \"policy\": \"sweep\", \"objective\": \"energy\", \"node\": {\"platform\": \"sim\"}, \"regions\": {\"Global/A\": {\"config\": {\"threads\": \"x\"}, \"baseline\": {\"time_s\": 1, \"energy_j\": 1}, \"points\": []}}}\n")
+  file(WRITE ${bad_dir}/power.csv "time_s,package-0_W\n0.1,12.5\n0.2,abc\n")
+  file(WRITE ${bad_dir}/power-ok.csv "time_s,package-0_W\n0.1,12.5\n0.2,13.0\n")
+  file(WRITE ${bad_dir}/balance.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     AAAA\nhello\n")
+  set(bad_sh [=[rm -f out.html; "$@"; rc=$?; if [ -e out.html ]; then echo "out.html was written"; fi; exit $rc]=])
+  function(report_bad name rc re)
+    add_test(NAME report_bad_${name} COMMAND ${ERGO_EXPECT} --rc=${rc} "--match=^${re}\n$" --
+      sh -c "${bad_sh}" sh ${rep_cli} report --html out.html ${ARGN})
+    set_tests_properties(report_bad_${name} PROPERTIES WORKING_DIRECTORY ${bad_dir})
+  endfunction()
+  report_bad(missing_file 1
+    "ergo report: 'nothere\\.json' cannot be read: No such file or directory \\(fix: give the path of a file ergo wrote\\)"
+    run.json nothere.json)
+  report_bad(not_ergo 1
+    "ergo report: 'run\\.txt' is not a file ergo wrote: it starts with 'miniapp: 100 steps, pro', expected a JSON report \\(ERGO_REPORT_JSON\\), a model \\(ERGO_MODEL\\), a power CSV \\(ERGO_POWER_CSV\\) or a balance file \\(ERGO_BALANCE\\)"
+    run.json run.txt)
+  report_bad(other_format 1
+    "ergo report: 'other\\.json' is not an ergo run or model: its format is 'ergo-compare', expected 'ergo-report' \\(ERGO_REPORT_JSON, ergo run --report-json\\), 'ergo-model' \\(ERGO_MODEL\\) or 'ergo-oracle' \\(ergo-example-miniapp --oracle --json\\)"
+    run.json other.json)
+  report_bad(wrong_version 1
+    "ergo report: 'v9\\.json': is a report of another version: this ergo reads versions 1 and 2 \\(write the report again with it\\)"
+    v9.json)
+  report_bad(truncated 1
+    "ergo report: 'broken\\.json' is not valid JSON: [^\n]* \\(line [0-9]+, column [0-9]+\\)"
+    broken.json)
+  report_bad(model 1
+    "ergo report: tuning model 'model\\.json': regions\\[\"Global/A\"\\]\\.config\\.threads is not [^\n]*\\(fix: [^\n]*\\)"
+    run.json model.json)
+  report_bad(power_csv 1
+    "ergo report: 'power\\.csv' line 3: '0\\.2,abc' is not 2 numbers \\(a power CSV as ERGO_POWER_CSV writes it: time_s and watts per domain; fix: give the sampler's file unedited\\)"
+    run.json power.csv)
+  report_bad(balance 1
+    "ergo report: 'balance\\.txt' line 4: 'hello' is neither a header nor a step line of a balance file \\(fix: give the file ERGO_BALANCE wrote, unedited\\)"
+    run.json balance.txt)
+  report_bad(no_run 2
+    "ergo report: no run among the files: expected at least one JSON report \\(ERGO_REPORT_JSON, ergo run --report-json\\)"
+    power-ok.csv)
+  add_test(NAME report_bad_unwritable COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo: error: cannot write '/nonexistent/out\\.html': No such file or directory \\(fix: [^\n]*\\)\n$"
+    -- ${rep_cli} report --html /nonexistent/out.html ${bad_dir}/run.json)
 endif()

@@ -38,20 +38,21 @@
 static void report_usage(FILE *out) {
   fprintf(out,
           "usage: ergo report --html OUT.html RUN.json [MODEL.json] [POWER.csv] [BALANCE.txt]\n"
-          "                   [more RUN.json ...]\n"
+          "                   [ORACLE.json] [more RUN.json ...]\n"
           "       ergo report --png OUT.png | --svg OUT.svg [--chart CHART] FILES...\n\n"
           "Pictures of finished runs.  --html writes one self-contained HTML page (its charting\n"
           "libraries and data inlined; it loads nothing from the network or the disk):\n"
           "  - the region tree of the first run as icicles, sized by time and by energy\n"
           "  - per region of MODEL.json (ERGO_MODEL, written by policy sweep or online) the\n"
           "    Pareto plot of every configuration it measured, time against energy, with the\n"
-          "    chosen one and the baseline marked\n"
+          "    chosen one and the baseline marked, and the oracle where ORACLE.json gives it\n"
+          "    (the sim node's exhaustive best: ergo-example-miniapp --oracle --json)\n"
           "  - with two runs or more, the energy to solution of each (bars) and its saving\n"
           "    against the run of policy monitor (else the first run): `ergo compare`'s figures\n"
           "  - the power timeline of POWER.csv (ERGO_POWER_CSV, the sampler's file)\n"
           "  - the balance lines of BALANCE.txt (ERGO_BALANCE) over the steps as a heat map\n"
-          "Every figure of a run on the sim node is labelled SIMULATED on the page.  Files are\n"
-          "told apart by their content, in any order after the first run.\n\n"
+          "Every figure of a run on the sim node is labelled SIMULATED on the page.  The files\n"
+          "are told apart by their content; the first run given is the tree's.\n\n"
           "--png and --svg write one chart as a picture, rendered by a headless Chromium\n"
           "(chromium, chromium-browser or google-chrome on PATH, or --chromium PATH):\n"
           "  --chart CHART   tree (default), pareto:REGION (its path in the model, e.g.\n"
@@ -83,6 +84,7 @@ typedef struct inputs {
   const char *model_file;
   json_t *power;   /* {"file","columns","rows","label"} */
   json_t *balance; /* {"file","symbols":{sym:path},"steps":[[step,sec,"line"],...]} */
+  json_t *oracle;  /* the sim node's exhaustive best per region (the mini-app's --oracle --json) */
 } inputs;
 
 /* The file's first bytes (NUL-terminated) into buf; 0, or -1 (said). */
@@ -112,6 +114,34 @@ static int load_model(inputs *in, const char *file) {
   in->model = json_load_file(file, 0, &err);
   if (!in->model) return fail("'%s' cannot be read: %s", file, err.text);
   in->model_file = file;
+  return 0;
+}
+
+/* The oracle: {"format": "ergo-oracle", "version": 1, "objective": "...", "regions": {path:
+ * {"config": {...}, "time_s": T, "energy_j": E}}} (`ergo-example-miniapp --oracle --json`). */
+static int load_oracle(inputs *in, const char *file, json_t *doc) {
+  if (in->oracle) return fail("'%s' is a second oracle: give one ORACLE.json", file);
+  const json_t *ver = json_object_get(doc, "version");
+  if (!json_is_integer(ver) || json_integer_value(ver) != 1)
+    return fail("'%s': %s: this ergo reads oracle version 1 (write it again with "
+                "ergo-example-miniapp --oracle --json)",
+                file, json_is_integer(ver) ? "is an oracle of another version" : "has no version");
+  if (!json_is_object(json_object_get(doc, "regions")))
+    return fail("'%s' has no regions object (fix: write it again with ergo-example-miniapp "
+                "--oracle --json)",
+                file);
+  const char *path;
+  json_t *r;
+  json_object_foreach(json_object_get(doc, "regions"), path, r) {
+    if (!json_is_object(json_object_get(r, "config")) ||
+        !json_is_number(json_object_get(r, "time_s")) ||
+        !json_is_number(json_object_get(r, "energy_j")))
+      return fail("'%s': region '%s' has no config, time_s and energy_j (fix: write it again "
+                  "with ergo-example-miniapp --oracle --json)",
+                  file, path);
+  }
+  in->oracle = json_incref(doc);
+  json_object_set_new(in->oracle, "file", json_string(file));
   return 0;
 }
 
@@ -254,9 +284,15 @@ static int load_input(inputs *in, const char *file) {
     const char *fmt = json_string_value(json_object_get(doc, "format"));
     int model = fmt && strcmp(fmt, "ergo-model") == 0;
     int report = fmt && strcmp(fmt, "ergo-report") == 0;
+    if (fmt && strcmp(fmt, "ergo-oracle") == 0) {
+      int rc = load_oracle(in, file, doc);
+      json_decref(doc);
+      return rc;
+    }
     if (!model && !report) {
       fail("'%s' is not an ergo run or model: its format is '%s', expected 'ergo-report' "
-           "(ERGO_REPORT_JSON, ergo run --report-json) or 'ergo-model' (ERGO_MODEL)",
+           "(ERGO_REPORT_JSON, ergo run --report-json), 'ergo-model' (ERGO_MODEL) or "
+           "'ergo-oracle' (ergo-example-miniapp --oracle --json)",
            file, fmt ? fmt : "(none)");
       json_decref(doc);
       return -1;
@@ -328,10 +364,10 @@ static json_t *page_data(const inputs *in, const char *only) {
     model = json_deep_copy(in->model);
     json_object_set_new(model, "file", json_string(in->model_file));
   }
-  return json_pack("{s:s, s:i, s:s, s:o, s:o*, s:o*, s:O*, s:O*, s:s*}", "format",
+  return json_pack("{s:s, s:i, s:s, s:o, s:o*, s:o*, s:O*, s:O*, s:O*, s:s*}", "format",
                    "ergo-report-page", "version", 1, "ergo_version", ERGO_VERSION_STRING, "runs",
                    runs, "compare", cmp, "model", model, "power", in->power, "balance", in->balance,
-                   "only", only);
+                   "oracle", in->oracle, "only", only);
 }
 
 /* The page: report.html up to its scripts' marker, the libraries, the data, report.js, the
@@ -682,15 +718,16 @@ static int report_main(int argc, char **argv) {
     if (!text || ergo__atomic_write(html, text, len))
       rc = ERGO_CLI_FAIL;
     else
-      printf(CMD ": %s written (%d run%s%s%s%s)\n", html, in.nruns, in.nruns == 1 ? "" : "s",
+      printf(CMD ": %s written (%d run%s%s%s%s%s)\n", html, in.nruns, in.nruns == 1 ? "" : "s",
              in.model ? ", a model" : "", in.power ? ", a power timeline" : "",
-             in.balance ? ", balance lines" : "");
+             in.balance ? ", balance lines" : "", in.oracle ? ", an oracle" : "");
     free(text);
   }
   for (int r = 0; r < in.nruns; r++) ergo_cli_report_free(&in.runs[r]);
   json_decref(in.model);
   json_decref(in.power);
   json_decref(in.balance);
+  json_decref(in.oracle);
   free(in.runs);
   free(files);
   return rc;

@@ -49,9 +49,9 @@
     box.appendChild(canvas);
     parent.appendChild(box);
     config.options = Object.assign({ responsive: true, maintainAspectRatio: false }, config.options);
-    new Chart(canvas, config);
+    const c = new Chart(canvas, config);
     window.ERGO_DRAWN.push(name);
-    return canvas;
+    return c;
   }
   /* A d3 SVG that stands alone as a file (namespace and font on the element). */
   function svg(parent, name, width, height) {
@@ -155,7 +155,15 @@
     const ka = Object.keys(a), kb = Object.keys(b);
     return ka.length === kb.length && ka.every(function (k) { return a[k] === b[k]; });
   }
-  function pareto(parent, path, region, label) {
+  /* [lo, hi] of the values, widened by a share of the range on a linear axis and by a factor on
+   * a log one. */
+  function bounds(values, log) {
+    const lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
+    if (log) return [lo / 1.08, hi * 1.08];
+    const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.05 || 1;
+    return [lo - pad, hi + pad];
+  }
+  function pareto(parent, path, region, label, model) {
     const pts = region.points || [];
     const k = region.pareto || 0;
     const xy = function (p) { return { x: p.time_s, y: p.energy_j, config: p.config, n: p.n }; };
@@ -175,35 +183,77 @@
       datasets.push({ label: 'chosen: ' + configText(region.config), data: chosen, pointStyle: 'star',
         pointRadius: 12, borderWidth: 3, borderColor: '#d62728', backgroundColor: '#d62728' });
     }
-    const scale = pts.length && pts.every(function (p) { return p.time_s > 0 && p.energy_j > 0; }) ?
-      'logarithmic' : 'linear';
+    /* The sim node's exhaustive, noise-free best for the work of the region (always simulated). */
+    const orc = D.oracle && D.oracle.regions ? D.oracle.regions[path] : null;
+    if (orc) {
+      const other = D.oracle.objective && D.oracle.objective !== model.objective;
+      datasets.push({ label: 'oracle' + (other ? ' for ' + D.oracle.objective : '') + ' [SIMULATED]: ' +
+        configText(orc.config), data: [{ x: orc.time_s, y: orc.energy_j, config: orc.config }],
+        pointStyle: 'rectRot', pointRadius: 15, borderWidth: 2.5, borderColor: '#6a3d9a',
+        backgroundColor: 'rgba(148,103,189,0)' });
+    }
+    const all = [].concat.apply([], datasets.map(function (d) { return d.data; }));
+    const xs = all.map(function (p) { return p.x; }), ys = all.map(function (p) { return p.y; });
+    /* A log axis where the values span more than a decade (a grid's slowest corners would squash
+     * the front on a linear one). */
+    const logx = xs.length && Math.min.apply(null, xs) > 0 && Math.max.apply(null, xs) > 10 * Math.min.apply(null, xs);
+    const logy = ys.length && Math.min.apply(null, ys) > 0 && Math.max.apply(null, ys) > 10 * Math.min.apply(null, ys);
+    const full = { x: bounds(xs, logx), y: bounds(ys, logy) };
+    /* Drawn last, on top: the chosen one, then the oracle, the baseline, the front, the rest. */
+    datasets.forEach(function (d, i) { d.order = datasets.length - i; });
+    /* The Pareto set with the marks (chosen, baseline, oracle): what "zoom" shows. */
+    const near = [].concat(front, datasets.slice(2).reduce(function (a, d) { return a.concat(d.data); }, []));
+    const zoom = near.length ? { x: bounds(near.map(function (p) { return p.x; }), logx),
+      y: bounds(near.map(function (p) { return p.y; }), logy) } : full;
     const c = el('div', { class: only ? 'wide' : 'cell' });
     parent.appendChild(c);
     title(c, short(path) + ': ' + pts.length + ' configurations measured', label);
+    if (D.oracle && !orc) {
+      c.appendChild(el('p', { class: 'note' }, 'No oracle: ' + D.oracle.file + ' has no work of this region\'s own.'));
+    }
     if (!chosen.length) {
       c.appendChild(el('p', { class: 'note' }, 'Chosen (not among the points): ' + configText(region.config)));
     }
-    chart(c, 'pareto:' + path, {
+    const ch = chart(c, 'pareto:' + path, {
       type: 'scatter',
       data: { datasets: datasets },
       options: {
         plugins: {
           title: { display: !!only, text: short(path) + (label ? ' [' + label + ']' : '') },
+          legend: { reverse: true },
           tooltip: { callbacks: { label: function (ctx) {
             const r = ctx.raw;
             return [num(r.x, 6) + ' s, ' + num(r.y, 3) + ' J' + (label ? ' [' + label + ']' : ''),
               configText(r.config) || ctx.dataset.label];
           } } },
         },
-        /* Log scales where they can be: a grid's slowest corners would squash the front. */
         scales: {
-          x: { type: scale, title: { display: true, text: 'time per execution (s)' + (label ? ' [' + label + ']' : '') +
-            (scale === 'logarithmic' ? ', log scale' : '') } },
-          y: { type: scale, title: { display: true, text: 'energy per execution (J)' + (label ? ' [' + label + ']' : '') +
-            (scale === 'logarithmic' ? ', log scale' : '') } },
+          x: { type: logx ? 'logarithmic' : 'linear', min: logx ? full.x[0] : undefined,
+            max: logx ? full.x[1] : undefined, title: { display: true,
+            text: 'time per execution (s)' + (label ? ' [' + label + ']' : '') + (logx ? ', log scale' : '') } },
+          y: { type: logy ? 'logarithmic' : 'linear', min: logy ? full.y[0] : undefined,
+            max: logy ? full.y[1] : undefined, title: { display: true,
+            text: 'energy per execution (J)' + (label ? ' [' + label + ']' : '') + (logy ? ', log scale' : '') } },
         },
       },
     });
+    if (!only) zoomButton(c, ch, full, zoom);
+  }
+  function zoomButton(parent, ch, full, zoom) {
+    const b = el('button', { type: 'button' }, 'zoom to the Pareto set');
+    let zoomed = false;
+    b.addEventListener('click', function () {
+      zoomed = !zoomed;
+      const r = zoomed ? zoom : full;
+      const x = ch.options.scales.x, y = ch.options.scales.y;
+      x.min = zoomed || x.type === 'logarithmic' ? r.x[0] : undefined;
+      x.max = zoomed || x.type === 'logarithmic' ? r.x[1] : undefined;
+      y.min = zoomed || y.type === 'logarithmic' ? r.y[0] : undefined;
+      y.max = zoomed || y.type === 'logarithmic' ? r.y[1] : undefined;
+      ch.update();
+      b.textContent = zoomed ? 'show every configuration' : 'zoom to the Pareto set';
+    });
+    parent.appendChild(b);
   }
   function drawPareto(parent, which) {
     const m = D.model;
@@ -222,7 +272,7 @@
     const regions = m.regions || {};
     Object.keys(regions).forEach(function (path) {
       if (which && which !== path) return;
-      pareto(box, path, regions[path], label);
+      pareto(box, path, regions[path], label, m);
     });
   }
 

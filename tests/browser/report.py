@@ -1,6 +1,6 @@
 """report.py ERGO DIR - `ergo report --html` on the runs of tests/tools/report_runs.sh (in DIR): a
-sweep model, the mini-app's monitor, static and online runs on the sim node, a real run's power
-timeline and the online run's balance lines.  The page is opened in headless Chromium from
+sweep model and the oracle, the mini-app's monitor, static and online runs on the sim node, a real
+run's power timeline and the online run's balance lines.  The page is opened in headless Chromium from
 file:// (no host resolves): every chart is drawn (a canvas with painted pixels, an SVG with
 coloured boxes), there is no console error, every section that shows a simulated run says
 SIMULATED, and a screenshot PNG of each section is kept in DIR/shots/ (section-*.png)."""
@@ -15,7 +15,8 @@ import browser  # noqa: E402
 ergo, work = sys.argv[1], sys.argv[2]
 os.chdir(work)
 out = subprocess.run([ergo, "report", "--html", "report.html", "monitor.json", "sweep-model.json",
-                      "power.csv", "online-balance.txt", "static.json", "online.json"],
+                      "power.csv", "online-balance.txt", "oracle.json", "static.json",
+                      "online.json"],
                      capture_output=True, text=True)
 print(out.stdout + out.stderr, end="")
 if out.returncode != 0:
@@ -81,6 +82,15 @@ try:
     power_label = d.execute_script(
         "return [...document.querySelectorAll('#sec-power .badge')].map(b => b.textContent)")
     check(power_label == ["ESTIMATE"], "the power timeline (estimate meter) says ESTIMATE")
+    oracles = d.execute_script("""
+        return [...document.querySelectorAll('#sec-pareto canvas')].filter(c =>
+          Chart.getChart(c).data.datasets.some(s => /^oracle.*\\[SIMULATED\\]/.test(s.label)))
+          .length""")
+    with open("oracle.json") as f:
+        in_oracle = set(json.load(f)["regions"]) & set(regions)
+    check(oracles == len(in_oracle) and len(in_oracle) >= len(regions) - 2,
+          "every Pareto plot of a region the oracle knows marks it, SIMULATED (%d of %d; %d "
+          "regions in both files)" % (oracles, len(regions), len(in_oracle)))
     savings = d.execute_script("return document.querySelector('#sec-compare table').innerText")
     check("monitor.json" in savings and "ref" in savings and "%" in savings,
           "the comparison has monitor.json as reference and the others' savings")
