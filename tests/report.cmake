@@ -74,4 +74,15 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND ERGO_CHARTJS AND ERGO_D3)
   add_test(NAME report_bad_unwritable COMMAND ${ERGO_EXPECT} --rc=1
     "--match=^ergo: error: cannot write '/nonexistent/out\\.html': No such file or directory \\(fix: [^\n]*\\)\n$"
     -- ${rep_cli} report --html /nonexistent/out.html ${bad_dir}/run.json)
+  # No Chromium: --png says so in one line (and names --html, which needs none).
+  add_test(NAME report_png_no_chromium COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo report: no Chromium to render the picture with: none of chromium, chromium-browser, google-chrome is on PATH \\(fix: apt-get install chromium, or --chromium PATH; --html writes the page without one\\)\n$"
+    -- ${CMAKE_COMMAND} -E env PATH=/nonexistent ${rep_cli} report --png out.png ${bad_dir}/run.json)
+  add_test(NAME report_png_bad_chromium COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo report: --chromium '/nonexistent/chromium' cannot be run: No such file or directory \\(fix: the path of chromium\\)\n$"
+    -- ${rep_cli} report --png out.png --chromium /nonexistent/chromium ${bad_dir}/run.json)
+  # --svg of a Chart.js canvas is refused with the fix.
+  add_test(NAME report_svg_canvas COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo report: --svg draws the d3 charts \\(tree, balance\\); 'power' is a Chart\\.js canvas, which has no SVG \\(fix: --png\\)\n$"
+    -- ${rep_cli} report --svg out.svg --chart power ${bad_dir}/run.json ${bad_dir}/power-ok.csv)
 endif()

@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "reports.h"
 #include "runtime/toolkit.h" /* the model reader, the input limit, the atomic writer */
-#include "util/atomic_file.h"
 #include "web/assets.h"
 
 #include <ergo.h>
