@@ -54,7 +54,8 @@ static void report_usage(FILE *out) {
           "are told apart by their content; the first run given is the tree's.\n\n"
           "--png and --svg write one chart as a picture, rendered by a headless Chromium\n"
           "(chromium, chromium-browser or google-chrome on PATH, or --chromium PATH):\n"
-          "  --chart CHART   tree (default), pareto:REGION (its path in the model, e.g.\n"
+          "  --chart CHART   tree (default; the icicle by time, tree:energy by energy),\n"
+          "                  pareto:REGION (its path in the model, e.g.\n"
           "                  pareto:Global/Timestep/FIND_HSML/Primary; pareto alone: the\n"
           "                  model's first region), compare, power or balance\n"
           "  --svg           the d3 charts only (tree, balance); the others are Chart.js\n"
@@ -588,14 +589,15 @@ static int check_chart(const char *chart, int svg, const inputs *in) {
   int ok = 0;
   for (size_t k = 0; k < sizeof names / sizeof *names; k++) ok |= strcmp(chart, names[k]) == 0;
   ok |= strncmp(chart, "pareto:", 7) == 0 && chart[7];
+  ok |= strcmp(chart, "tree:time") == 0 || strcmp(chart, "tree:energy") == 0;
   if (!ok) {
     fprintf(stderr,
-            CMD ": --chart '%s' is not a chart: expected tree, pareto:REGION, compare, power or "
-                "balance\n",
+            CMD ": --chart '%s' is not a chart: expected tree (tree:time), tree:energy, "
+                "pareto:REGION, compare, power or balance\n",
             chart);
     return ERGO_CLI_USAGE;
   }
-  if (svg && strcmp(chart, "tree") != 0 && strcmp(chart, "balance") != 0) {
+  if (svg && strncmp(chart, "tree", 4) != 0 && strcmp(chart, "balance") != 0) {
     fprintf(stderr,
             CMD ": --svg draws the d3 charts (tree, balance); '%s' is a Chart.js canvas, which "
                 "has no SVG (fix: --png)\n",

@@ -63,7 +63,9 @@
     window.ERGO_DRAWN.push(name);
     return s;
   }
+  /* A chart's heading; a chart alone (--png, --svg) has its title in it, but a Pareto plot's. */
   function title(parent, text, label) {
+    if (only && !/^pareto/.test(only)) return el('span');
     const h = el('h3', {}, text);
     badge(h, label);
     parent.appendChild(h);
@@ -100,7 +102,12 @@
       .value(function (d) { return d.value || 0; });
     const nodes = part.nodes(root);
     const color = d3.scale.category20();
-    function top(d) { while (d.depth > 1) d = d.parent; return d.depth === 0 ? '' : d.name; }
+    /* Colour by the branch a box is in: below the first node with more than one child
+     * (Global/Timestep in a timestep loop), each child and its descendants one colour. */
+    let b = nodes[0];
+    while (b.children && b.children.length === 1) b = b.children[0];
+    const branch = b.depth + 1;
+    function top(d) { while (d.depth > branch) d = d.parent; return d.depth < branch ? '' : d.name; }
     const s = svg(parent, 'tree-' + key, width, height + (only ? 24 : 0));
     if (only) {
       s.append('text').attr('x', 6).attr('y', 16).attr('font-size', 14).attr('font-weight', 700)
@@ -111,7 +118,7 @@
       .enter().append('g').attr('transform', function (d) { return 'translate(' + d.x + ',' + d.y + ')'; });
     cell.append('rect').attr('width', function (d) { return Math.max(0, d.dx - 1); })
       .attr('height', function (d) { return d.dy - 1; })
-      .attr('fill', function (d) { return d.depth === 0 ? '#bbbbbb' : color(top(d)); })
+      .attr('fill', function (d) { return d.depth < branch ? '#bbbbbb' : color(top(d)); })
       .attr('fill-opacity', function (d) { return d.name === '(self)' ? 0.45 : 0.9; });
     cell.append('title').text(function (d) {
       return short(d.path) + ': ' + num(d.value, 3) + ' ' + unit + ' (' + num(100 * d.value / (root.value || 1), 1) +
@@ -219,7 +226,6 @@
       data: { datasets: datasets },
       options: {
         plugins: {
-          title: { display: !!only, text: short(path) + (label ? ' [' + label + ']' : '') },
           legend: { reverse: true },
           tooltip: { callbacks: { label: function (ctx) {
             const r = ctx.raw;
@@ -468,7 +474,7 @@
     document.body.appendChild(box);
     const kind = only.split(':')[0];
     safely(only, function () {
-      if (kind === 'tree') drawTree(box, 'time');
+      if (kind === 'tree') drawTree(box, only.split(':')[1] || 'time');
       else if (kind === 'pareto') drawPareto(box, only.slice(7));
       else if (kind === 'compare') drawCompare(box);
       else if (kind === 'power') drawPower(box);
