@@ -377,9 +377,8 @@ static char *page(const inputs *in, const char *only, size_t *len) {
   const ergo__web_asset *html = asset_find("report.html"), *js = asset_find("report.js"),
                         *chart = asset_find("chart.min.js"), *d3 = asset_find("d3.min.js");
   if (!html || !js || !chart || !d3) {
-    fail("this ergo was built without %s (fix: apt-get install libjs-chart.js libjs-d3 and "
-         "build ergo again)",
-         !d3 ? "d3 (libjs-d3)" : "its report page");
+    fail("this ergo was built without the page's charting libraries (Chart.js, D3) (fix: "
+         "apt-get install libjs-chart.js libjs-d3 and build ergo again)");
     return NULL;
   }
   const char *cut = strstr((const char *)html->data, marker);
@@ -388,10 +387,26 @@ static char *page(const inputs *in, const char *only, size_t *len) {
     return NULL;
   }
   json_t *data = page_data(in, only);
-  /* JSON_ESCAPE_SLASH: no "</script>" inside the data's script. */
-  char *text =
-      data ? json_dumps(data, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(12)) : NULL;
+  char *json = data ? json_dumps(data, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
   json_decref(data);
+  /* Inside a script element no '<' may start a tag or a comment ("</script>", "<!--"): every
+   * '<', which JSON holds only inside strings, becomes the escape \u003c. */
+  size_t nlt = 0;
+  for (const char *p = json; p && *p; p++) nlt += *p == '<';
+  char *text = json ? malloc(strlen(json) + 5 * nlt + 1) : NULL;
+  if (text) {
+    char *q = text;
+    for (const char *p = json; *p; p++) {
+      if (*p == '<') {
+        memcpy(q, "\\u003c", 6);
+        q += 6;
+      } else {
+        *q++ = *p;
+      }
+    }
+    *q = '\0';
+  }
+  free(json);
   if (!text) {
     fail("out of memory while writing the page");
     return NULL;
@@ -413,9 +428,9 @@ static char *page(const inputs *in, const char *only, size_t *len) {
   } while (0)
 #define PUTS(s) PUT((s), strlen(s))
   PUT(html->data, head);
-  PUTS("<script>/* Chart.js 3.9.1 (MIT), Debian libjs-chart.js */\n");
+  PUTS("<script>/* Chart.js (MIT licence), from Debian's libjs-chart.js */\n");
   PUT(chart->data, chart->len);
-  PUTS("\n</script>\n<script>/* D3.js 3.5 (BSD-3-Clause), Debian libjs-d3 */\n");
+  PUTS("\n</script>\n<script>/* D3.js (BSD-3-Clause licence), from Debian's libjs-d3 */\n");
   PUT(d3->data, d3->len);
   PUTS("\n</script>\n<script>window.ERGO_DATA = ");
   PUTS(text);
