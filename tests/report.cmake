@@ -74,6 +74,13 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND ERGO_CHARTJS AND ERGO_D3)
   add_test(NAME report_bad_unwritable COMMAND ${ERGO_EXPECT} --rc=1
     "--match=^ergo: error: cannot write '/nonexistent/out\\.html': No such file or directory \\(fix: [^\n]*\\)\n$"
     -- ${rep_cli} report --html /nonexistent/out.html ${bad_dir}/run.json)
+  # A region's name is data, never markup: no '<' of the data reaches the page as a tag or comment.
+  string(REPLACE "\"name\": \"Global\"" "\"name\": \"<!--<script>x</script>\"" esc_run "${bad_run}")
+  file(WRITE ${bad_dir}/markup.json "${esc_run}")
+  add_test(NAME report_html_data_escaped COMMAND ${ERGO_EXPECT} "--match=^ergo report: esc\\.html written \\(1 run\\)\nno markup from the data\n$" --
+    sh -c "${rep_cli} report --html esc.html markup.json && ! grep -F -e '<!--<script>x' esc.html && echo 'no markup from the data'")
+  set_tests_properties(report_html_data_escaped PROPERTIES WORKING_DIRECTORY ${bad_dir})
+
   # No Chromium: --png says so in one line (and names --html, which needs none).
   add_test(NAME report_png_no_chromium COMMAND ${ERGO_EXPECT} --rc=1
     "--match=^ergo report: no Chromium to render the picture with: none of chromium, chromium-browser, google-chrome is on PATH \\(fix: apt-get install chromium, or --chromium PATH; --html writes the page without one\\)\n$"
