@@ -319,6 +319,11 @@
       },
     });
     if (only) return;
+    const apps = rs.map(function (r) { return r.facts && r.facts.application; }).filter(Boolean);
+    if (apps.some(function (a) { return a !== apps[0]; })) {
+      c.appendChild(el('p', { class: 'note' }, 'These runs are of different applications (' +
+        apps.filter(function (a, i) { return apps.indexOf(a) === i; }).join(', ') + '): their figures are not comparable.'));
+    }
     const t = el('table');
     const hr = el('tr');
     ['run', 'policy', 'time (s)', 'energy (J)', 'saving', 'time change', 'label'].forEach(function (h) {
@@ -332,6 +337,34 @@
       t.appendChild(tr);
     });
     c.appendChild(t);
+    /* Per region (compare's: depth 1 and 2 and every tuned one) each run's energy saving. */
+    const regs = (cmp.regions || []).filter(function (g) {
+      return g.runs.slice(1).some(function (r) { return r.energy_saving_pct !== null; });
+    });
+    if (!regs.length || rs.length < 2) return;
+    const c2 = el('div', { class: 'wide' });
+    parent.appendChild(c2);
+    title(c2, 'energy saving per region against ' + cmp.reference + ' (%)', label);
+    const box = chart(c2, 'compare-regions', {
+      type: 'bar',
+      data: {
+        labels: regs.map(function (g) { return g.region; }),
+        datasets: rs.slice(1).map(function (r, k) {
+          return { label: r.run + ' (policy ' + policy(r) + ')', backgroundColor: colors[(k + 1) % colors.length],
+            data: regs.map(function (g) { const x = g.runs[k + 1]; return x ? x.energy_saving_pct : null; }) };
+        }),
+      },
+      options: {
+        indexAxis: 'y',
+        plugins: { tooltip: { callbacks: { label: function (ctx) {
+          return ctx.dataset.label + ': saving ' + pct(ctx.raw) + (label ? ' [' + label + ']' : '');
+        } } } },
+        scales: { x: { title: { display: true, text: 'energy saved against ' + cmp.reference + ' (%)' +
+          (label ? ' [' + label + ']' : '') } } },
+      },
+    });
+    box.canvas.parentNode.style.height = Math.max(300, 26 * regs.length * Math.max(1, rs.length - 1) / 1.5 + 80) + 'px';
+    box.resize();
   }
 
   /* ---- the power timeline ---- */

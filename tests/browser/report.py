@@ -49,11 +49,11 @@ try:
     import json
     with open("sweep-model.json") as f:
         regions = sorted(json.load(f)["regions"])
-    want = ["tree-time", "tree-energy", "compare", "power", "balance"] + \
+    want = ["tree-time", "tree-energy", "compare", "compare-regions", "power", "balance"] + \
         ["pareto:" + r for r in regions]
     check(sorted(drawn) == sorted(want),
           "every chart drawn: tree by time and energy, %d Pareto plots (one per region of the "
-          "model), compare, power, balance" % len(regions))
+          "model), compare (totals and per region), power, balance" % len(regions))
     # A canvas has painted pixels; an SVG has coloured boxes (not just its white background).
     canvases = d.execute_script("""
         return [...document.querySelectorAll('canvas[data-chart]')].map(c => {
@@ -94,7 +94,11 @@ try:
     savings = d.execute_script("return document.querySelector('#sec-compare table').innerText")
     check("monitor.json" in savings and "ref" in savings and "%" in savings,
           "the comparison has monitor.json as reference and the others' savings")
-    # A screenshot of each section, and of the first Pareto plot alone.
+    # A screenshot of each section (the window as tall as the page, so none is cut), and of the
+    # first Pareto plot alone.
+    height = d.execute_script("return document.documentElement.scrollHeight")
+    d.set_window_size(1300, min(height + 200, 16000))
+    time.sleep(0.5)
     for sec in ("sec-tree", "sec-pareto", "sec-compare", "sec-power", "sec-balance"):
         path = os.path.join(shots, "section-%s.png" % sec[4:])
         el = d.find_element("id", sec)
