@@ -293,7 +293,7 @@
     const policy = function (r) { return r.facts && r.facts.policy ? r.facts.policy : '?'; };
     if (!only) {
       parent.appendChild(el('p', { class: 'note' },
-        'Energy to solution of each run (`ergo compare`\'s figures), its energy saving and time change ' +
+        'Energy to solution of each run (the figures of ergo compare), its energy saving and time change ' +
         'against ' + cmp.reference + ' (policy ' + policy(rs[0]) + ').'));
     }
     const c = el('div', { class: 'wide' });
