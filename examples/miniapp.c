@@ -246,6 +246,10 @@ int main(int argc, char **argv) {
   const char *objective = NULL;
   int rc = parse_args(argc, argv, &prof, &steps, &oracle, &objective, &json);
   if (rc) return job_stop(rc == 1 ? 0 : 2);
+  if (json && !oracle) {
+    if (my_rank == 0) fprintf(stderr, "%s: --json goes with --oracle (see --help)\n", argv[0]);
+    return job_stop(2);
+  }
   mini_set_profile(prof);
   /* The oracle is a property of the work, not of the job: rank 0 alone computes it. */
   if (oracle)

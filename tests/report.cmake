@@ -81,6 +81,11 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND ERGO_CHARTJS AND ERGO_D3)
     sh -c "${rep_cli} report --html esc.html markup.json && ! grep -F -e '<!--<script>x' esc.html && echo 'no markup from the data'")
   set_tests_properties(report_html_data_escaped PROPERTIES WORKING_DIRECTORY ${bad_dir})
 
+  # The mini-app's --json is --oracle's form, alone a usage error.
+  add_test(NAME report_miniapp_json_alone COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=: --json goes with --oracle \\(see --help\\)\n$"
+    -- $<TARGET_FILE:ergo-example-miniapp> --json)
+
   # No Chromium: --png says so in one line (and names --html, which needs none).
   add_test(NAME report_png_no_chromium COMMAND ${ERGO_EXPECT} --rc=1
     "--match=^ergo report: no Chromium to render the picture with: none of chromium, chromium-browser, google-chrome is on PATH \\(fix: apt-get install chromium, or --chromium PATH; --html writes the page without one\\)\n$"
