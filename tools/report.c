@@ -33,6 +33,10 @@
 #endif
 #define MAX_POWER_ROWS 20000 /* a longer timeline is thinned to this many rows */
 #define CHROMIUM_TIMEOUT_S 120
+/* A picture's size in pixels: Chromium's window, and the height the page fills (headless
+ * Chromium's innerHeight is less than the screenshot's). */
+#define PICTURE_W 1000
+#define PICTURE_H 640
 
 static void report_usage(FILE *out) {
   fprintf(out,
@@ -364,10 +368,10 @@ static json_t *page_data(const inputs *in, const char *only) {
     model = json_deep_copy(in->model);
     json_object_set_new(model, "file", json_string(in->model_file));
   }
-  return json_pack("{s:s, s:i, s:s, s:o, s:o*, s:o*, s:O*, s:O*, s:O*, s:s*}", "format",
+  return json_pack("{s:s, s:i, s:s, s:o, s:o*, s:o*, s:O*, s:O*, s:O*, s:s*, s:i}", "format",
                    "ergo-report-page", "version", 1, "ergo_version", ERGO_VERSION_STRING, "runs",
                    runs, "compare", cmp, "model", model, "power", in->power, "balance", in->balance,
-                   "oracle", in->oracle, "only", only);
+                   "oracle", in->oracle, "only", only, "only_height", PICTURE_H);
 }
 
 /* The page: report.html up to its scripts' marker, the libraries, the data, report.js, the
@@ -528,13 +532,14 @@ static int picture(const inputs *in, const char *chart, int svg, const char *out
   snprintf(url, sizeof url, "file://%s", file);
   int rc = ergo__atomic_write(file, html, len) ? ERGO_CLI_FAIL : ERGO_CLI_OK;
   free(html);
-  char shot_arg[PATH_MAX + 64];
+  char shot_arg[PATH_MAX + 64], size[64];
+  snprintf(size, sizeof size, "--window-size=%d,%d", PICTURE_W, PICTURE_H);
   snprintf(shot_arg, sizeof shot_arg, "--screenshot=%s", shot);
   char *argv[] = {browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                   "--no-first-run", prof,
                   /* Nothing but the page itself: no host resolves. */
-                  "--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1000,640",
-                  svg ? "--dump-dom" : shot_arg, url, NULL};
+                  "--host-resolver-rules=MAP * ~NOTFOUND", size, svg ? "--dump-dom" : shot_arg, url,
+                  NULL};
   char *pic = NULL;
   size_t piclen = 0;
   if (rc == ERGO_CLI_OK && !svg) {

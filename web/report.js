@@ -215,6 +215,11 @@
     const c = el('div', { class: only ? 'wide' : 'cell' });
     parent.appendChild(c);
     title(c, short(path) + ': ' + pts.length + ' configurations measured', label);
+    if (only) {
+      c.appendChild(el('p', { class: 'note' }, model.file + ': policy ' + model.policy + ', objective ' +
+        model.objective + '; mean time and energy per execution of each configuration measured' +
+        (orc ? '; oracle from ' + D.oracle.file : '') + '.'));
+    }
     if (D.oracle && !orc) {
       c.appendChild(el('p', { class: 'note' }, 'No oracle: ' + D.oracle.file + ' has no work of this region\'s own.'));
     }
@@ -512,6 +517,13 @@
       else if (kind === 'compare') drawCompare(box);
       else if (kind === 'power') drawPower(box);
       else if (kind === 'balance') drawBalance(box);
+      /* The chart fills the window below its heading and notes. */
+      document.querySelectorAll('.canvas-box').forEach(function (b) {
+        const h = D.only_height || window.innerHeight;
+        b.style.height = Math.max(200, h - b.getBoundingClientRect().top - 12) + 'px';
+        const ch = Chart.getChart(b.querySelector('canvas'));
+        if (ch) ch.resize();
+      });
     });
   } else {
     summary();
