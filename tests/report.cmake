@@ -47,6 +47,9 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND ERGO_CHARTJS AND ERGO_D3)
   report_bad(missing_file 1
     "ergo report: 'nothere\\.json' cannot be read: No such file or directory \\(fix: give the path of a file ergo wrote\\)"
     run.json nothere.json)
+  report_bad(directory 1
+    "ergo report: '\\.' is not a regular file but a directory \\(fix: give the path of a file ergo wrote\\)"
+    run.json .)
   report_bad(not_ergo 1
     "ergo report: 'run\\.txt' is not a file ergo wrote: it starts with 'miniapp: 100 steps, pro', expected a JSON report \\(ERGO_REPORT_JSON\\), a model \\(ERGO_MODEL\\), a power CSV \\(ERGO_POWER_CSV\\) or a balance file \\(ERGO_BALANCE\\)"
     run.json run.txt)

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,11 +99,18 @@ static int peek(const char *file, char *buf, size_t len) {
     return fail("'%s' cannot be read: %s (fix: give the path of a file ergo wrote)", file,
                 strerror(errno)),
            -1;
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    fclose(f);
+    return fail("'%s' is not a regular file%s (fix: give the path of a file ergo wrote)", file,
+                S_ISDIR(st.st_mode) ? " but a directory" : ""),
+           -1;
+  }
   size_t n = fread(buf, 1, len - 1, f);
-  int err = ferror(f);
+  int err = ferror(f) ? errno : 0;
   fclose(f);
   buf[n] = '\0';
-  if (err) return fail("'%s' cannot be read: %s", file, strerror(EIO)), -1;
+  if (err) return fail("'%s' cannot be read: %s", file, strerror(err ? err : EIO)), -1;
   return 0;
 }
 
@@ -183,7 +191,7 @@ static int load_power(inputs *in, const char *file) {
       char *end;
       errno = 0;
       double v = strtod(p, &end);
-      if (end == p || errno || (*end != ',' && *end != '\0')) break;
+      if (end == p || errno || !isfinite(v) || (*end != ',' && *end != '\0')) break;
       json_array_append_new(row, json_real(v));
       p = *end ? end + 1 : end;
       if (!*end) {
