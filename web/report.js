@@ -2,7 +2,8 @@
  * region tree (d3 icicles by time and by energy), the Pareto plot of every region of the model
  * (Chart.js), the policies compared (Chart.js bars, `ergo compare`'s figures), the power
  * timeline (Chart.js) and the balance lines as a heat map (d3).  With ERGO_DATA.only set
- * ("tree", "pareto:REGION", "compare", "power", "balance") the page is that one chart alone, for
+ * ("tree", "tree:energy", "pareto:REGION", "compare", "power", "balance") the page is that one
+ * chart alone, filling a picture of ERGO_DATA.only_height pixels, for
  * `ergo report --png/--svg`.  Every figure of a run on the sim node carries a SIMULATED badge.
  * When done, document.body.dataset.ready is "1" and ERGO_DRAWN lists the charts drawn. */
 (function () {
@@ -43,7 +44,7 @@
     parent.appendChild(el('p', { class: 'missing' }, text));
   }
   /* A Chart.js chart in a new box; its canvas is recorded as drawn. */
-  function chart(parent, name, config, wide) {
+  function chart(parent, name, config) {
     const box = el('div', { class: 'canvas-box' });
     const canvas = el('canvas', { 'data-chart': name });
     box.appendChild(canvas);
@@ -276,7 +277,9 @@
         m.file + ' (policy ' + m.policy + ', objective ' + m.objective + (m.node ? ', platform ' +
         m.node.platform : '') + '): per region the mean time and energy per execution of every ' +
         'configuration measured, the time/energy Pareto set joined, the baseline (untuned) a ' +
-        'triangle and the configuration chosen a star. Hover for the configuration.'));
+        'triangle and the configuration chosen a star' + (D.oracle ? '; the oracle of ' + D.oracle.file +
+        ' (the sim node\'s exhaustive, noise-free best for the region\'s own work, objective ' + D.oracle.objective +
+        ', SIMULATED) a hollow diamond' : '') + '. Hover for the configuration.'));
     }
     const box = el('div', { class: 'grid' });
     parent.appendChild(box);
