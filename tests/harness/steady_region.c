@@ -47,8 +47,7 @@ int main(int argc, char **argv) {
   int lower = json_is_true(json_object_get(e, "lower_bound"));
   printf("steady: %.6f s at %.3f W: expected %.6f J, measured %.6f J, error %.4f %%, "
          "lower_bound %s\n",
-         t, watts, watts * t, j, 100 * rel,
-         lower ? "true" : "false");
+         t, watts, watts * t, j, 100 * rel, lower ? "true" : "false");
   json_decref(doc);
   if (rel < 1e-3) return 0;
   return argc == 5 && lower && j <= watts * t * (1 + 1e-3) ? 0 : 1;
