@@ -145,6 +145,23 @@ static inline uint64_t ergo__interned_hash(const char *interned) {
   memcpy(&h, interned - sizeof h, sizeof h);
   return h;
 }
+/* strcmp's order for two interned names, a word at a time: their texts are padded with zeros to
+ * whole 8-byte words, so a word holding the end of both is equal in full. */
+static inline int ergo__interned_cmp(const char *a, const char *b) {
+  for (size_t i = 0;; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    if (x != y) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      x = __builtin_bswap64(x); /* as a big-endian number the first byte decides */
+      y = __builtin_bswap64(y);
+#endif
+      return x < y ? -1 : 1;
+    }
+    if ((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) return 0; /* a zero byte */
+  }
+}
 
 /* Nodes of a tree, allocated in chunks (no per-node malloc header); freed with the tree. */
 typedef struct ergo__chunk {

@@ -25,7 +25,7 @@ uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t no
 static int cmp_snap(const void *a, const void *b) {
   const ergo__snap *x = a, *y = b;
   if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
-  return strcmp(x->name, y->name);
+  return ergo__interned_cmp(x->name, y->name); /* a live node's name: interned */
 }
 
 /* A child's place among its siblings: time, then name (the order of cmp_snap). */
@@ -38,7 +38,7 @@ typedef struct skey {
 static int cmp_key(const void *a, const void *b) {
   const skey *x = a, *y = b;
   if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
-  return strcmp(x->name, y->name);
+  return ergo__interned_cmp(x->name, y->name); /* a live node's name: interned */
 }
 
 /* The keys of the children being ordered at every level of the walk, as a stack. */

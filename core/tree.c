@@ -50,14 +50,14 @@ const char *ergo__intern(const char *name, uint64_t hash) {
       out = I.v[j];
       goto done;
     }
-  /* The hash rides in the 8 bytes before the text (ergo__interned_hash). */
-  size_t len = ergo__name_hash_len(hash);
-  char *block = malloc(sizeof hash + len + 1);
+  /* The hash rides in the 8 bytes before the text (ergo__interned_hash); the text is padded with
+   * zeros to whole 8-byte words (ergo__interned_cmp reads it a word at a time). */
+  size_t len = ergo__name_hash_len(hash), words = len / 8 + 1;
+  char *block = calloc(1 + words, 8);
   if (!block) goto done;
   memcpy(block, &hash, sizeof hash);
   char *copy = block + sizeof hash;
   memcpy(copy, name, len);
-  copy[len] = '\0';
   I.v[j] = out = copy;
   I.h[j] = hash;
   I.n++;
