@@ -92,8 +92,10 @@ struct ergo_region {
   const char *key;  /* literal pointer pushed with (NULL: none yet) */
   const char *name; /* interned once per process (ergo__intern), at most ERGO_NAME_MAX chars */
   struct ergo_region *parent, *first_child, *next_sibling;
-  struct ergo_region *hint; /* the sibling pushed after this one last time */
-  uint64_t total;           /* ticks over completed calls */
+  uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with 16 bits
+                   * of its literal pointer on top (ergo__hint_tag): a literal push that will not
+                   * find it there does not read it */
+  uint64_t total; /* ticks over completed calls */
   uint64_t calls;
   uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
   uint64_t step_total, step_calls; /* figures at the last ergo_step */
@@ -102,6 +104,16 @@ struct ergo_region {
   ergo__cold *cold; /* NULL until needed; published with release */
 };
 typedef struct ergo_region ergo__node;
+
+/* A node pointer fits in 48 bits (the tree's table relies on it too); the hint keeps a tag of the
+ * predicted node's literal pointer in the 16 above. */
+static inline uint64_t ergo__hint_tag(const char *key) {
+  uint64_t p = (uint64_t)(uintptr_t)key;
+  return ((p ^ (p >> 16) ^ (p >> 32)) & 0xffffull) << 48;
+}
+static inline ergo__node *ergo__hint_node(uint64_t hint) {
+  return (ergo__node *)(uintptr_t)(hint & 0x0000ffffffffffffull);
+}
 
 /* Cold fields of n, made on first use (NULL: no memory).  Only n's own thread (or the main
  * thread with the tree's owner stopped, for checkpoints) calls it. */

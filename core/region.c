@@ -80,7 +80,7 @@ static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const c
     }
     if (lit) c->key = name;
   }
-  if (pf->prev) pf->prev->hint = c;
+  if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);
   return c;
 }
 
@@ -102,7 +102,13 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
                                                        int lit, const char *file, int line) {
   if (ERGO__UNLIKELY(t->depth + 1 >= t->cap) && grow(t)) return;
   ergo__frame *pf = &t->stack[t->depth];
-  ergo__node *c = pf->prev ? pf->prev->hint : pf->node->first_child;
+  ergo__node *c;
+  if (!pf->prev)
+    c = pf->node->first_child;
+  else if (lit && (pf->prev->hint & 0xffff000000000000ull) != ergo__hint_tag(name))
+    c = NULL; /* predicted another literal: not worth a cache miss to read it */
+  else
+    c = ergo__hint_node(pf->prev->hint);
   /* A runtime name is hashed once: the hash is checked against the predicted node's (kept with
    * its interned name) before any text, and finds the node in the table when it differs. */
   uint64_t hash = 0;
