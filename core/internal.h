@@ -157,6 +157,20 @@ static inline uint64_t ergo__interned_hash(const char *interned) {
   memcpy(&h, interned - sizeof h, sizeof h);
   return h;
 }
+/* Whether the first len characters of name are those of the interned name (whose length is
+ * len): whole words while they last, inline, then the rest. */
+static inline int ergo__interned_eq(const char *interned, const char *name, size_t len) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, interned + i, 8);
+    memcpy(&y, name + i, 8);
+    if (x != y) return 0;
+  }
+  for (; i < len; i++)
+    if (interned[i] != name[i]) return 0;
+  return 1;
+}
 /* strcmp's order for two interned names, a word at a time: their texts are padded with zeros to
  * whole 8-byte words, so a word holding the end of both is equal in full. */
 static inline int ergo__interned_cmp(const char *a, const char *b) {

@@ -115,7 +115,7 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   if (!lit && ERGO__LIKELY(name != NULL)) hash = ergo__name_hash(name);
   if (ERGO__UNLIKELY(lit ? (!c || c->key != name)
                          : (!name || !c || ergo__interned_hash(c->name) != hash ||
-                            memcmp(c->name, name, ergo__name_hash_len(hash)) != 0))) {
+                            !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash))))) {
     if (ERGO__UNLIKELY(!name)) {
       name = checked_name("ERGO_PUSH", level, name, file, line);
       hash = ergo__name_hash(name);

@@ -175,7 +175,7 @@ ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *na
     if (c->parent != parent) continue;
     /* Equal hashes mean equal lengths: both texts have len characters to compare. */
     if ((lit && c->key == name) ||
-        (ergo__interned_hash(c->name) == hash && memcmp(c->name, name, len) == 0)) {
+        (ergo__interned_hash(c->name) == hash && ergo__interned_eq(c->name, name, len))) {
       if (lit && !c->key) c->key = name;
       return c;
     }
