@@ -198,7 +198,8 @@ typedef struct ergo__chunk {
 
 typedef struct ergo__frame {
   ergo__node *node;
-  ergo__node *prev; /* last child closed in this frame: predicts the next push */
+  ergo__node *prev;   /* last child closed in this frame: predicts the next push */
+  const char *pushed; /* the name pointer it was pushed with */
   uint64_t start;
   const char *file;
   int line;

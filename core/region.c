@@ -126,6 +126,7 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   ergo__frame *f = &t->stack[++t->depth];
   f->node = c;
   f->prev = NULL;
+  f->pushed = name;
   f->file = file;
   f->line = line;
   f->level = level;
@@ -216,12 +217,21 @@ static int pop_mismatch(ergo__tree *t, const char *what, int level, const char *
   return 1;
 }
 
+/* The top frame's name is `name` (a runtime name).  Popped with the very pointer it was pushed
+ * with, that memory held the node's whole name then, so its length (from the interned hash) can
+ * be compared a word at a time; any other pointer is compared as a string. */
+static inline int same_top(const ergo__frame *f, const char *name) {
+  if (name != f->pushed) return name_eq(f->node, name);
+  size_t len = ergo__name_hash_len(ergo__interned_hash(f->node->name));
+  return ergo__interned_eq(f->node->name, name, len) && (len == ERGO_NAME_MAX || !name[len]);
+}
+
 static inline __attribute__((always_inline)) void pop(ergo__tree *t, const char *what, int level,
                                                       const char *name, int lit, const char *file,
                                                       int line, uint64_t now) {
   ergo__frame *f = &t->stack[t->depth];
   if (ERGO__UNLIKELY(t->depth == 0 || f->level != level ||
-                     (lit ? f->node->key != name : (!name || !name_eq(f->node, name))))) {
+                     (lit ? f->node->key != name : (!name || !same_top(f, name))))) {
     if (ERGO__UNLIKELY(!name)) name = checked_name(what, level, name, file, line);
     if (t->depth > 0 && f->level == level && name_eq(f->node, name)) {
       /* same text, another pointer (a literal from another library): fine */
