@@ -92,8 +92,10 @@ struct ergo_region {
   const char *key;  /* literal pointer pushed with (NULL: none yet) */
   const char *name; /* interned once per process (ergo__intern), at most ERGO_NAME_MAX chars */
   struct ergo_region *parent, *first_child, *next_sibling;
-  struct ergo_region *hint; /* the sibling pushed after this one last time */
-  uint64_t total;           /* ticks over completed calls */
+  uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with 16 bits
+                   * of its literal pointer on top (ergo__hint_tag): a literal push that will not
+                   * find it there does not read it */
+  uint64_t total; /* ticks over completed calls */
   uint64_t calls;
   uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
   uint64_t step_total, step_calls; /* figures at the last ergo_step */
@@ -102,6 +104,16 @@ struct ergo_region {
   ergo__cold *cold; /* NULL until needed; published with release */
 };
 typedef struct ergo_region ergo__node;
+
+/* A node pointer fits in 48 bits (the tree's table relies on it too); the hint keeps a tag of the
+ * predicted node's literal pointer in the 16 above. */
+static inline uint64_t ergo__hint_tag(const char *key) {
+  uint64_t p = (uint64_t)(uintptr_t)key;
+  return ((p ^ (p >> 16) ^ (p >> 32)) & 0xffffull) << 48;
+}
+static inline ergo__node *ergo__hint_node(uint64_t hint) {
+  return (ergo__node *)(uintptr_t)(hint & 0x0000ffffffffffffull);
+}
 
 /* Cold fields of n, made on first use (NULL: no memory).  Only n's own thread (or the main
  * thread with the tree's owner stopped, for checkpoints) calls it. */
@@ -145,6 +157,37 @@ static inline uint64_t ergo__interned_hash(const char *interned) {
   memcpy(&h, interned - sizeof h, sizeof h);
   return h;
 }
+/* Whether the first len characters of name are those of the interned name (whose length is
+ * len): whole words while they last, inline, then the rest. */
+static inline int ergo__interned_eq(const char *interned, const char *name, size_t len) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, interned + i, 8);
+    memcpy(&y, name + i, 8);
+    if (x != y) return 0;
+  }
+  for (; i < len; i++)
+    if (interned[i] != name[i]) return 0;
+  return 1;
+}
+/* strcmp's order for two interned names, a word at a time: their texts are padded with zeros to
+ * whole 8-byte words, so a word holding the end of both is equal in full. */
+static inline int ergo__interned_cmp(const char *a, const char *b) {
+  for (size_t i = 0;; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    if (x != y) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      x = __builtin_bswap64(x); /* as a big-endian number the first byte decides */
+      y = __builtin_bswap64(y);
+#endif
+      return x < y ? -1 : 1;
+    }
+    if ((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) return 0; /* a zero byte */
+  }
+}
 
 /* Nodes of a tree, allocated in chunks (no per-node malloc header); freed with the tree. */
 typedef struct ergo__chunk {
@@ -155,7 +198,8 @@ typedef struct ergo__chunk {
 
 typedef struct ergo__frame {
   ergo__node *node;
-  ergo__node *prev; /* last child closed in this frame: predicts the next push */
+  ergo__node *prev;   /* last child closed in this frame: predicts the next push */
+  const char *pushed; /* the name pointer it was pushed with */
   uint64_t start;
   const char *file;
   int line;

@@ -1,6 +1,7 @@
 /* snapshot.c - a consistent, sorted copy of a region tree in seconds, for every report. */
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t no
 static int cmp_snap(const void *a, const void *b) {
   const ergo__snap *x = a, *y = b;
   if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
-  return strcmp(x->name, y->name);
+  return ergo__interned_cmp(x->name, y->name); /* a live node's name: interned */
 }
 
 /* A child's place among its siblings: time, then name (the order of cmp_snap). */
@@ -35,17 +36,52 @@ typedef struct skey {
   const ergo__node *node;
 } skey;
 
-static int cmp_key(const void *a, const void *b) {
-  const skey *x = a, *y = b;
-  if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
-  return strcmp(x->name, y->name);
+/* x goes before y: longer first, then by name (a live node's name: interned). */
+static inline int key_before(const skey *x, const skey *y) {
+  if (x->time_s != y->time_s) return x->time_s > y->time_s;
+  return ergo__interned_cmp(x->name, y->name) < 0;
 }
 
-/* The keys of the children being ordered at every level of the walk, as a stack. */
+/* The keys of the children being ordered at every level of the walk, as a stack, and the scratch
+ * their merge sort uses. */
 typedef struct sctx {
-  skey *v;
-  size_t n, cap;
+  skey *v, *tmp;
+  size_t n, cap, tmpcap;
 } sctx;
+
+/* Sort v[0..n) with key_before: a bottom-up merge sort with its comparison inline (qsort's
+ * indirect calls were half of a big step snapshot).  0, or ERGO_ENOMEM. */
+static int sort_keys(sctx *cx, skey *v, size_t n) {
+  if (n < 2) return 0;
+  if (cx->tmpcap < n) {
+    skey *t = realloc(cx->tmp, n * sizeof *t);
+    if (!t) return ERGO_ENOMEM;
+    cx->tmp = t;
+    cx->tmpcap = n;
+  }
+  for (size_t i = 1; i < n; i++) { /* runs of 8 by insertion */
+    if (i % 8 == 0) continue;
+    skey k = v[i];
+    size_t j = i;
+    for (; j % 8 && key_before(&k, &v[j - 1]); j--) v[j] = v[j - 1];
+    v[j] = k;
+  }
+  skey *from = v, *to = cx->tmp;
+  for (size_t w = 8; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t a = lo, b = mid, o = lo;
+      while (a < mid && b < hi) to[o++] = key_before(&from[b], &from[a]) ? from[b++] : from[a++];
+      while (a < mid) to[o++] = from[a++];
+      while (b < hi) to[o++] = from[b++];
+    }
+    skey *t = from;
+    from = to;
+    to = t;
+  }
+  if (from != v) memcpy(v, from, n * sizeof *v);
+  return 0;
+}
 
 /* The node's seconds as a snapshot shows them: since the last step, or over the run (with what
  * checkpoints brought in). */
@@ -58,7 +94,18 @@ static double node_time_s(const ergo__tree *t, const ergo__node *n, int since_st
 
 static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_step, uint64_t now,
                 sctx *cx, ergo__snap *out) {
-  /* out is zeroed: calloc'd by the parent's fill, or by ergo__snap_take_at for the root. */
+  /* The parent's fill malloc'd out (ergo__snap_take_at zeroed the root).  Zero it but, in a step
+   * snapshot with no quantity attached, its quantity arrays (512 of its 704 bytes): nothing reads
+   * them there (every reader checks q_ok first; a step snapshot is never packed or merged), and a
+   * step over many regions then does not clear megabytes. */
+  if (depth > 0) {
+    if (since_step && !ergo__quant_any()) {
+      memset(out, 0, offsetof(ergo__snap, q));
+      memset(&out->children, 0, sizeof *out - offsetof(ergo__snap, children));
+    } else {
+      memset(out, 0, sizeof *out);
+    }
+  }
   out->name = n->name;
   out->level = n->level;
   out->depth = depth;
@@ -117,8 +164,8 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
   }
   size_t nc = cx->n - base;
   if (!nc) return 0;
-  qsort(cx->v + base, nc, sizeof *cx->v, cmp_key);
-  out->children = calloc(nc, sizeof *out->children);
+  if (sort_keys(cx, cx->v + base, nc)) return ERGO_ENOMEM;
+  out->children = malloc(nc * sizeof *out->children);
   if (!out->children) return ERGO_ENOMEM;
   int sorted = 1;
   for (size_t k = 0; k < nc; k++) {
@@ -148,6 +195,7 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   sctx cx = {0};
   int rc = fill(t, &t->root, 0, since_step, now, &cx, out);
   free(cx.v);
+  free(cx.tmp);
   if (rc) {
     ergo__snap_free(out);
     return rc;
