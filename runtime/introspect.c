@@ -460,16 +460,31 @@ static json_t *state_json(const ergo_snapshot *s) {
                    knobs, "last_change", s->change, "publish_s", s->cost_s);
 }
 
+/* The last name of an escaped path ("Global/Setup_Left\\/Right" ends in "Setup_Left/Right"). */
+static json_t *last_name(const char *path) {
+  const char *start = path;
+  for (const char *c = path; *c; c++)
+    if (*c == '\\' && c[1])
+      c++;
+    else if (*c == '/')
+      start = c + 1;
+  char *name = strdup(start), *o = name;
+  if (!name) return json_null();
+  for (const char *c = start; *c; c++) *o++ = *c == '\\' && c[1] ? *++c : *c;
+  *o = '\0';
+  json_t *j = json_string(name);
+  free(name);
+  return j ? j : json_null();
+}
+
 static json_t *regions_json(const ergo_snapshot *s) {
   json_t *a = json_array();
   for (size_t i = 0; i < s->nregions; i++) {
     const ergo_snapshot_region *r = &s->regions[i];
-    const char *name = strrchr(r->path, '/');
-    json_t *o =
-        json_pack("{s:s,s:s,s:i,s:I,s:f,s:o,s:f,s:b,s:I}", "path", r->path, "name",
-                  name ? name + 1 : r->path, "depth", r->depth, "calls", (json_int_t)r->calls,
-                  "time_s", r->time_s, "energy_j", num_or_null(r->energy_j), "power_w", r->power_w,
-                  "tuned", r->tuned, "executions", (json_int_t)r->executions);
+    json_t *o = json_pack("{s:s,s:o,s:i,s:I,s:f,s:o,s:f,s:b,s:I}", "path", r->path, "name",
+                          last_name(r->path), "depth", r->depth, "calls", (json_int_t)r->calls,
+                          "time_s", r->time_s, "energy_j", num_or_null(r->energy_j), "power_w",
+                          r->power_w, "tuned", r->tuned, "executions", (json_int_t)r->executions);
     json_object_set_new(o, "setting", r->has_setting ? setting_json(r->setting) : json_null());
     json_object_set_new(o, "best", r->has_best ? setting_json(r->best) : json_null());
     if (r->budget) {
@@ -663,6 +678,10 @@ void ergo__introspect_start(void) {
                DASH_VAR);
     return;
   }
+  /* Step 0: the page has a snapshot from the start (every rank: a gather under MPI). */
+  publish(0);
+  I.prev_run_s = I.prev_energy_j = 0;
+  I.head = I.count = 0;
   if (job->mpi && job->rank != 0) return; /* rank 0 serves */
   const char *v = getenv(DASH_VAR);
   char addr[64], why[1024], url[256];

@@ -8,3 +8,10 @@ if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp)
     ${CMAKE_CURRENT_BINARY_DIR}/dashboard-http)
   set_tests_properties(dashboard_http PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
 endif()
+if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp)
+  # The screenshots stay in the build tree (dashboard-*.png); docs/dashboard.png is one of them.
+  add_test(NAME dashboard_browser COMMAND ${ERGO_EXPECT} "--match=dashboard steer: OK" --
+    ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/steer.py ${ERGO_DASH_APP}
+    ${CMAKE_CURRENT_BINARY_DIR}/dashboard-browser)
+  set_tests_properties(dashboard_browser PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

@@ -23,12 +23,18 @@
       options: { plugins: { title: { display: true, text: title } }, scales: scales },
     });
   }
+  /* One bar per label, each on its own axis (left, right). */
   function bars(id, title, labels) {
+    const scales = {};
+    labels.forEach((l, i) => {
+      scales['y' + i] = { position: i ? 'right' : 'left', title: { display: true, text: l },
+                          grid: { drawOnChartArea: i === 0 } };
+    });
     return new Chart($(id), {
       type: 'bar',
-      data: { labels: [], datasets: labels.map((l, i) => ({ label: l, data: [],
+      data: { labels: [], datasets: labels.map((l, i) => ({ label: l, data: [], yAxisID: 'y' + i,
         backgroundColor: palette[i] })) },
-      options: { plugins: { title: { display: true, text: title } } },
+      options: { plugins: { title: { display: true, text: title } }, scales: scales },
     });
   }
   const charts = {
@@ -37,11 +43,6 @@
     nodePower: bars('chart-node-power', 'Power per node (last step)', ['power (W)']),
     regions: bars('chart-regions', 'Energy and time per region (top 12 by time)', ['energy (J)', 'time (s)']),
     nodes: bars('chart-nodes', 'Per node: last step', ['step time (s)', 'step energy (J)']),
-    knobs: new Chart($('chart-knobs'), {
-      type: 'line', data: { labels: [], datasets: [] },
-      options: { plugins: { title: { display: true, text: 'Knob settings of the tuned regions over steps' } },
-                 scales: { x: { title: { display: true, text: 'step' } } } },
-    }),
   };
 
   /* ---- views ---- */
@@ -97,20 +98,38 @@
     const set = (c, arrays) => { c.data.labels = labels; arrays.forEach((a, i) => { c.data.datasets[i].data = a; }); c.update(); };
     set(charts.power, [pts.map((p) => p.power_w), pts.map((p) => p.energy_j)]);
     set(charts.time, [pts.map((p) => p.time_s), pts.map((p) => p.steps_per_kj)]);
-    /* One stepped line per tracked region and knob. */
-    const ds = [];
-    t.tracked.forEach((path, k) => {
-      const knobs = new Set();
-      pts.forEach((p) => { if (p.settings[k]) Object.keys(p.settings[k]).forEach((n) => knobs.add(n)); });
-      knobs.forEach((n) => {
-        ds.push({ label: path.replace(/^Global\//, '') + ' ' + n, stepped: true, pointRadius: 0, borderWidth: 2,
-                  borderColor: palette[ds.length % palette.length], backgroundColor: palette[ds.length % palette.length],
-                  data: pts.map((p) => (p.settings[k] ? p.settings[k][n] : null)) });
-      });
+    /* One chart per knob, one stepped line per tracked region. */
+    const knobs = new Set();
+    pts.forEach((p) => p.settings.forEach((v) => { if (v) Object.keys(v).forEach((n) => knobs.add(n)); }));
+    knobs.forEach((n) => {
+      const scale = /_khz$/.test(n) ? 1e-6 : 1;
+      const c = knobChart(n, scale === 1 ? n : n.replace(/_khz$/, ' (GHz)'));
+      c.data.labels = labels;
+      c.data.datasets = t.tracked.map((path, k) => ({
+        label: path.replace(/^Global\/Timestep\//, '').replace(/^Global\//, ''), stepped: true,
+        pointRadius: 0, borderWidth: 2, borderColor: palette[k % palette.length],
+        backgroundColor: palette[k % palette.length],
+        data: pts.map((p) => (p.settings[k] && p.settings[k][n] ? p.settings[k][n] * scale : null)) }));
+      c.update();
     });
-    charts.knobs.data.labels = labels;
-    charts.knobs.data.datasets = ds;
-    charts.knobs.update();
+  }
+
+  /* The chart of one knob's settings over steps, made when the knob first shows. */
+  function knobChart(name, title) {
+    if (charts['knob-' + name]) return charts['knob-' + name];
+    const div = document.createElement('div');
+    div.className = 'chart wide';
+    const cv = document.createElement('canvas');
+    cv.id = 'chart-knob-' + name;
+    div.appendChild(cv);
+    $('knob-charts').appendChild(div);
+    charts['knob-' + name] = new Chart(cv, {
+      type: 'line', data: { labels: [], datasets: [] },
+      options: { plugins: { title: { display: true, text: 'Setting of the tuned regions: ' + title },
+                            legend: { position: 'right' } },
+                 scales: { x: { title: { display: true, text: 'step' } } } },
+    });
+    return charts['knob-' + name];
   }
 
   const fmt = (v, d) => (v === null || v === undefined ? '-' : Number(v).toFixed(d));
