@@ -15,3 +15,20 @@ if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp)
     ${CMAKE_CURRENT_BINARY_DIR}/dashboard-browser)
   set_tests_properties(dashboard_browser PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp)
+  add_test(NAME dashboard_identical COMMAND ${ERGO_EXPECT} "--match=dashboard identical: OK" --
+    ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/identical.py ${ERGO_DASH_APP}
+    ${CMAKE_CURRENT_BINARY_DIR}/dashboard-identical)
+  set_tests_properties(dashboard_identical PROPERTIES TIMEOUT 180)
+endif()
+# bench/dashboard.sh's figures (never judged): its format, on two steps.
+if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp AND ERGO_BUILD_BENCH)
+  set(dn "[0-9]+\\.[0-9]+")
+  add_test(NAME bench_dashboard_format COMMAND ${ERGO_EXPECT}
+    "--match=dashboard overhead: ergo-example-miniapp, 2 steps of real work, online, estimate meter\n"
+    "--match=\nrun time: ${dn} s without the dashboard, ${dn} s with it \\([-+]${dn}%, machine noise included\\)\n"
+    "--match=\nsnapshots: 3 published in ${dn} s of the main thread \\(${dn}% of the run\\); the client read [0-9]+\n"
+    "--match=\nergo's own time with the dashboard on: ${dn} s = ${dn}% of the run time\n"
+    -- bash ${PROJECT_SOURCE_DIR}/bench/dashboard.sh ${ERGO_DASH_APP} 2)
+  set_tests_properties(bench_dashboard_format PROPERTIES TIMEOUT 120)
+endif()
