@@ -354,6 +354,10 @@ int ergo_snapshot_control(const char *policy, const char *objective, char *why, 
              "start the run with ERGO_POLICY=online, sweep, static or fixed)");
     return ERGO_ESTATE;
   }
+  if (ergo__job_get()->mpi && ergo__job_get()->rank != 0) {
+    snprintf(why, whylen, "under MPI rank 0 takes the changes (it serves the dashboard)");
+    return ERGO_ESTATE;
+  }
   if (policy && !*policy) policy = NULL;
   if (objective && !*objective) objective = NULL;
   if (policy && (strlen(policy) >= sizeof I.ctl_policy || !ergo__policy_find(policy))) {
@@ -384,16 +388,45 @@ int ergo_snapshot_control(const char *policy, const char *objective, char *why, 
   return 0;
 }
 
+/* The change asked for, if any, applied on this rank.  Under MPI rank 0's change reaches every
+ * rank (each node's leader decides for its node) through one sum over the job at each step. */
 static void apply_pending(long step) {
-  if (!__atomic_load_n(&I.ctl_pending, __ATOMIC_ACQUIRE)) return;
-  char policy[32], objective[128];
-  int hp, ho;
-  pthread_mutex_lock(&I.ctl_lock);
-  hp = I.has_policy, ho = I.has_objective;
-  memcpy(policy, I.ctl_policy, sizeof policy);
-  memcpy(objective, I.ctl_objective, sizeof objective);
-  I.ctl_pending = 0;
-  pthread_mutex_unlock(&I.ctl_lock);
+  char policy[32] = "", objective[128] = "";
+  int hp = 0, ho = 0;
+  int pending = __atomic_load_n(&I.ctl_pending, __ATOMIC_ACQUIRE);
+  if (pending) {
+    pthread_mutex_lock(&I.ctl_lock);
+    hp = I.has_policy, ho = I.has_objective;
+    memcpy(policy, I.ctl_policy, sizeof policy);
+    memcpy(objective, I.ctl_objective, sizeof objective);
+    I.ctl_pending = 0;
+    pthread_mutex_unlock(&I.ctl_lock);
+  }
+  if (I.mpi_nodes) {
+    double v[8] = {0}; /* changed, policy index + 1, objective: set, kind, weights, slowdown */
+    ergo__objective o;
+    char why[256];
+    if (pending) {
+      v[0] = 1;
+      for (int i = 0; hp && ergo__policy_name(i); i++)
+        if (!strcmp(ergo__policy_name(i), policy)) v[1] = i + 1;
+      if (ho && ergo__objective_parse(objective, &o, why, sizeof why) == 0)
+        v[2] = 1, v[3] = o.kind, v[4] = o.w_time, v[5] = o.w_energy, v[6] = o.w_resource,
+        v[7] = o.slowdown;
+    }
+    if (ergo__job_allreduce_sum(v, 8) != 0 || !v[0]) return;
+    hp = v[1] > 0;
+    if (hp) snprintf(policy, sizeof policy, "%s", ergo__policy_name((int)v[1] - 1));
+    ho = v[2] > 0;
+    if (ho) {
+      memset(&o, 0, sizeof o);
+      o.kind = (ergo__objective_kind)v[3];
+      o.w_time = v[4], o.w_energy = v[5], o.w_resource = v[6], o.slowdown = v[7];
+      ergo__objective_name(&o, objective, sizeof objective);
+    }
+  } else if (!pending) {
+    return;
+  }
   char why[1024] = "";
   if (ergo__tuner_retarget(hp ? policy : NULL, ho ? objective : NULL, 1, why, sizeof why) != 0) {
     snprintf(I.change, sizeof I.change, "at step %ld: refused: %.400s", step, why);

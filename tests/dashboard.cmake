@@ -32,3 +32,11 @@ if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp AND ERGO_BUILD_BENCH)
     -- bash ${PROJECT_SOURCE_DIR}/bench/dashboard.sh ${ERGO_DASH_APP} 2)
   set_tests_properties(bench_dashboard_format PROPERTIES TIMEOUT 120)
 endif()
+# Under MPI: rank 0 serves the whole job's nodes, a change reaches every rank.
+if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp AND ERGO_WITH_MPI)
+  add_test(NAME dashboard_mpi COMMAND ${ERGO_EXPECT} "--match=dashboard mpi: OK" --
+    ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/mpi.py ${ERGO_DASH_APP}
+    ${CMAKE_CURRENT_BINARY_DIR}/dashboard-mpi ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4
+    --allow-run-as-root --oversubscribe ${MPIEXEC_PREFLAGS})
+  set_tests_properties(dashboard_mpi PROPERTIES TIMEOUT 180)
+endif()

@@ -11,7 +11,7 @@ import urllib.request
 
 
 class Run:
-    def __init__(self, app, workdir, steps, env=None, wait_url=True):
+    def __init__(self, app, workdir, steps, env=None, wait_url=True, launcher=None):
         os.makedirs(workdir, exist_ok=True)
         e = dict(os.environ)
         for k in list(e):
@@ -22,7 +22,7 @@ class Run:
                   "ERGO_DASHBOARD_STEP_MS": "150"})
         e.update(env or {})
         self.err = []
-        self.proc = subprocess.Popen([app, "--steps", str(steps)], cwd=workdir, env=e,
+        self.proc = subprocess.Popen((launcher or []) + [app, "--steps", str(steps)], cwd=workdir, env=e,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self._t = threading.Thread(target=self._read, daemon=True)
         self._t.start()
