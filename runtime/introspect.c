@@ -427,18 +427,21 @@ static void apply_pending(long step) {
   } else if (!pending) {
     return;
   }
-  char why[1024] = "";
-  if (ergo__tuner_retarget(hp ? policy : NULL, ho ? objective : NULL, 1, why, sizeof why) != 0) {
-    snprintf(I.change, sizeof I.change, "at step %ld: refused: %.400s", step, why);
-    return;
-  }
-  /* The reports say what was in force at the end. */
-  char name[128];
+  char why[1024] = "", name[128] = "-";
+  int rc = ergo__tuner_retarget(hp ? policy : NULL, ho ? objective : NULL, 1, why, sizeof why);
+  /* The reports say what was in force at the end (a policy that could not start: monitor). */
   const ergo__objective *o = ergo__tuner_objective();
+  if (o) ergo__objective_name(o, name, sizeof name);
   ergo__fact_set("policy", ergo__tuner_policy());
-  if (o) ergo__fact_set("objective", ergo__objective_name(o, name, sizeof name));
-  snprintf(I.change, sizeof I.change, "at step %ld: policy %s, objective %s", step,
-           ergo__tuner_policy(), o ? name : "-");
+  ergo__fact_set("objective", o ? name : NULL);
+  if (rc)
+    snprintf(I.change, sizeof I.change,
+             "at step %ld: refused: %.400s; in force: policy %s, "
+             "objective %s",
+             step, why, ergo__tuner_policy(), name);
+  else
+    snprintf(I.change, sizeof I.change, "at step %ld: policy %s, objective %s", step,
+             ergo__tuner_policy(), name);
 }
 
 static void step_hook(void *ctx, long step) {

@@ -2,6 +2,7 @@
 with ERGO_DASHBOARD=127.0.0.1:0, its URL and token read from the line ergo prints once."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -12,7 +13,8 @@ import urllib.request
 
 class Run:
     def __init__(self, app, workdir, steps, env=None, wait_url=True, launcher=None):
-        os.makedirs(workdir, exist_ok=True)
+        shutil.rmtree(workdir, ignore_errors=True)  # nothing from an earlier run
+        os.makedirs(workdir)
         e = dict(os.environ)
         for k in list(e):
             if k.startswith("ERGO_"):

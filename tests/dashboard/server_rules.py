@@ -19,7 +19,7 @@ def check(cond, what):
         fails.append(what)
 
 
-r = Run(app, os.path.join(work, "rw"), steps=30)
+r = Run(app, os.path.join(work, "rw"), steps=40)  # no tuning model there: static cannot start
 check(r.get("api/state", token=False)[0] == 403, "no token: 403")
 check(r.get("", token=False)[0] == 403, "the page without the token: 403")
 check(r.get("api/state", token="0" * 32)[0] == 403, "a wrong token: 403")
@@ -59,6 +59,13 @@ s0 = s["step"]
 s = r.wait_step(s0 + 3)
 check(s["objective"] == "time" and "objective time" in s["last_change"],
       "the change in force at a later step (%s)" % s["last_change"])
+st, body = r.get("api/control?policy=sweep", method="POST", data=b"")
+s = r.wait_step(s["step"] + 2)
+check(st == 200 and s["policy"] == "sweep", "a change of policy: sweep in force (%s)" % s["last_change"])
+st, body = r.get("api/control?policy=static", method="POST", data=b"")
+s = r.wait_step(s["step"] + 2)
+check(s["policy"] == "monitor" and "refused" in s["last_change"] and "model" in s["last_change"],
+      "a policy that cannot start: refused with the reason, monitor in force (%s)" % s["last_change"])
 rc = r.finish()
 check(rc == 0, "the run ends well (%d)" % rc)
 check(sum("dashboard at http" in x for x in r.err) == 1, "the URL is printed once")
