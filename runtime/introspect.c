@@ -434,14 +434,12 @@ static void apply_pending(long step) {
   if (o) ergo__objective_name(o, name, sizeof name);
   ergo__fact_set("policy", ergo__tuner_policy());
   ergo__fact_set("objective", o ? name : NULL);
-  if (rc)
-    snprintf(I.change, sizeof I.change,
-             "at step %ld: refused: %.400s; in force: policy %s, "
-             "objective %s",
-             step, why, ergo__tuner_policy(), name);
-  else
-    snprintf(I.change, sizeof I.change, "at step %ld: policy %s, objective %s", step,
-             ergo__tuner_policy(), name);
+  int w = rc ? snprintf(I.change, sizeof I.change,
+                        "at step %ld: refused: %.300s; in force: policy %s, objective %s", step,
+                        why, ergo__tuner_policy(), name)
+             : snprintf(I.change, sizeof I.change, "at step %ld: policy %s, objective %s", step,
+                        ergo__tuner_policy(), name);
+  if (w < 0) I.change[0] = '\0';
 }
 
 static void step_hook(void *ctx, long step) {
