@@ -1,15 +1,17 @@
-"""server_rules.py APP WORKDIR - the dashboard's server without a browser: the token (403 without it or
-with a wrong one), path traversal, oversized requests, a bad change refused with the reason, the
-read-only mode, a busy port (one warning, the run goes on), and the JSON endpoints' content."""
+"""server_rules.py APP WORKDIR LIBERGO SONAME - the dashboard's server without a browser: the
+token (403 without it or with a wrong one), path traversal, oversized requests, a bad change
+refused with the reason, changes of policy, the read-only mode, a busy port and a missing
+libergo-dashboard (one warning each, the run goes on), and the JSON endpoints' content."""
 import json
 import os
+import shutil
 import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from app import Run  # noqa: E402
 
-app, work = sys.argv[1], sys.argv[2]
+app, work, libergo, soname = sys.argv[1:5]
 fails = []
 
 
@@ -90,6 +92,18 @@ sk.close()
 warn = [x for x in r.err if "ERGO_DASHBOARD" in x and "warning" in x]
 check(rc == 0 and len(warn) == 1 and "Address already in use" in warn[0],
       "a busy port: one warning, the run goes on (%s)" % "".join(warn).strip())
+
+# No libergo-dashboard beside the libergo in use, nor on the library path: one warning.
+alone = os.path.join(work, "alone")
+shutil.rmtree(alone, ignore_errors=True)
+os.makedirs(alone)
+shutil.copy(libergo, os.path.join(alone, soname))
+r = Run(app, os.path.join(work, "missing"), steps=3, wait_url=False,
+        env={"LD_LIBRARY_PATH": alone, "ERGO_DASHBOARD_STEP_MS": "0"})
+rc = r.finish()
+warn = [x for x in r.err if "ERGO_DASHBOARD" in x and "warning" in x]
+check(rc == 0 and len(warn) == 1 and "libergo-dashboard" in warn[0] and alone in warn[0],
+      "no libergo-dashboard: one warning, the run goes on (%s)" % "".join(warn).strip())
 
 if fails:
     print("FAIL: %d check(s) failed" % len(fails))
