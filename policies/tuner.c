@@ -731,9 +731,13 @@ int ergo__tuner_retarget(const char *policy, const char *objective, int apply, c
   T.pol.objective = obj;
   T.time_only = obj.kind == ERGO__OBJ_TIME || (obj.kind == ERGO__OBJ_WEIGHTED && obj.w_energy == 0);
   char name[128];
-  if (ops && ops != T.pol.ops) {
-    /* The old policy's per-region state goes with it: the new one starts afresh. */
+  /* A new policy, or a new objective for one that cannot re-judge what it measured (sweep's
+   * schedule is built around its objective): the policy starts afresh. */
+  int restart = (ops && ops != T.pol.ops) || (new_obj && !T.pol.ops->reobjective);
+  if (restart) {
+    /* The old policy's per-region state goes with it. */
     const ergo__policy_ops *old = T.pol.ops;
+    if (!ops) ops = old;
     if (old->stop) old->stop(&T.pol);
     T.pol.priv = NULL;
     for (rstate *s = T.states; s; s = s->next) s->pub.policy = NULL;
@@ -749,12 +753,13 @@ int ergo__tuner_retarget(const char *policy, const char *objective, int apply, c
       return rc;
     }
     if (T.pol.talk)
-      ergo__info("dashboard: the tuner now runs policy %s (objective %s) from step %ld", ops->name,
-                 ergo__objective_name(&T.pol.objective, name, sizeof name), T.pol.steps);
+      ergo__info("dashboard: the tuner now runs policy %s (objective %s) afresh from step %ld",
+                 ops->name, ergo__objective_name(&T.pol.objective, name, sizeof name), T.pol.steps);
   } else if (new_obj) {
-    if (T.pol.ops->reobjective) T.pol.ops->reobjective(&T.pol);
+    T.pol.ops->reobjective(&T.pol);
     if (T.pol.talk)
-      ergo__info("dashboard: the tuner's objective is now %s from step %ld",
+      ergo__info("dashboard: the tuner's objective is now %s from step %ld; online re-judges "
+                 "what it measured",
                  ergo__objective_name(&T.pol.objective, name, sizeof name), T.pol.steps);
   }
   return 0;

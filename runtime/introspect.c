@@ -383,7 +383,7 @@ int ergo_snapshot_control(const char *policy, const char *objective, char *why, 
   I.has_objective = objective != NULL;
   snprintf(I.ctl_policy, sizeof I.ctl_policy, "%s", policy ? policy : "");
   snprintf(I.ctl_objective, sizeof I.ctl_objective, "%s", objective ? objective : "");
-  I.ctl_pending = 1;
+  __atomic_store_n(&I.ctl_pending, 1, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&I.ctl_lock);
   return 0;
 }
@@ -399,7 +399,7 @@ static void apply_pending(long step) {
     hp = I.has_policy, ho = I.has_objective;
     memcpy(policy, I.ctl_policy, sizeof policy);
     memcpy(objective, I.ctl_objective, sizeof objective);
-    I.ctl_pending = 0;
+    __atomic_store_n(&I.ctl_pending, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&I.ctl_lock);
   }
   if (I.mpi_nodes) {
