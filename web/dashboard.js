@@ -171,20 +171,26 @@
     charts.nodePower.update();
   }
 
+  /* The small state every half second; the rest only when a step has passed. */
   let lastStep = -1;
   async function poll() {
     try {
-      const r = await fetch(q('api/all'));
+      const r = await fetch(q('api/state'));
       if (r.ok) {
-        const all = await r.json();
-        showState(all.state);
-        if (all.state.step !== lastStep) {
-          lastStep = all.state.step;
-          showTimeline(all.timeline);
-          showRegions(all.regions);
-          showNodes(all.nodes);
+        const s = await r.json();
+        showState(s);
+        if (s.step !== lastStep) {
+          const ra = await fetch(q('api/all'));
+          if (ra.ok) {
+            const all = await ra.json();
+            lastStep = all.state.step;
+            showState(all.state);
+            showTimeline(all.timeline);
+            showRegions(all.regions);
+            showNodes(all.nodes);
+            document.body.dataset.step = all.state.step;
+          }
         }
-        document.body.dataset.step = all.state.step;
       } else if (r.status !== 503) {
         $('summary').textContent = 'the server said ' + r.status;
       }
