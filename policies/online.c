@@ -275,6 +275,57 @@ static int online_progress(ergo__policy *p, char *buf, size_t len) {
   return 1;
 }
 
-const ergo__policy_ops ergo__policy_online = {"online",        online_start,  online_choose,
-                                              online_observe,  online_finish, online_stop,
-                                              online_progress, NULL,          online_save};
+/* The live view: the best so far, the measurements used of the budget. */
+static int online_inspect(ergo__policy *p, ergo__region_state *r, ergo__policy_view *v) {
+  const online_region * or = r->policy;
+  if (! or || ! or->nm) return 0;
+  int point[ERGO__NM_MAX_DIMS], start[ERGO__NM_MAX_DIMS];
+  ergo__nm_best(or->nm, point, NULL, NULL);
+  config_of(&p->space, point, &v->best);
+  v->evals = ergo__nm_evals(or->nm);
+  v->budget = ONLINE_BUDGET;
+  v->done = ergo__nm_done(or->nm);
+  online_priv *o = p->priv;
+  memcpy(start, o->grid.start, sizeof start);
+  /* The search keeps the baseline unless a point beats it with that confidence. */
+  v->confidence =
+      memcmp(point, start, sizeof(int) * (size_t)o->grid.dims) ? ERGO__NM_CONFIDENCE : 0.0;
+  return 1;
+}
+
+/* A new objective during the run: each region's search starts again under it, and every
+ * measurement the old search made answers the new one's asks (as often as it was measured)
+ * until the new search asks for a point not measured yet, which the region's next executions
+ * measure.  The budget counts the replayed measurements, so a region does not search twice. */
+static void online_reobjective(ergo__policy *p) {
+  online_priv *o = p->priv;
+  for (online_region * or = o->regions; or ; or = or->next) {
+    if (! or->nm) continue;
+    ergo__nm *old = or->nm, *nw = ergo__nm_new(&o->grid, &p->objective, &o->opt);
+    if (!nw) continue; /* no memory: the old search goes on under the old objective */
+    int np = ergo__nm_points(old) + 1; /* with the baseline, measured or not */
+    int *used = calloc((size_t)(np > 0 ? np : 1), sizeof *used);
+    int pt[ERGO__NM_MAX_DIMS], q[ERGO__NM_MAX_DIMS];
+    while (used && ergo__nm_ask(nw, pt)) {
+      ergo__measure mean;
+      int n, i, told = 0;
+      for (i = 0; ergo__nm_point(old, i, q, &mean, &n); i++)
+        if (!memcmp(q, pt, sizeof(int) * (size_t)o->grid.dims) && used[i] < n) {
+          told = ergo__nm_tell(nw, pt, &mean) == 0;
+          used[i] += told;
+          break;
+        }
+      if (!told) break;
+    }
+    free(used);
+    ergo__nm_free(old);
+    or->nm = nw;
+    or->asked = 0; /* asked again at the next choice: the new search's point */
+    or->chosen = 0;
+    or->mismatches = 0;
+  }
+}
+
+const ergo__policy_ops ergo__policy_online = {
+    "online",        online_start, online_choose, online_observe, online_finish,     online_stop,
+    online_progress, NULL,         online_save,   online_inspect, online_reobjective};

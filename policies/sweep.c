@@ -234,6 +234,6 @@ static int sweep_progress(ergo__policy *p, char *buf, size_t len) {
   return 1;
 }
 
-const ergo__policy_ops ergo__policy_sweep = {"sweep",        sweep_start,  sweep_choose,
-                                             sweep_observe,  sweep_finish, sweep_stop,
-                                             sweep_progress, NULL,         sweep_save};
+const ergo__policy_ops ergo__policy_sweep = {
+    "sweep",        sweep_start, sweep_choose, sweep_observe, sweep_finish, sweep_stop,
+    sweep_progress, NULL,        sweep_save,   NULL,          NULL};

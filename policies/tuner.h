@@ -4,6 +4,11 @@
 
 #include "ergo.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
+#define ERGO__TUNER_VIEW_KNOBS 4
+
 /* One region execution as the runtime's pipeline measured it. */
 typedef struct ergo__region_measurement {
   double time_s;   /* inclusive wall time of this call */
@@ -40,6 +45,21 @@ void ergo__tuner_step(long step);
 void ergo__tuner_save(void);
 /* ergo_finalize, before reports: the policy writes what it learnt. */
 void ergo__tuner_finalize(void);
+/* The live view of one region (ergo_snapshot_*): 0 when the tuner knows no region at path. */
+typedef struct ergo__tuner_view {
+  uint64_t executions;
+  int significant, has_last, has_best;
+  int64_t last[ERGO__TUNER_VIEW_KNOBS], best[ERGO__TUNER_VIEW_KNOBS];
+  int evals, budget, done;
+  double confidence;
+} ergo__tuner_view;
+int ergo__tuner_view_of(const char *path, ergo__tuner_view *v);
+/* Another policy and/or objective (NULL: unchanged) for the running tuner, on the main thread at
+ * an ergo_step: a new objective is re-judged on what was measured; a new policy starts afresh
+ * (its start may read ERGO_MODEL, ERGO_FIXED).  Check-only with apply 0.  0, or ERGO_EINVAL /
+ * ERGO_ESTATE with one line in why. */
+int ergo__tuner_retarget(const char *policy, const char *objective, int apply, char *why,
+                         size_t whylen);
 /* Free the tuner (after the core's finalize). */
 void ergo__tuner_stop(void);
 

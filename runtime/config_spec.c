@@ -489,6 +489,18 @@ const ergo__config_row ergo__config_spec[] = {
      ELSEWHERE("runtime/pipeline.c"),
      .help = "seconds between saves of the tuning model and JSON report during the run, at an "
              "ergo_step (default 60; 0 = only at finalize)"},
+    /* The dashboard (runtime/introspect.c, libergo-dashboard) */
+    {.var = "ERGO_DASHBOARD",
+     ELSEWHERE("runtime/introspect.c"),
+     .help = "HOST:PORT (port 0: a free one): serve the live dashboard there (rank 0 under MPI); "
+             "the URL with its token is printed once"},
+    {.var = "ERGO_DASHBOARD_CONTROL",
+     ELSEWHERE("runtime/introspect.c"),
+     .help = "0: the dashboard is read-only; 1 (default): its sliders change the running tuner"},
+    {.var = "ERGO_DASHBOARD_STEP_MS",
+     ELSEWHERE("runtime/introspect.c"),
+     .help = "with the dashboard, each ergo_step lasts at least this many real milliseconds "
+             "(default 0; to watch a sim-node run)"},
     /* MPI (mpi/) */
     {.var = "ERGO_REPORT_RANKS",
      FIELD(report_ranks),

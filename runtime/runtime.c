@@ -10,6 +10,7 @@
 #include "policies/tuner.h"
 #include "runtime/config.h"
 #include "runtime/forward.h"
+#include "runtime/introspect.h"
 #include "runtime/pipeline.h"
 #include "sim/node.h"
 
@@ -280,6 +281,8 @@ int ergo_init(const ergo_config *user) {
   ergo__pipeline_start();
   /* ERGO_FORWARD: NVTX and ITT ranges beside ergo's own (nothing loaded when unset). */
   ergo__forward_start();
+  /* ERGO_DASHBOARD: snapshots at each ergo_step, served by rank 0 (introspect.c). */
+  ergo__introspect_start();
   /* Global's time and energy from one instant: the core's clock started at ergo__core_init,
    * the meter's first reading came after knob discovery and the election (15-30 ms later), so
    * Global's power was low.  Both restart here, where the program's own work begins; ergo_init's
@@ -291,6 +294,7 @@ int ergo_init(const ergo_config *user) {
 
 int ergo_finalize(void) {
   if (!ergo__g.initialized) return 0;
+  ergo__introspect_stop(); /* the server first: nothing reads a layer being stopped */
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__pipeline_stop();
   ergo__forward_stop();
