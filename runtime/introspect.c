@@ -56,6 +56,8 @@ struct ergo_snapshot {
   int ntracked;
   ergo_snapshot_node *nodes;
   size_t nnodes;
+  ergo_snapshot_rank *ranks_v;
+  size_t nranks;
   double cost_s; /* the main thread's time in publishing so far */
 };
 
@@ -107,6 +109,7 @@ static void snap_free(ergo_snapshot *s) {
   free(s->points);
   free(s->track);
   free(s->nodes);
+  free(s->ranks_v);
   free(s);
 }
 
@@ -142,6 +145,10 @@ size_t ergo_snapshot_timeline(const ergo_snapshot *s, const ergo_snapshot_point 
 size_t ergo_snapshot_nodes(const ergo_snapshot *s, const ergo_snapshot_node **out) {
   if (out) *out = s ? s->nodes : NULL;
   return s ? s->nnodes : 0;
+}
+size_t ergo_snapshot_ranks(const ergo_snapshot *s, const ergo_snapshot_rank **out) {
+  if (out) *out = s ? s->ranks_v : NULL;
+  return s ? s->nranks : 0;
 }
 const char *ergo_snapshot_knob(int i) {
   _Static_assert(ERGO__NKNOBS <= ERGO_SNAPSHOT_KNOBS, "raise ERGO_SNAPSHOT_KNOBS in ergo.h");
@@ -201,9 +208,12 @@ static void add_region(walk *w, const ergo__snap *s, const char *parent_path) {
   for (size_t i = 0; i < s->nchildren; i++) add_region(w, &s->children[i], path);
 }
 
-/* Under MPI (every rank, at the step): each rank's line to rank 0, which sums them per node. */
-static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n) {
-  *n = 0;
+/* Under MPI (every rank, at the step): each rank's line to rank 0, which keeps them (*ranks) and
+ * sums them per node. */
+static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n,
+                                        ergo_snapshot_rank **ranks, size_t *nranks) {
+  *n = *nranks = 0;
+  *ranks = NULL;
   const ergo__job *job = ergo__job_get();
   char *all = NULL;
   size_t *lens = NULL;
@@ -214,12 +224,16 @@ static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n) {
   }
   int nn = job->nnodes > 0 && job->nnodes <= 4096 ? job->nnodes : 1;
   ergo_snapshot_node *v = calloc((size_t)nn, sizeof *v);
+  ergo_snapshot_rank *rv = calloc((size_t)job->size, sizeof *rv);
   size_t off = 0;
-  for (int r = 0; v && r < job->size; off += lens[r], r++) {
+  for (int r = 0; v && rv && r < job->size; off += lens[r], r++) {
     if (lens[r] != sizeof(rank_line)) continue;
     rank_line l;
     memcpy(&l, all + off, sizeof l);
     if (l.node < 0 || l.node >= nn) continue;
+    rv[*nranks] = (ergo_snapshot_rank){r, l.node, l.step_time_s, l.measured ? l.step_energy_j : -1,
+                                       l.measured ? l.energy_j : -1};
+    ++*nranks;
     ergo_snapshot_node *d = &v[l.node];
     d->node = l.node;
     d->ranks++;
@@ -232,7 +246,14 @@ static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n) {
   }
   free(all);
   free(lens);
-  *n = v ? (size_t)nn : 0;
+  if (!v || !rv) {
+    free(v);
+    free(rv);
+    *nranks = 0;
+    return NULL;
+  }
+  *ranks = rv;
+  *n = (size_t)nn;
   return v;
 }
 
@@ -259,18 +280,34 @@ static void publish(long step) {
   I.prev_energy_j = energy;
   /* The nodes: gathered under MPI (every rank takes part), this process's alone otherwise. */
   ergo_snapshot_node *nodes = NULL;
-  size_t nnodes = 0;
+  ergo_snapshot_rank *ranks = NULL;
+  size_t nnodes = 0, nranks = 0;
   if (I.mpi_nodes) {
     rank_line l = {job->node, energy >= 0, p.time_s, p.energy_j, energy};
-    nodes = gather_nodes(&l, &nnodes);
-  } else if ((nodes = calloc(1, sizeof *nodes))) {
-    nnodes = 1;
+    nodes = gather_nodes(&l, &nnodes, &ranks, &nranks);
+  } else if ((nodes = calloc(1, sizeof *nodes)) && (ranks = calloc(1, sizeof *ranks))) {
+    nnodes = nranks = 1;
     *nodes = (ergo_snapshot_node){0, 1, p.time_s, p.energy_j, energy, p.power_w};
+    *ranks = (ergo_snapshot_rank){0, 0, p.time_s, p.energy_j, energy};
   }
-  if (!serve || w.fail) {
+  if (I.mpi_nodes && nodes) {
+    /* The job's figures, not rank 0's own: the slowest node's step, every node's energy. */
+    double st = 0, se = 0, e = 0;
+    int measured = 0;
+    for (size_t i = 0; i < nnodes; i++) {
+      if (nodes[i].step_time_s > st) st = nodes[i].step_time_s;
+      if (nodes[i].energy_j > 0) se += nodes[i].step_energy_j, e += nodes[i].energy_j, measured = 1;
+    }
+    p.time_s = st;
+    p.energy_j = measured ? se : -1;
+    p.power_w = measured && st > 0 ? se / st : 0;
+    energy = measured ? e : -1;
+  }
+  if (!serve || w.fail || !nodes || !ranks) {
     for (size_t i = 0; i < w.n; i++) free((char *)w.v[i].path);
     free(w.v);
     free(nodes);
+    free(ranks);
     return;
   }
   /* The timeline: this step, and the settings of the tuned regions it follows. */
@@ -312,7 +349,9 @@ static void publish(long step) {
     s->regions = w.v, s->nregions = w.n;
     w.v = NULL;
     s->nodes = nodes, s->nnodes = nnodes;
+    s->ranks_v = ranks, s->nranks = nranks;
     nodes = NULL;
+    ranks = NULL;
     s->points = malloc(I.count * sizeof *s->points);
     s->track = malloc(I.count * sizeof *s->track);
     for (int k = 0; k < I.ntracked; k++) s->tracked[k] = strdup(I.tracked[k]);
@@ -335,6 +374,7 @@ static void publish(long step) {
   }
   free(w.v);
   free(nodes);
+  free(ranks);
 }
 
 /* ---- changes asked for (any thread), applied at the step (main thread) ---- */
@@ -567,6 +607,18 @@ static json_t *nodes_json(const ergo_snapshot *s) {
   return a;
 }
 
+static json_t *ranks_json(const ergo_snapshot *s) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < s->nranks; i++) {
+    const ergo_snapshot_rank *r = &s->ranks_v[i];
+    json_array_append_new(a, json_pack("{s:i,s:i,s:f,s:o,s:o}", "rank", r->rank, "node", r->node,
+                                       "step_time_s", r->step_time_s, "step_energy_j",
+                                       num_or_null(r->step_energy_j), "energy_j",
+                                       num_or_null(r->energy_j)));
+  }
+  return a;
+}
+
 char *ergo_snapshot_json(const ergo_snapshot *s, const char *part) {
   if (!s || !part) return NULL;
   json_t *j = NULL;
@@ -578,9 +630,11 @@ char *ergo_snapshot_json(const ergo_snapshot *s, const char *part) {
     j = timeline_json(s);
   else if (!strcmp(part, "nodes"))
     j = nodes_json(s);
+  else if (!strcmp(part, "ranks"))
+    j = ranks_json(s);
   else if (!strcmp(part, "all"))
-    j = json_pack("{s:o,s:o,s:o,s:o}", "state", state_json(s), "regions", regions_json(s),
-                  "timeline", timeline_json(s), "nodes", nodes_json(s));
+    j = json_pack("{s:o,s:o,s:o,s:o,s:o}", "state", state_json(s), "regions", regions_json(s),
+                  "timeline", timeline_json(s), "nodes", nodes_json(s), "ranks", ranks_json(s));
   if (!j) return NULL;
   char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
   json_decref(j);

@@ -153,6 +153,16 @@
     charts.regions.update();
   }
 
+  function showRanks(rs) {
+    const body = $('ranks').tBodies[0];
+    body.textContent = '';
+    rs.forEach((r) => {
+      const tr = body.insertRow();
+      [r.rank, r.node, fmt(r.step_time_s, 3), fmt(r.step_energy_j, 1), fmt(r.energy_j, 1)]
+        .forEach((v) => { tr.insertCell().textContent = v; });
+    });
+  }
+
   function showNodes(ns) {
     const body = $('nodes').tBodies[0];
     body.textContent = '';
@@ -188,6 +198,7 @@
             showTimeline(all.timeline);
             showRegions(all.regions);
             showNodes(all.nodes);
+            showRanks(all.ranks);
             document.body.dataset.step = all.state.step;
           }
         }
