@@ -468,7 +468,7 @@ static void apply_pending(long step) {
     return;
   }
   char why[1024] = "", name[128] = "-";
-  int rc = ergo__tuner_retarget(hp ? policy : NULL, ho ? objective : NULL, 1, why, sizeof why);
+  int rc = ergo__tuner_retarget(hp ? policy : NULL, ho ? objective : NULL, why, sizeof why);
   /* The reports say what was in force at the end (a policy that could not start: monitor). */
   const ergo__objective *o = ergo__tuner_objective();
   if (o) ergo__objective_name(o, name, sizeof name);
