@@ -39,6 +39,8 @@
 /* Steps the timeline keeps (the last ones), and tuned regions whose settings it follows. */
 #define TIMELINE_MAX 2048
 #define TRACK_MAX 8
+/* Nodes whose power the timeline keeps per step (the first ones). */
+#define NODES_MAX 16
 
 struct ergo_snapshot {
   int refs; /* under I.lock */
@@ -51,6 +53,8 @@ struct ergo_snapshot {
   size_t nregions;
   ergo_snapshot_point *points;
   int64_t (*track)[TRACK_MAX][ERGO_SNAPSHOT_KNOBS]; /* per point; 0: not run yet */
+  double (*node_w)[NODES_MAX];                      /* per point: each node's power (-1: none) */
+  int nnode_w;
   size_t npoints;
   char *tracked[TRACK_MAX];
   int ntracked;
@@ -74,6 +78,8 @@ static struct {
   /* The timeline: a ring of the last TIMELINE_MAX steps. */
   ergo_snapshot_point ring[TIMELINE_MAX];
   int64_t ring_track[TIMELINE_MAX][TRACK_MAX][ERGO_SNAPSHOT_KNOBS];
+  double ring_node_w[TIMELINE_MAX][NODES_MAX];
+  int nnode_w; /* nodes the ring has powers of */
   size_t head, count;
   char *tracked[TRACK_MAX];
   int ntracked;
@@ -108,6 +114,7 @@ static void snap_free(ergo_snapshot *s) {
   free(s->regions);
   free(s->points);
   free(s->track);
+  free(s->node_w);
   free(s->nodes);
   free(s->ranks_v);
   free(s);
@@ -318,6 +325,9 @@ static void publish(long step) {
     I.count++;
   I.ring[at] = p;
   memset(I.ring_track[at], 0, sizeof I.ring_track[at]);
+  for (int k = 0; k < NODES_MAX; k++)
+    I.ring_node_w[at][k] = (size_t)k < nnodes && nodes[k].energy_j >= 0 ? nodes[k].power_w : -1;
+  if ((int)nnodes > I.nnode_w) I.nnode_w = nnodes < NODES_MAX ? (int)nnodes : NODES_MAX;
   for (size_t i = 0; i < w.n; i++) {
     const ergo_snapshot_region *r = &w.v[i];
     if (!r->tuned || !r->has_setting) continue;
@@ -354,13 +364,16 @@ static void publish(long step) {
     ranks = NULL;
     s->points = malloc(I.count * sizeof *s->points);
     s->track = malloc(I.count * sizeof *s->track);
+    s->node_w = malloc(I.count * sizeof *s->node_w);
+    s->nnode_w = I.nnode_w;
     for (int k = 0; k < I.ntracked; k++) s->tracked[k] = strdup(I.tracked[k]);
     s->ntracked = I.ntracked;
-    if (s->points && s->track) {
+    if (s->points && s->track && s->node_w) {
       for (size_t i = 0; i < I.count; i++) {
         size_t j = (I.head + i) % TIMELINE_MAX;
         s->points[i] = I.ring[j];
         memcpy(s->track[i], I.ring_track[j], sizeof s->track[i]);
+        memcpy(s->node_w[i], I.ring_node_w[j], sizeof s->node_w[i]);
       }
       s->npoints = I.count;
     }
@@ -585,12 +598,14 @@ static json_t *timeline_json(const ergo_snapshot *s) {
       for (int j = 0; j < ERGO__NKNOBS; j++) any |= v[j] != 0;
       json_array_append_new(set, any ? setting_json(v) : json_null());
     }
-    json_array_append_new(pts,
-                          json_pack("{s:I,s:f,s:f,s:o,s:f,s:o,s:o}", "step", (json_int_t)p->step,
-                                    "at_s", p->at_s, "time_s", p->time_s, "energy_j",
-                                    num_or_null(p->energy_j), "power_w", p->power_w, "steps_per_kj",
-                                    p->energy_j > 0 ? json_real(1000.0 / p->energy_j) : json_null(),
-                                    "settings", set));
+    json_t *nw = json_array();
+    for (int k = 0; k < s->nnode_w; k++) json_array_append_new(nw, num_or_null(s->node_w[i][k]));
+    json_array_append_new(
+        pts,
+        json_pack("{s:I,s:f,s:f,s:o,s:f,s:o,s:o,s:o}", "step", (json_int_t)p->step, "at_s", p->at_s,
+                  "time_s", p->time_s, "energy_j", num_or_null(p->energy_j), "power_w", p->power_w,
+                  "steps_per_kj", p->energy_j > 0 ? json_real(1000.0 / p->energy_j) : json_null(),
+                  "settings", set, "node_power_w", nw));
   }
   return json_pack("{s:o,s:o}", "tracked", tracked, "points", pts);
 }
@@ -823,6 +838,7 @@ void ergo__introspect_stop(void) {
   I.cur = NULL;
   I.head = I.count = 0;
   I.ntracked = 0;
+  I.nnode_w = 0;
   I.prev_run_s = I.prev_energy_j = 0;
   I.ctl_pending = 0;
   I.change[0] = '\0';

@@ -37,6 +37,7 @@ total = sum(n["energy_j"] for n in one["nodes"])
 check(abs(one["state"]["energy_j"] - total) < 1e-6 * total and
       abs(one["timeline"]["points"][-1]["energy_j"] - sum(n["step_energy_j"] for n in one["nodes"]))
       < 1e-6 * total, "state and timeline: the job's energy, the nodes' sum")
+check(len(one["timeline"]["points"][-1]["node_power_w"]) == 2, "timeline: each node's power")
 ranks = json.loads(r.get("api/ranks")[1])
 check([(x["rank"], x["node"]) for x in ranks] == [(0, 0), (1, 0), (2, 1), (3, 1)],
       "ranks: 4, two per node (%s)" % [(x["rank"], x["node"]) for x in ranks])
