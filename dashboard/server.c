@@ -87,10 +87,9 @@ static enum MHD_Result fail(struct MHD_Connection *c, unsigned status, const cha
 
 static enum MHD_Result api_get(struct MHD_Connection *c, const char *part) {
   if (strcmp(part, "state") && strcmp(part, "regions") && strcmp(part, "timeline") &&
-      strcmp(part, "nodes") && strcmp(part, "all"))
+      strcmp(part, "nodes") && strcmp(part, "ranks") && strcmp(part, "all"))
     return fail(c, MHD_HTTP_NOT_FOUND,
-                "no such endpoint: /api/state, regions, timeline, nodes "
-                "or all");
+                "no such endpoint: /api/state, regions, timeline, nodes, ranks or all");
   const ergo_snapshot *s = S.h->acquire();
   if (!s) return fail(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no ergo_step yet: nothing published");
   char *j = S.h->json(s, part);

@@ -399,6 +399,12 @@ typedef struct ergo_snapshot_node {
   double energy_j, power_w;          /* totals so far; energy_j < 0: not measured */
 } ergo_snapshot_node;
 
+typedef struct ergo_snapshot_rank {
+  int rank, node;                    /* under MPI; a serial run is rank 0 on node 0 */
+  double step_time_s, step_energy_j; /* its last step; energy < 0: this rank read none */
+  double energy_j;                   /* its total so far (< 0: none) */
+} ergo_snapshot_rank;
+
 /* Publish snapshots from the next ergo_step on (main thread, after ergo_init); ERGO_DASHBOARD
  * does it at ergo_init.  0, or ERGO_ESTATE before ergo_init. */
 ERGO_EXPORT int ergo_snapshot_enable(void);
@@ -407,16 +413,18 @@ ERGO_EXPORT int ergo_snapshot_enable(void);
 ERGO_EXPORT const ergo_snapshot *ergo_snapshot_acquire(void);
 ERGO_EXPORT void ergo_snapshot_release(const ergo_snapshot *s);
 /* Its step (ergo_step's argument) and run time; its regions (pre-order, Global first), power
- * timeline (one point per step, the last ones) and node summaries; arrays live as long as s. */
+ * timeline (one point per step, the last ones), node and rank summaries (under MPI gathered to
+ * rank 0 at each step; elsewhere empty); arrays live as long as s. */
 ERGO_EXPORT long ergo_snapshot_step(const ergo_snapshot *s, double *run_s);
 ERGO_EXPORT size_t ergo_snapshot_regions(const ergo_snapshot *s, const ergo_snapshot_region **out);
 ERGO_EXPORT size_t ergo_snapshot_timeline(const ergo_snapshot *s, const ergo_snapshot_point **out);
 ERGO_EXPORT size_t ergo_snapshot_nodes(const ergo_snapshot *s, const ergo_snapshot_node **out);
+ERGO_EXPORT size_t ergo_snapshot_ranks(const ergo_snapshot *s, const ergo_snapshot_rank **out);
 /* The i-th knob's name ("cpu_khz", as the tuning model names it), NULL past the last. */
 ERGO_EXPORT const char *ergo_snapshot_knob(int i);
 /* s as JSON (malloc'd, the caller frees; NULL on no memory): part "state" (step, totals, policy,
  * objective, knobs), "regions", "timeline" (with each tracked region's setting per step), "nodes",
- * or "all" (every part). */
+ * "ranks", or "all" (every part). */
 ERGO_EXPORT char *ergo_snapshot_json(const ergo_snapshot *s, const char *part);
 /* Ask the running tuner for another policy and/or objective (either may be NULL: unchanged),
  * from any thread: checked now, applied at the next ergo_step on the main thread, where the

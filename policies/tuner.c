@@ -707,8 +707,7 @@ int ergo__tuner_view_of(const char *path, ergo__tuner_view *v) {
   return 1;
 }
 
-int ergo__tuner_retarget(const char *policy, const char *objective, int apply, char *why,
-                         size_t whylen) {
+int ergo__tuner_retarget(const char *policy, const char *objective, char *why, size_t whylen) {
   if (!T.active) {
     snprintf(why, whylen,
              "the run's policy (%s) does not tune, so there is no tuner to change (fix: start the "
@@ -726,7 +725,6 @@ int ergo__tuner_retarget(const char *policy, const char *objective, int apply, c
   }
   ergo__objective obj = T.pol.objective;
   if (objective && ergo__objective_parse(objective, &obj, why, whylen) != 0) return ERGO_EINVAL;
-  if (!apply) return 0;
   int new_obj = memcmp(&obj, &T.pol.objective, sizeof obj) != 0;
   T.pol.objective = obj;
   T.time_only = obj.kind == ERGO__OBJ_TIME || (obj.kind == ERGO__OBJ_WEIGHTED && obj.w_energy == 0);

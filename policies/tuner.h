@@ -55,11 +55,11 @@ typedef struct ergo__tuner_view {
 } ergo__tuner_view;
 int ergo__tuner_view_of(const char *path, ergo__tuner_view *v);
 /* Another policy and/or objective (NULL: unchanged) for the running tuner, on the main thread at
- * an ergo_step: a new objective is re-judged on what was measured; a new policy starts afresh
- * (its start may read ERGO_MODEL, ERGO_FIXED).  Check-only with apply 0.  0, or ERGO_EINVAL /
+ * an ergo_step: a new objective is re-judged on what was measured (the policy's reobjective), or
+ * the policy starts afresh under it (one without), as a new policy does (its start may read
+ * ERGO_MODEL, ERGO_FIXED; one that cannot start leaves monitor in force).  0, or ERGO_EINVAL /
  * ERGO_ESTATE with one line in why. */
-int ergo__tuner_retarget(const char *policy, const char *objective, int apply, char *why,
-                         size_t whylen);
+int ergo__tuner_retarget(const char *policy, const char *objective, char *why, size_t whylen);
 /* Free the tuner (after the core's finalize). */
 void ergo__tuner_stop(void);
 

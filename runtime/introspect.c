@@ -39,6 +39,8 @@
 /* Steps the timeline keeps (the last ones), and tuned regions whose settings it follows. */
 #define TIMELINE_MAX 2048
 #define TRACK_MAX 8
+/* Nodes whose power the timeline keeps per step (the first ones). */
+#define NODES_MAX 16
 
 struct ergo_snapshot {
   int refs; /* under I.lock */
@@ -51,11 +53,15 @@ struct ergo_snapshot {
   size_t nregions;
   ergo_snapshot_point *points;
   int64_t (*track)[TRACK_MAX][ERGO_SNAPSHOT_KNOBS]; /* per point; 0: not run yet */
+  double (*node_w)[NODES_MAX];                      /* per point: each node's power (-1: none) */
+  int nnode_w;
   size_t npoints;
   char *tracked[TRACK_MAX];
   int ntracked;
   ergo_snapshot_node *nodes;
   size_t nnodes;
+  ergo_snapshot_rank *ranks_v;
+  size_t nranks;
   double cost_s; /* the main thread's time in publishing so far */
 };
 
@@ -72,6 +78,8 @@ static struct {
   /* The timeline: a ring of the last TIMELINE_MAX steps. */
   ergo_snapshot_point ring[TIMELINE_MAX];
   int64_t ring_track[TIMELINE_MAX][TRACK_MAX][ERGO_SNAPSHOT_KNOBS];
+  double ring_node_w[TIMELINE_MAX][NODES_MAX];
+  int nnode_w; /* nodes the ring has powers of */
   size_t head, count;
   char *tracked[TRACK_MAX];
   int ntracked;
@@ -106,7 +114,9 @@ static void snap_free(ergo_snapshot *s) {
   free(s->regions);
   free(s->points);
   free(s->track);
+  free(s->node_w);
   free(s->nodes);
+  free(s->ranks_v);
   free(s);
 }
 
@@ -142,6 +152,10 @@ size_t ergo_snapshot_timeline(const ergo_snapshot *s, const ergo_snapshot_point 
 size_t ergo_snapshot_nodes(const ergo_snapshot *s, const ergo_snapshot_node **out) {
   if (out) *out = s ? s->nodes : NULL;
   return s ? s->nnodes : 0;
+}
+size_t ergo_snapshot_ranks(const ergo_snapshot *s, const ergo_snapshot_rank **out) {
+  if (out) *out = s ? s->ranks_v : NULL;
+  return s ? s->nranks : 0;
 }
 const char *ergo_snapshot_knob(int i) {
   _Static_assert(ERGO__NKNOBS <= ERGO_SNAPSHOT_KNOBS, "raise ERGO_SNAPSHOT_KNOBS in ergo.h");
@@ -201,9 +215,12 @@ static void add_region(walk *w, const ergo__snap *s, const char *parent_path) {
   for (size_t i = 0; i < s->nchildren; i++) add_region(w, &s->children[i], path);
 }
 
-/* Under MPI (every rank, at the step): each rank's line to rank 0, which sums them per node. */
-static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n) {
-  *n = 0;
+/* Under MPI (every rank, at the step): each rank's line to rank 0, which keeps them (*ranks) and
+ * sums them per node. */
+static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n,
+                                        ergo_snapshot_rank **ranks, size_t *nranks) {
+  *n = *nranks = 0;
+  *ranks = NULL;
   const ergo__job *job = ergo__job_get();
   char *all = NULL;
   size_t *lens = NULL;
@@ -214,12 +231,16 @@ static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n) {
   }
   int nn = job->nnodes > 0 && job->nnodes <= 4096 ? job->nnodes : 1;
   ergo_snapshot_node *v = calloc((size_t)nn, sizeof *v);
+  ergo_snapshot_rank *rv = calloc((size_t)job->size, sizeof *rv);
   size_t off = 0;
-  for (int r = 0; v && r < job->size; off += lens[r], r++) {
+  for (int r = 0; v && rv && r < job->size; off += lens[r], r++) {
     if (lens[r] != sizeof(rank_line)) continue;
     rank_line l;
     memcpy(&l, all + off, sizeof l);
     if (l.node < 0 || l.node >= nn) continue;
+    rv[*nranks] = (ergo_snapshot_rank){r, l.node, l.step_time_s, l.measured ? l.step_energy_j : -1,
+                                       l.measured ? l.energy_j : -1};
+    ++*nranks;
     ergo_snapshot_node *d = &v[l.node];
     d->node = l.node;
     d->ranks++;
@@ -232,7 +253,14 @@ static ergo_snapshot_node *gather_nodes(const rank_line *mine, size_t *n) {
   }
   free(all);
   free(lens);
-  *n = v ? (size_t)nn : 0;
+  if (!v || !rv) {
+    free(v);
+    free(rv);
+    *nranks = 0;
+    return NULL;
+  }
+  *ranks = rv;
+  *n = (size_t)nn;
   return v;
 }
 
@@ -259,18 +287,34 @@ static void publish(long step) {
   I.prev_energy_j = energy;
   /* The nodes: gathered under MPI (every rank takes part), this process's alone otherwise. */
   ergo_snapshot_node *nodes = NULL;
-  size_t nnodes = 0;
+  ergo_snapshot_rank *ranks = NULL;
+  size_t nnodes = 0, nranks = 0;
   if (I.mpi_nodes) {
     rank_line l = {job->node, energy >= 0, p.time_s, p.energy_j, energy};
-    nodes = gather_nodes(&l, &nnodes);
-  } else if ((nodes = calloc(1, sizeof *nodes))) {
-    nnodes = 1;
+    nodes = gather_nodes(&l, &nnodes, &ranks, &nranks);
+  } else if ((nodes = calloc(1, sizeof *nodes)) && (ranks = calloc(1, sizeof *ranks))) {
+    nnodes = nranks = 1;
     *nodes = (ergo_snapshot_node){0, 1, p.time_s, p.energy_j, energy, p.power_w};
+    *ranks = (ergo_snapshot_rank){0, 0, p.time_s, p.energy_j, energy};
   }
-  if (!serve || w.fail) {
+  if (I.mpi_nodes && nodes) {
+    /* The job's figures, not rank 0's own: the slowest node's step, every node's energy. */
+    double st = 0, se = 0, e = 0;
+    int measured = 0;
+    for (size_t i = 0; i < nnodes; i++) {
+      if (nodes[i].step_time_s > st) st = nodes[i].step_time_s;
+      if (nodes[i].energy_j > 0) se += nodes[i].step_energy_j, e += nodes[i].energy_j, measured = 1;
+    }
+    p.time_s = st;
+    p.energy_j = measured ? se : -1;
+    p.power_w = measured && st > 0 ? se / st : 0;
+    energy = measured ? e : -1;
+  }
+  if (!serve || w.fail || !nodes || !ranks) {
     for (size_t i = 0; i < w.n; i++) free((char *)w.v[i].path);
     free(w.v);
     free(nodes);
+    free(ranks);
     return;
   }
   /* The timeline: this step, and the settings of the tuned regions it follows. */
@@ -281,6 +325,9 @@ static void publish(long step) {
     I.count++;
   I.ring[at] = p;
   memset(I.ring_track[at], 0, sizeof I.ring_track[at]);
+  for (int k = 0; k < NODES_MAX; k++)
+    I.ring_node_w[at][k] = (size_t)k < nnodes && nodes[k].energy_j >= 0 ? nodes[k].power_w : -1;
+  if ((int)nnodes > I.nnode_w) I.nnode_w = nnodes < NODES_MAX ? (int)nnodes : NODES_MAX;
   for (size_t i = 0; i < w.n; i++) {
     const ergo_snapshot_region *r = &w.v[i];
     if (!r->tuned || !r->has_setting) continue;
@@ -312,16 +359,21 @@ static void publish(long step) {
     s->regions = w.v, s->nregions = w.n;
     w.v = NULL;
     s->nodes = nodes, s->nnodes = nnodes;
+    s->ranks_v = ranks, s->nranks = nranks;
     nodes = NULL;
+    ranks = NULL;
     s->points = malloc(I.count * sizeof *s->points);
     s->track = malloc(I.count * sizeof *s->track);
+    s->node_w = malloc(I.count * sizeof *s->node_w);
+    s->nnode_w = I.nnode_w;
     for (int k = 0; k < I.ntracked; k++) s->tracked[k] = strdup(I.tracked[k]);
     s->ntracked = I.ntracked;
-    if (s->points && s->track) {
+    if (s->points && s->track && s->node_w) {
       for (size_t i = 0; i < I.count; i++) {
         size_t j = (I.head + i) % TIMELINE_MAX;
         s->points[i] = I.ring[j];
         memcpy(s->track[i], I.ring_track[j], sizeof s->track[i]);
+        memcpy(s->node_w[i], I.ring_node_w[j], sizeof s->node_w[i]);
       }
       s->npoints = I.count;
     }
@@ -335,6 +387,7 @@ static void publish(long step) {
   }
   free(w.v);
   free(nodes);
+  free(ranks);
 }
 
 /* ---- changes asked for (any thread), applied at the step (main thread) ---- */
@@ -428,7 +481,7 @@ static void apply_pending(long step) {
     return;
   }
   char why[1024] = "", name[128] = "-";
-  int rc = ergo__tuner_retarget(hp ? policy : NULL, ho ? objective : NULL, 1, why, sizeof why);
+  int rc = ergo__tuner_retarget(hp ? policy : NULL, ho ? objective : NULL, why, sizeof why);
   /* The reports say what was in force at the end (a policy that could not start: monitor). */
   const ergo__objective *o = ergo__tuner_objective();
   if (o) ergo__objective_name(o, name, sizeof name);
@@ -545,12 +598,14 @@ static json_t *timeline_json(const ergo_snapshot *s) {
       for (int j = 0; j < ERGO__NKNOBS; j++) any |= v[j] != 0;
       json_array_append_new(set, any ? setting_json(v) : json_null());
     }
-    json_array_append_new(pts,
-                          json_pack("{s:I,s:f,s:f,s:o,s:f,s:o,s:o}", "step", (json_int_t)p->step,
-                                    "at_s", p->at_s, "time_s", p->time_s, "energy_j",
-                                    num_or_null(p->energy_j), "power_w", p->power_w, "steps_per_kj",
-                                    p->energy_j > 0 ? json_real(1000.0 / p->energy_j) : json_null(),
-                                    "settings", set));
+    json_t *nw = json_array();
+    for (int k = 0; k < s->nnode_w; k++) json_array_append_new(nw, num_or_null(s->node_w[i][k]));
+    json_array_append_new(
+        pts,
+        json_pack("{s:I,s:f,s:f,s:o,s:f,s:o,s:o,s:o}", "step", (json_int_t)p->step, "at_s", p->at_s,
+                  "time_s", p->time_s, "energy_j", num_or_null(p->energy_j), "power_w", p->power_w,
+                  "steps_per_kj", p->energy_j > 0 ? json_real(1000.0 / p->energy_j) : json_null(),
+                  "settings", set, "node_power_w", nw));
   }
   return json_pack("{s:o,s:o}", "tracked", tracked, "points", pts);
 }
@@ -567,6 +622,18 @@ static json_t *nodes_json(const ergo_snapshot *s) {
   return a;
 }
 
+static json_t *ranks_json(const ergo_snapshot *s) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < s->nranks; i++) {
+    const ergo_snapshot_rank *r = &s->ranks_v[i];
+    json_array_append_new(a, json_pack("{s:i,s:i,s:f,s:o,s:o}", "rank", r->rank, "node", r->node,
+                                       "step_time_s", r->step_time_s, "step_energy_j",
+                                       num_or_null(r->step_energy_j), "energy_j",
+                                       num_or_null(r->energy_j)));
+  }
+  return a;
+}
+
 char *ergo_snapshot_json(const ergo_snapshot *s, const char *part) {
   if (!s || !part) return NULL;
   json_t *j = NULL;
@@ -578,9 +645,11 @@ char *ergo_snapshot_json(const ergo_snapshot *s, const char *part) {
     j = timeline_json(s);
   else if (!strcmp(part, "nodes"))
     j = nodes_json(s);
+  else if (!strcmp(part, "ranks"))
+    j = ranks_json(s);
   else if (!strcmp(part, "all"))
-    j = json_pack("{s:o,s:o,s:o,s:o}", "state", state_json(s), "regions", regions_json(s),
-                  "timeline", timeline_json(s), "nodes", nodes_json(s));
+    j = json_pack("{s:o,s:o,s:o,s:o,s:o}", "state", state_json(s), "regions", regions_json(s),
+                  "timeline", timeline_json(s), "nodes", nodes_json(s), "ranks", ranks_json(s));
   if (!j) return NULL;
   char *out = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
   json_decref(j);
@@ -769,6 +838,7 @@ void ergo__introspect_stop(void) {
   I.cur = NULL;
   I.head = I.count = 0;
   I.ntracked = 0;
+  I.nnode_w = 0;
   I.prev_run_s = I.prev_energy_j = 0;
   I.ctl_pending = 0;
   I.change[0] = '\0';

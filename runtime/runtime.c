@@ -294,7 +294,7 @@ int ergo_init(const ergo_config *user) {
 
 int ergo_finalize(void) {
   if (!ergo__g.initialized) return 0;
-  ergo__introspect_stop(); /* the server first: nothing reads a layer being stopped */
+  ergo__introspect_stop();        /* the server first: nothing reads a layer being stopped */
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__pipeline_stop();
   ergo__forward_stop();

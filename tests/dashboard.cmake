@@ -13,7 +13,12 @@ if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp)
   add_test(NAME dashboard_browser COMMAND ${ERGO_EXPECT} "--match=dashboard steer: OK" --
     ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/steer.py ${ERGO_DASH_APP}
     ${CMAKE_CURRENT_BINARY_DIR}/dashboard-browser)
-  set_tests_properties(dashboard_browser PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  set(shots "")
+  foreach(view global regions nodes knobs)
+    list(APPEND shots ${CMAKE_CURRENT_BINARY_DIR}/dashboard-browser/dashboard-${view}-after.png)
+  endforeach()
+  set_tests_properties(dashboard_browser PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+    ATTACHED_FILES "${shots}")
 endif()
 if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp)
   add_test(NAME dashboard_identical COMMAND ${ERGO_EXPECT} "--match=dashboard identical: OK" --

@@ -110,6 +110,10 @@ static void test_regions_timeline_nodes(void **state) {
   assert_int_equal(ergo_snapshot_nodes(s3, &nd), 1);
   assert_int_equal(nd[0].ranks, 1);
   assert_true(fabs(nd[0].step_time_s - p[2].time_s) < 1e-9);
+  const ergo_snapshot_rank *rk;
+  assert_int_equal(ergo_snapshot_ranks(s3, &rk), 1);
+  assert_int_equal(rk[0].rank, 0);
+  assert_true(fabs(rk[0].energy_j - g->energy_j) < 1e-9);
   assert_string_equal(ergo_snapshot_knob(0), "core_khz");
   assert_null(ergo_snapshot_knob(99));
   /* Later steps publish new copies; the one held stays as it was. */
@@ -138,6 +142,7 @@ static void test_regions_timeline_nodes(void **state) {
   json_decref(tl);
   json_t *all = part(s4, "all");
   assert_non_null(json_object_get(all, "nodes"));
+  assert_int_equal(json_array_size(json_object_get(all, "ranks")), 1);
   json_decref(all);
   assert_null(ergo_snapshot_json(s4, "bogus"));
   assert_null(ergo_snapshot_json(NULL, "state"));

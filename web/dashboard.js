@@ -40,7 +40,12 @@
   const charts = {
     power: line('chart-power', 'Power and energy per step', ['power (W)', 'energy per step (J)']),
     time: line('chart-time', 'Step time and efficiency', ['step time (s)', 'efficiency (steps/kJ)']),
-    nodePower: bars('chart-node-power', 'Power per node (last step)', ['power (W)']),
+    nodePower: new Chart($('chart-node-power'), {
+      type: 'line', data: { labels: [], datasets: [] },
+      options: { plugins: { title: { display: true, text: 'Power per node over steps' } },
+                 scales: { x: { title: { display: true, text: 'step' } },
+                           y: { title: { display: true, text: 'power (W)' } } } },
+    }),
     regions: bars('chart-regions', 'Energy and time per region (top 12 by time)', ['energy (J)', 'time (s)']),
     nodes: bars('chart-nodes', 'Per node: last step', ['step time (s)', 'step energy (J)']),
   };
@@ -98,6 +103,12 @@
     const set = (c, arrays) => { c.data.labels = labels; arrays.forEach((a, i) => { c.data.datasets[i].data = a; }); c.update(); };
     set(charts.power, [pts.map((p) => p.power_w), pts.map((p) => p.energy_j)]);
     set(charts.time, [pts.map((p) => p.time_s), pts.map((p) => p.steps_per_kj)]);
+    const nn = pts.length ? pts[pts.length - 1].node_power_w.length : 0;
+    charts.nodePower.data.labels = labels;
+    charts.nodePower.data.datasets = Array.from({ length: nn }, (_, k) => ({
+      label: 'node ' + k, pointRadius: 0, borderWidth: 2, borderColor: palette[k % palette.length],
+      backgroundColor: palette[k % palette.length], data: pts.map((p) => (k < p.node_power_w.length ? p.node_power_w[k] : null)) }));
+    charts.nodePower.update();
     /* One chart per knob, one stepped line per tracked region. */
     const knobs = new Set();
     pts.forEach((p) => p.settings.forEach((v) => { if (v) Object.keys(v).forEach((n) => knobs.add(n)); }));
@@ -153,6 +164,16 @@
     charts.regions.update();
   }
 
+  function showRanks(rs) {
+    const body = $('ranks').tBodies[0];
+    body.textContent = '';
+    rs.forEach((r) => {
+      const tr = body.insertRow();
+      [r.rank, r.node, fmt(r.step_time_s, 3), fmt(r.step_energy_j, 1), fmt(r.energy_j, 1)]
+        .forEach((v) => { tr.insertCell().textContent = v; });
+    });
+  }
+
   function showNodes(ns) {
     const body = $('nodes').tBodies[0];
     body.textContent = '';
@@ -166,9 +187,6 @@
     charts.nodes.data.datasets[0].data = ns.map((n) => n.step_time_s);
     charts.nodes.data.datasets[1].data = ns.map((n) => n.step_energy_j);
     charts.nodes.update();
-    charts.nodePower.data.labels = labels;
-    charts.nodePower.data.datasets[0].data = ns.map((n) => n.power_w);
-    charts.nodePower.update();
   }
 
   /* The small state every half second; the rest only when a step has passed. */
@@ -188,6 +206,7 @@
             showTimeline(all.timeline);
             showRegions(all.regions);
             showNodes(all.nodes);
+            showRanks(all.ranks);
             document.body.dataset.step = all.state.step;
           }
         }

@@ -5,8 +5,11 @@ the whole job at a step."""
 import json
 import os
 import sys
+import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "browser"))
 from app import Run  # noqa: E402
 
 app, work, launcher = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -19,7 +22,7 @@ def check(cond, what):
         fails.append(what)
 
 
-r = Run(app, work, steps=30, launcher=launcher,
+r = Run(app, work, steps=60, launcher=launcher,
         env={"ERGO_NODE_SPLIT": "2", "OMP_NUM_THREADS": "1", "ERGO_DASHBOARD_STEP_MS": "150",
              "ERGO_STATE_DIR": os.path.join(work, "state"), "ERGO_REPORT_JSON": "report.json",
              "ERGO_REPORT_RANKS": "1"})
@@ -29,9 +32,40 @@ nodes = json.loads(r.get("api/nodes")[1])
 check([n["ranks"] for n in nodes] == [2, 2], "nodes: 2 ranks each (%s)" % nodes)
 check(all(n["step_time_s"] > 0 and n["power_w"] > 0 for n in nodes),
       "nodes: each with its step time and power")
+one = json.loads(r.get("api/all")[1])  # one snapshot
+total = sum(n["energy_j"] for n in one["nodes"])
+check(abs(one["state"]["energy_j"] - total) < 1e-6 * total and
+      abs(one["timeline"]["points"][-1]["energy_j"] - sum(n["step_energy_j"] for n in one["nodes"]))
+      < 1e-6 * total, "state and timeline: the job's energy, the nodes' sum")
+check(len(one["timeline"]["points"][-1]["node_power_w"]) == 2, "timeline: each node's power")
+ranks = json.loads(r.get("api/ranks")[1])
+check([(x["rank"], x["node"]) for x in ranks] == [(0, 0), (1, 0), (2, 1), (3, 1)],
+      "ranks: 4, two per node (%s)" % [(x["rank"], x["node"]) for x in ranks])
+# The node view in a browser, where there is one (dashboard_browser checks the rest).
+try:
+    import browser  # noqa: E402
+    driver = browser.start(1400, 900)
+except SystemExit:
+    driver = None
+    print("no browser here: the node view's screenshot is left out")
+if driver:
+    try:
+        driver.get(r.url)
+        driver.find_element("id", "tab-nodes").click()
+        end = time.time() + 30
+        while time.time() < end and len(driver.find_elements("css selector", "#ranks tbody tr")) < 4:
+            time.sleep(0.2)
+        time.sleep(0.7)
+        rows = len(driver.find_elements("css selector", "#nodes tbody tr"))
+        check(rows == 2, "the node view lists 2 nodes (%d)" % rows)
+        shot = os.path.join(work, "..", "dashboard-nodes-mpi.png")
+        driver.save_screenshot(shot)
+        check(os.path.getsize(shot) > 10000, "screenshot %s" % os.path.abspath(shot))
+    finally:
+        driver.quit()
+at = json.loads(r.get("api/state")[1])["step"]
 st, body = r.get("api/control?objective=time", method="POST", data=b"")
 check(st == 200, "a change: accepted")
-at = s["step"]
 s = r.wait_step(at + 4)
 check(s["objective"] == "time", "the change in force on rank 0 (%s)" % s["last_change"])
 rc = r.finish()

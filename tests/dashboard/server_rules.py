@@ -43,6 +43,8 @@ check(st == 200 and len(tl.get("points", [])) >= 2 and tl["points"][-1]["power_w
       "timeline: one point per step with power")
 st, body = r.get("api/nodes")
 check(st == 200 and json.loads(body)[0]["ranks"] == 1, "nodes: one node, one rank")
+st, body = r.get("api/ranks")
+check(st == 200 and len(json.loads(body)) == 1, "ranks: this process alone")
 check(r.get("api/../../etc/passwd")[0] in (400, 404), "path traversal: refused")
 check(r.get("..%2f..%2fetc%2fpasswd")[0] in (400, 404), "escaped path traversal: refused")
 check(r.get("chart.min.js")[0] == 200 and r.get("dashboard.js")[0] == 200, "the embedded files")
