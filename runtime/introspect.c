@@ -47,6 +47,7 @@ struct ergo_snapshot {
   long step;
   double run_s, energy_j, power_w; /* energy_j < 0: not measured */
   char policy[32], objective[128], change[512];
+  char platform[16]; /* real, sim or estimate (the run's facts): the page labels what is not real */
   int control, tunes, ranks;
   unsigned knobs; /* bit i: knob i is open on this node */
   ergo_snapshot_region *regions;
@@ -348,6 +349,8 @@ static void publish(long step) {
     s->power_w = energy >= 0 && run_s > 0 ? energy / run_s : 0;
     const char *pol = ergo__tuner_policy();
     snprintf(s->policy, sizeof s->policy, "%s", pol ? pol : "monitor");
+    const char *platform = ergo__fact_get("platform");
+    snprintf(s->platform, sizeof s->platform, "%s", platform ? platform : "real");
     const ergo__objective *o = ergo__tuner_objective();
     if (o && I.tunes) ergo__objective_name(o, s->objective, sizeof s->objective);
     snprintf(s->change, sizeof s->change, "%s", I.change);
@@ -539,9 +542,9 @@ static json_t *state_json(const ergo_snapshot *s) {
   json_t *knobs = json_array();
   for (int i = 0; i < ERGO__NKNOBS; i++)
     if (s->knobs & (1u << i)) json_array_append_new(knobs, json_string(ergo__knob_table[i].field));
-  return json_pack("{s:I,s:f,s:o,s:f,s:s,s:o,s:b,s:b,s:i,s:i,s:o,s:s,s:f}", "step",
+  return json_pack("{s:I,s:f,s:o,s:f,s:s,s:s,s:o,s:b,s:b,s:i,s:i,s:o,s:s,s:f}", "step",
                    (json_int_t)s->step, "run_s", s->run_s, "energy_j", num_or_null(s->energy_j),
-                   "power_w", s->power_w, "policy", s->policy, "objective",
+                   "power_w", s->power_w, "platform", s->platform, "policy", s->policy, "objective",
                    s->objective[0] ? json_string(s->objective) : json_null(), "tunes", s->tunes,
                    "control", s->control, "ranks", s->ranks, "nodes", (int)s->nnodes, "knobs",
                    knobs, "last_change", s->change, "publish_s", s->cost_s);

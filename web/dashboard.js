@@ -82,6 +82,10 @@
     const e = s.energy_j === null ? '-' : s.energy_j.toFixed(1) + ' J';
     $('summary').textContent = 'step ' + s.step + ' · ' + s.run_s.toFixed(2) + ' s · ' + e + ' · ' +
       s.power_w.toFixed(1) + ' W · ' + s.ranks + ' rank(s), ' + s.nodes + ' node(s)';
+    // Every figure of a sim-node run is simulated, and an estimate meter's energy is a model's.
+    const label = { sim: 'SIMULATED', estimate: 'ESTIMATE' }[s.platform] || '';
+    $('platform').textContent = label;
+    $('platform').hidden = !label;
     $('objective-now').textContent = s.tunes ? 'in force: ' + s.policy + ', ' + s.objective : 'policy ' + s.policy + ' (does not tune)';
     if (s.last_change) $('change').textContent = 'last change ' + s.last_change;
     document.querySelectorAll('#controls select, #controls input').forEach((i) => { i.disabled = !s.control || !s.tunes; });

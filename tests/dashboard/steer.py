@@ -70,6 +70,9 @@ try:
         driver.find_element("id", "tab-global").click()
 
     shoot()
+    badge = driver.execute_script("const b = document.getElementById('platform');"
+                                  "return b && !b.hidden ? b.textContent : ''")
+    check(badge == "SIMULATED", "the page labels the sim node's figures SIMULATED (%r)" % badge)
     driver.find_element("id", "tab-regions").click()
     rows = driver.execute_script(
         "return Array.from(document.querySelectorAll('#regions tbody tr')).map(r => r.dataset.path)")
