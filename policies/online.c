@@ -7,6 +7,7 @@
 #include "policies/summary.h"
 #include "util/log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,13 @@
 /* The noise of one measurement assumed on real hardware until the repeats
  * show it (RAPL on regions of 100 ms and more is usually quieter). */
 #define ONLINE_NOISE 0.02
+/* ERGO_TUNE_BUDGET: the tuning run's own cost, over a region's first executions, against the
+ * untuned run's: energy at most 1.00x, time at most 1.10x, over 200 executions (5x the search's
+ * budget, so a run of 200 steps keeps it). */
+#define ONLINE_BUDGET_VAR "ERGO_TUNE_BUDGET"
+#define ONLINE_BUDGET_ENERGY 1.00
+#define ONLINE_BUDGET_TIME 1.10
+#define ONLINE_BUDGET_HORIZON 200
 /* Executions in a row that ran under another config than asked (the knobs
  * refused it, or a parent's config was in force) before a region gives up. */
 #define ONLINE_MISMATCHES 3
@@ -58,6 +66,47 @@ static void config_of(const ergo__space *s, const int *point, ergo__config *c) {
   for (int i = 0; i < ERGO__NKNOBS; i++) c->v[i] = s->n[i] ? s->values[i][point[i]] : 0;
 }
 
+/* ERGO_TUNE_BUDGET: "off", or any of energy=X,time=Y (ratios to the untuned run, 1 to 100) and
+ * horizon=N (executions, 1 to 10^9), comma-separated.  0, or ERGO_EINVAL with one line in why. */
+int ergo__online_budget_parse(const char *s, double *energy, double *time, int *horizon, char *why,
+                              size_t whylen) {
+  *energy = ONLINE_BUDGET_ENERGY - 1;
+  *time = ONLINE_BUDGET_TIME - 1;
+  *horizon = ONLINE_BUDGET_HORIZON;
+  if (!s || !*s) return 0;
+  if (!strcmp(s, "off")) {
+    *energy = *time = -1;
+    return 0;
+  }
+  for (const char *c = s; *c;) {
+    const char *eq = strchr(c, '='), *end = strchr(c, ',');
+    if (!end) end = c + strlen(c);
+    size_t klen = eq && eq < end ? (size_t)(eq - c) : 0;
+    char *stop = NULL;
+    double v = klen ? strtod(eq + 1, &stop) : 0;
+    int ok = klen && stop == end && stop != eq + 1;
+    if (ok && klen == 6 && !strncmp(c, "energy", 6) && v >= 1 && v <= 100)
+      *energy = v - 1;
+    else if (ok && klen == 4 && !strncmp(c, "time", 4) && v >= 1 && v <= 100)
+      *time = v - 1;
+    else if (ok && klen == 7 && !strncmp(c, "horizon", 7) && v >= 1 && v <= 1e9 && v == (int)v)
+      *horizon = (int)v;
+    else {
+      snprintf(why, whylen,
+               "%s=%s: '%.*s' is not understood (accepted: off, or energy=X,time=Y,horizon=N with "
+               "X and Y ratios to the untuned run from 1 to 100 and N executions from 1, e.g. "
+               "energy=1.0,time=1.10,horizon=200)",
+               ONLINE_BUDGET_VAR, s, (int)(end - c), c);
+      *energy = ONLINE_BUDGET_ENERGY - 1;
+      *time = ONLINE_BUDGET_TIME - 1;
+      *horizon = ONLINE_BUDGET_HORIZON;
+      return ERGO_EINVAL;
+    }
+    c = *end ? end + 1 : end;
+  }
+  return 0;
+}
+
 static int online_start(ergo__policy *p, char *why, size_t whylen) {
   online_priv *o = calloc(1, sizeof *o);
   if (!o) return ERGO_ENOMEM;
@@ -74,6 +123,11 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
    * modest guess, which the optimiser corrects from what the repeats show. */
   o->opt.noise_rel = p->sim ? p->cfg->sim_noise : ONLINE_NOISE;
   o->opt.repeats = p->sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
+  char bad[512];
+  if (ergo__online_budget_parse(getenv(ONLINE_BUDGET_VAR), &o->opt.budget_energy,
+                                &o->opt.budget_time, &o->opt.horizon, bad, sizeof bad) &&
+      p->talk)
+    ergo__warn("%s; the default budget applies", bad);
   o->tail = &o->regions;
   p->priv = o;
   if (p->talk)
@@ -202,6 +256,44 @@ static int online_save(ergo__policy *p) {
   return rc;
 }
 
+/* After the summary: what the budget did to this run (the model keeps each region's choice,
+ * for a later run under static; this run kept its own cost within the budget). */
+static void budget_said(ergo__policy *p) {
+  online_priv *o = p->priv;
+  if (!p->talk || (o->opt.budget_time < 0 && o->opt.budget_energy < 0)) return;
+  int over = 0, differ = 0, skipped = 0;
+  const online_region *first_over = NULL, *first_differ = NULL;
+  for (const online_region * or = o->regions; or ; or = or->next) {
+    if (! or->nm || or->execs <= 1) continue;
+    skipped += ergo__nm_skipped(or->nm);
+    if (ergo__nm_over_budget(or->nm) && !over++) first_over = or ;
+    if (ergo__nm_done(or->nm) && ergo__nm_applied(or->nm, NULL) && !differ++) first_differ = or ;
+  }
+  char lim[96];
+  snprintf(lim, sizeof lim, "energy at most %.2fx and time at most %.2fx the untuned run's",
+           1 + (o->opt.budget_energy < 0 ? INFINITY : o->opt.budget_energy),
+           1 + (o->opt.budget_time < 0 ? INFINITY : o->opt.budget_time));
+  if (!over && !differ && !skipped) return;
+  ergo__info("online: the tuning run kept within %s=%s (%s over each region's first %d "
+             "executions): %d config%s not tried for %s cost, %d region%s stopped exploring early"
+             "%s%s%s",
+             ONLINE_BUDGET_VAR, getenv(ONLINE_BUDGET_VAR) ? getenv(ONLINE_BUDGET_VAR) : "default",
+             lim, o->opt.horizon, skipped, skipped == 1 ? "" : "s", skipped == 1 ? "its" : "their",
+             over, over == 1 ? "" : "s", over ? " (first: '" : "", over ? first_over->path : "",
+             over ? "')" : "");
+  if (differ) {
+    int pt[ERGO__NM_MAX_DIMS];
+    ergo__config c;
+    char set[256];
+    ergo__nm_applied(first_differ->nm, pt);
+    config_of(&p->space, pt, &c);
+    ergo__summary_setting(&c, set, sizeof set);
+    ergo__info("online: %d region%s ran at a setting within the budget rather than the model's "
+               "choice, which a run under ERGO_POLICY=static applies (first: '%s' at %s)",
+               differ, differ == 1 ? "" : "s", first_differ->path, set);
+  }
+}
+
 static int online_finish(ergo__policy *p) {
   ergo__model m;
   int unfinished;
@@ -230,6 +322,7 @@ static int online_finish(ergo__policy *p) {
            m.nregions ? "" : " (no regions)");
   ergo__summary_print(&m, NULL, written ? tail : NULL);
   ergo__model_free(&m);
+  budget_said(p);
   return rc < 0 ? rc : 0;
 }
 
