@@ -13,20 +13,17 @@
 #define ERGO__SWEEP_BUDGET 300
 /* Executions at the baseline first, whose measurements are dropped (cold caches, page faults). */
 #define ERGO__SWEEP_WARMUP 1
-/* Coarse grid: values per knob, both ends included. */
-#define ERGO__SWEEP_COARSE 5
-/* First refinement box: +-steps per knob on the full grid; later boxes grow to MAX_RADIUS
- * while the best stays put. */
-#define ERGO__SWEEP_RADIUS 2
-#define ERGO__SWEEP_MAX_RADIUS 3
+/* Points the fitted surface may propose once the search has converged. */
+#define ERGO__SWEEP_PROPOSALS 3
 /* Measurements of the baseline and of the winner beyond `repeats`, at least. */
 #define ERGO__SWEEP_FINAL 2
-/* Final phase under noise: candidates raced (halved per rung), the standard error wanted of
- * the winner's mean (relative), and the bands of apparent slowdown the candidates come from.
- * Tuned on the sim node with 5 % noise (energy@5%: time within the bound, energy within a few
- * per cent of the oracle). */
+/* Final phase under noise: candidates raced (halved per rung), the noise (relative sigma) below
+ * which measurements count as exact, and the bands of apparent slowdown the candidates come
+ * from. */
 #define ERGO__SWEEP_FINALISTS 8
 #define ERGO__SWEEP_PRECISION 0.015
+/* Under noise, the width wanted of the winner's confidence interval (log ratio to the baseline). */
+#define ERGO__SWEEP_CI 0.02
 #define ERGO__SWEEP_BAND 0.01
 /* Under a slowdown bound, a point's time counts this many standard errors slower than its
  * mean (a guard against choosing the luckiest of many measurements). */
@@ -75,18 +72,20 @@ typedef struct ergo__sweep_point {
  * `budget` executions:
  *  - warm-up: ERGO__SWEEP_WARMUP executions at the baseline, not recorded;
  *  - the baseline, repeats + ERGO__SWEEP_FINAL times (the noise it shows sizes the rest);
- *  - the whole grid when it fits the budget, else a coarse grid (up to ERGO__SWEEP_COARSE
- *    values per knob: both ends and evenly spaced between; fewer when it would take more than
- *    half the budget), walked so that consecutive configurations differ in one knob;
- *  - refinement: every unmeasured point within +-ERGO__SWEEP_RADIUS steps of the best on the
- *    full grid; then +-1 around the best while it moves, wider boxes while it does not;
+ *  - the whole grid when it fits the budget, else the search, coarse to fine along each knob: from
+ *    the baseline, the points a step away along each knob (the first step a quarter of the
+ *    knob's range); the best moves to a better one, and when none is, the steps halve; at one
+ *    grid step also along each pair of knobs and the corners (under noise at every step); then
+ *    up to ERGO__SWEEP_PROPOSALS points a quadratic surface fitted to every measurement
+ *    predicts better, each searched around when it is (a simple front: a few dozen executions);
  *  - final: without noise the best re-measured; with noise ERGO__SWEEP_FINALISTS candidates
- *    raced (successive halving) with the baseline alongside, until the winner's mean is
- *    within ERGO__SWEEP_PRECISION; the winner is the best of the raced points and the baseline.
+ *    raced (successive halving) with the baseline alongside, up to the measurements that make
+ *    the winner's confidence interval ERGO__SWEEP_CI wide; the winner is the best of the raced
+ *    points that is better than the baseline with ERGO__NM_CONFIDENCE (under energy@X%, the
+ *    upper end of its time ratio's interval within 1 + X), else the baseline.
  * Each configuration is measured `repeats` times in a row.  An explicit grid is: warm-up, the
- * baseline, the grid; no refinement, no final, no budget; the best of the grid and the
- * baseline wins.  The space is copied; spec must have passed ergo__sweep_fit.  NULL on no
- * memory. */
+ * baseline, the grid; no search, no final, no budget; the best of the grid and the baseline
+ * wins.  The space is copied; spec must have passed ergo__sweep_fit.  NULL on no memory. */
 ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *objective,
                              const ergo__sweep_spec *spec);
 void ergo__sweep_free(ergo__sweep *s);
