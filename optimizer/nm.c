@@ -116,11 +116,12 @@ struct ergo__nm {
   /* The budget (see ERGO__NM_BUDGET): a surface fitted to every point for predicting what a
    * new point costs (refitted when new points came), and what the budget did. */
   ergo__nm_model cost;
-  int cost_points; /* nmemo when cost was fitted */
-  int over;        /* the budget ended the search */
-  int skipped;     /* points not measured because they could not be paid back */
-  int applied;     /* once done: the point the region runs at (index into memo) */
-  int pay, pay_n;  /* before it: pay_n executions at memo[pay], to pay the debt back */
+  int cost_points;        /* nmemo when cost was fitted */
+  int over;               /* the budget ended the search */
+  int skipped;            /* points not measured because they could not be paid back */
+  int applied;            /* once done: the point the region runs at (index into memo) */
+  int pay, pay_n;         /* before it: pay_n executions at memo[pay], to pay the debt back */
+  int post_pay, post_app; /* executions handed out since: at memo[pay], at memo[applied] */
 
   ucontext_t caller, co;
   void *stack;
@@ -138,6 +139,8 @@ void ergo__nm_options_default(ergo__nm_options *o) {
   o->budget_time = -1;
   o->budget_energy = -1;
   o->horizon = 200;
+  o->debt_time = 0;
+  o->debt_energy = 0;
 }
 
 /* ---- memo ---- */
@@ -524,7 +527,8 @@ static double debt(const ergo__nm *nm, int k, int low) {
   double away = 0, ref = base_ref(nm, k, low);
   int n_away = nm->evals - nm->memo[0].all.n;
   for (int i = 1; i < nm->nmemo; i++) away += k ? nm->memo[i].all.e : nm->memo[i].all.t;
-  return away - (n_away + allowance(nm, k) * nm->evals) * ref;
+  return away - (n_away + allowance(nm, k) * nm->evals) * ref +
+         (k ? nm->o.debt_energy : nm->o.debt_time);
 }
 
 /* What one more execution at q adds to the debt of k: its excess over the baseline less the
@@ -929,7 +933,8 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
   ergo__nm_options_default(&def);
   if (!o) o = &def;
   if (o->max_evals < 1 || o->repeats < 1 || !(o->noise_rel >= 0) || !isfinite(o->noise_rel) ||
-      o->horizon < 1 || !isfinite(o->budget_time) || !isfinite(o->budget_energy))
+      o->horizon < 1 || !isfinite(o->budget_time) || !isfinite(o->budget_energy) ||
+      !isfinite(o->debt_time) || !isfinite(o->debt_energy))
     return NULL;
   for (int d = 0; d < g->dims; d++)
     if (g->n[d] < 1 || g->start[d] < 0 || g->start[d] >= g->n[d]) return NULL;
@@ -991,7 +996,10 @@ int ergo__nm_ask(ergo__nm *nm, int point[D]) {
   if (!nm->done && !nm->asked) swapcontext(&nm->caller, &nm->co);
   if (nm->done) {
     int i = nm->applied;
-    if (nm->pay_n > 0) i = nm->pay, nm->pay_n--;
+    if (nm->pay_n > 0)
+      i = nm->pay, nm->pay_n--, nm->post_pay++;
+    else
+      nm->post_app++;
     memcpy(point, nm->memo[i].p, sizeof nm->want);
     return 0;
   }
@@ -1032,6 +1040,20 @@ int ergo__nm_applied(const ergo__nm *nm, int point[D]) {
 }
 
 int ergo__nm_over_budget(const ergo__nm *nm) { return nm->over; }
+double ergo__nm_noise(const ergo__nm *nm) { return seen_sigma(nm, 0); }
+
+void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j) {
+  double d[2] = {0, 0};
+  for (int k = 0; k < 2 && nm->memo[0].all.n; k++) {
+    if (!limited(nm, k)) continue;
+    d[k] = debt(nm, k, 0);
+    if (nm->done)
+      d[k] += nm->post_pay * rate(nm, &nm->memo[nm->pay], k, 0) +
+              nm->post_app * rate(nm, &nm->memo[nm->applied], k, 0);
+  }
+  *time_s = d[0];
+  *energy_j = d[1];
+}
 int ergo__nm_skipped(const ergo__nm *nm) { return nm->skipped; }
 
 void ergo__nm_baseline(const ergo__nm *nm, ergo__measure *m) { mean(&nm->memo[0].all, m); }

@@ -37,6 +37,9 @@ typedef struct ergo__nm_options {
    * the point run once the search is over (ask()) is the best one that keeps the budget. */
   double budget_time, budget_energy;
   int horizon; /* default 200 */
+  /* Debt carried in from an earlier search of the same region (seconds, joules; default 0):
+   * what ergo__nm_debt said when that one was dropped. */
+  double debt_time, debt_energy;
 } ergo__nm_options;
 
 /* Fill *o with the defaults above. */
@@ -69,6 +72,12 @@ int ergo__nm_applied(const ergo__nm *nm, int point[ERGO__NM_MAX_DIMS]);
 /* 1 when the budget ended the search early (exploration stopped to keep the tuning run's cost
  * within the budget); 0 otherwise. */
 int ergo__nm_over_budget(const ergo__nm *nm);
+/* The budget's debt so far in seconds and joules (negative: credit), the executions handed
+ * out since the search ended counted at their points' means; 0 without a budget. */
+void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j);
+/* The sigma of one measurement's log time as the repeated points show it (the options' guess
+ * until they do). */
+double ergo__nm_noise(const ergo__nm *nm);
 /* Points the search skipped because measuring them could not be paid back within the budget. */
 int ergo__nm_skipped(const ergo__nm *nm);
 

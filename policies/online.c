@@ -27,15 +27,26 @@
 #define ONLINE_BUDGET_ENERGY 1.00
 #define ONLINE_BUDGET_TIME 1.10
 #define ONLINE_BUDGET_HORIZON 200
+/* Once a region's search is over, each block of WATCH executions is compared with what the
+ * search measured at the same config: past DRIFT in mean log time or energy (or 4 standard
+ * errors of the noise the sim node or ONLINE_NOISE says, if more) the work changed, and the
+ * search starts again, RETUNES times at most. */
+#define ONLINE_WATCH 4
+#define ONLINE_DRIFT 0.10
+#define ONLINE_RETUNES 8
 /* Executions in a row that ran under another config than asked (the knobs
  * refused it, or a parent's config was in force) before a region gives up. */
 #define ONLINE_MISMATCHES 3
 
 typedef struct online_region {
-  ergo__nm *nm; /* NULL: gave up, the region inherits */
+  ergo__nm *nm;   /* NULL: gave up, the region inherits */
+  ergo__nm *prev; /* the last finished search, while a restarted one runs (NULL: none) */
   char *path;
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
   int asked, chosen, mismatches;
+  int watch_n, retunes; /* after the search: the block being watched, restarts so far */
+  double watch_lt, watch_le;
+  long retuned_at;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
   struct online_region *next;
 } online_region;
@@ -176,10 +187,58 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
 /* The execution's measurement answers the ask if it ran under the config
  * asked for; the first execution (before any choice) counts when the
  * baseline was in force. */
+/* After the search: one more execution under `applied`; 1 when a block of ONLINE_WATCH says the
+ * region's work changed. */
+static int drifted(ergo__policy *p, online_region * or, const ergo__config *applied,
+                   const ergo__measure *m) {
+  online_priv *o = p->priv;
+  or->execs++;
+  if (or->retunes >= ONLINE_RETUNES || !(m->time_s > 0)) return 0;
+  int pt[ERGO__NM_MAX_DIMS], n = 0;
+  ergo__measure ref = {0, 0, 0};
+  for (int i = 0; ergo__nm_point(or->nm, i, pt, &ref, &n); i++) {
+    ergo__config c;
+    config_of(&p->space, pt, &c);
+    int same = 1;
+    for (int k = 0; k < ERGO__NKNOBS; k++) same &= !p->space.n[k] || c.v[k] == applied->v[k];
+    if (same) break;
+    n = 0;
+  }
+  if (!n || !(ref.time_s > 0)) return 0; /* not a config the search measured */
+  or->watch_lt += log(m->time_s / ref.time_s);
+  or->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+  if (++ or->watch_n < ONLINE_WATCH) return 0;
+  double sig = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm));
+  double lim = fmax(ONLINE_DRIFT, 4 * sig * sqrt(1.0 / ONLINE_WATCH + 1.0 / n));
+  int moved = fabs(or->watch_lt) / or->watch_n > lim || fabs(or->watch_le) / or->watch_n > lim;
+  or->watch_n = 0;
+  or->watch_lt = or->watch_le = 0;
+  return moved;
+}
+
 static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
                            const ergo__measure *m) {
   online_region * or = region_of(p, r);
-  if (! or || ! or->nm || ergo__nm_done(or->nm)) return;
+  if (! or || ! or->nm) return;
+  if (ergo__nm_done(or->nm)) {
+    if (!drifted(p, or, applied, m)) return;
+    /* The new search owes what the old one did: the budget holds over the region's run. */
+    ergo__nm_options opt = ((online_priv *)p->priv)->opt;
+    ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
+    /* Paid back within what is left of the region's first `horizon` executions (or two
+     * searches' worth, if less is left). */
+    long left = (long)opt.horizon - or->execs;
+    opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
+    ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
+    if (!fresh) return; /* no memory: it keeps its config */
+    ergo__nm_free(or->prev);
+    or->prev = or->nm;
+    or->nm = fresh;
+    or->asked = 0;
+    or->retunes++;
+    or->retuned_at = p->steps;
+    return;
+  }
   or->execs++;
   int chosen = or->chosen;
   or->chosen = 0;
@@ -207,14 +266,16 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
 static int region_model(const ergo__policy *p, ergo__model *m, const online_region * or) {
   ergo__measure mean;
   int point[ERGO__NM_MAX_DIMS], n;
+  /* A restarted search not over yet: the last finished one's. */
+  const ergo__nm *nm = or->prev && or->nm && !ergo__nm_done(or->nm) ? or->prev : or->nm;
   /* Once measured (a region that ran once) is its baseline alone: not tuned, no entry. */
-  if (! or->nm || ergo__nm_evals(or->nm) == 0 || or->execs <= 1) return 1;
+  if (!nm || ergo__nm_evals(nm) == 0 || or->execs <= 1) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
-  ergo__nm_best(or->nm, point, NULL, NULL);
+  ergo__nm_best(nm, point, NULL, NULL);
   config_of(&p->space, point, &mr->best);
-  ergo__nm_baseline(or->nm, &mr->baseline);
-  for (int i = 0; ergo__nm_point(or->nm, i, point, &mean, &n); i++) {
+  ergo__nm_baseline(nm, &mr->baseline);
+  for (int i = 0; ergo__nm_point(nm, i, point, &mean, &n); i++) {
     ergo__config c;
     config_of(&p->space, point, &c);
     if (n && ergo__model_point_add(mr, &c, mean.time_s, mean.energy_j, n)) return ERGO_ENOMEM;
@@ -238,7 +299,8 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   for (const online_region * or = o->regions; or ; or = or->next) {
     if (region_model(p, m, or) < 0) return ERGO_ENOMEM;
     /* A region that ran once is the tuner's to name: more steps would not help it. */
-    if (or->nm && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++) *first = or ;
+    if (or->nm && ! or->prev && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++)
+      *first = or ;
   }
   return 0;
 }
@@ -323,6 +385,17 @@ static int online_finish(ergo__policy *p) {
   ergo__summary_print(&m, NULL, written ? tail : NULL);
   ergo__model_free(&m);
   budget_said(p);
+  int retuned = 0;
+  const online_region *first_re = NULL;
+  for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
+    if (or->retunes && !retuned++) first_re = or ;
+  if (retuned && p->talk)
+    ergo__info("online: %d region%s measured differently at %s chosen config after %s search "
+               "(the work changed), so %s search started again (first: '%s', %d time%s, last at "
+               "step %ld); the model rests on the last finished search",
+               retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
+               retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
+               first_re->retunes, first_re->retunes == 1 ? "" : "s", first_re->retuned_at);
   return rc < 0 ? rc : 0;
 }
 
@@ -332,6 +405,7 @@ static void online_stop(ergo__policy *p) {
   while (o->regions) {
     online_region *next = o->regions->next;
     ergo__nm_free(o->regions->nm);
+    ergo__nm_free(o->regions->prev);
     free(o->regions->path);
     free(o->regions);
     o->regions = next;
