@@ -630,6 +630,49 @@ static void test_budget_stops_exploration(void **state) {
   ergo__nm_free(nm);
 }
 
+/* Exploration ordered by cost: under a budget the first simplex steps a quarter of each range
+ * from the baseline (half without), so the points measured before anything is known cost
+ * little; with a short horizon, points the cost surface predicts too dear are skipped while the
+ * search goes on, and the run keeps the budget. */
+static void test_budget_first_steps_and_skips(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__nm_grid g = sim_grid();
+  for (int budget = 0; budget < 2; budget++) {
+    ergo__nm_options opt;
+    ergo__nm_options_default(&opt);
+    opt.max_evals = BUDGET;
+    if (budget) opt.budget_time = 0.10, opt.budget_energy = 0;
+    ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+    int p[3], seen[3] = {0, 0, 0};
+    for (int i = 0; i < 4 && ergo__nm_ask(nm, p); i++) {
+      ergo__measure m = truth(&workloads[0].w, p);
+      assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+      int moved = 0, d = 0;
+      for (int k = 0; k < 3; k++)
+        if (p[k] != g.start[k]) moved++, d = k;
+      if (i == 0) continue; /* the baseline */
+      assert_int_equal(moved, 1);
+      double y = ergo__nm_nearest(&g, d, budget ? 0.75 : 0.5);
+      assert_int_equal(p[d], (int)y);
+      seen[d] = 1;
+    }
+    assert_true(seen[0] && seen[1] && seen[2]);
+    ergo__nm_free(nm);
+  }
+  int skipped = 0, over = 0;
+  for (size_t i = 0; i < NWORK; i++) {
+    run_cost r = tuning_run(&workloads[i].w, &o, 0, 0.10, 0.0, 80);
+    print_message("horizon 80 %-12s time %.4f energy %.4f evals %d over %d skipped %d\n",
+                  workloads[i].name, r.t_ratio, r.e_ratio, r.evals, r.over, r.skipped);
+    skipped += r.skipped;
+    over += r.over;
+    assert_true(r.t_ratio <= 1.10 + 1e-9);
+    assert_true(r.e_ratio <= 1.0 + 1e-9);
+  }
+  assert_true(skipped > 0);
+}
+
 /* Options: a horizon below 1 or a non-finite budget is refused. */
 static void test_budget_options(void **state) {
   (void)state;
@@ -665,6 +708,7 @@ int main(void) {
       cmocka_unit_test(test_budget_keeps_run_cost),
       cmocka_unit_test(test_budget_under_noise),
       cmocka_unit_test(test_budget_stops_exploration),
+      cmocka_unit_test(test_budget_first_steps_and_skips),
       cmocka_unit_test(test_budget_options),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
