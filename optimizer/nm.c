@@ -69,6 +69,9 @@
  * to the baseline's is below 0, and under energy@X% when the same bound on its
  * time ratio is within 1 + X. */
 #define CONFIDENCE ERGO__NM_CONFIDENCE
+/* The plan run once the search is over keeps this share of the horizon's baseline time and
+ * energy in hand (see ledger_of). */
+#define MARGIN 0.005
 /* With noise: executions kept from the simplex for settling an undecided
  * comparison (the leader and the baseline measured in turn). */
 #define SETTLE 16
@@ -573,7 +576,11 @@ static void ledger_of(const ergo__nm *nm, const double extra[2], int more, int l
   for (int k = 0; k < 2; k++) {
     l->lim[k] = limited(nm, k);
     l->ref[k] = l->lim[k] ? base_ref(nm, k, low) : 1;
-    l->debt[k] = l->lim[k] ? debt(nm, k, low) + extra[k] : 0;
+    /* The plan (low) aims MARGIN of the horizon's baseline inside the budget: what it cannot
+     * see (switching, the execution that decided significance) should not tip it over. */
+    l->debt[k] = l->lim[k]
+                     ? debt(nm, k, low) + extra[k] + (low ? MARGIN * nm->o.horizon * l->ref[k] : 0)
+                     : 0;
   }
 }
 
