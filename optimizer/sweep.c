@@ -645,12 +645,9 @@ static int confident(const ergo__sweep *s, int p) { return confident_n(s, p, 0);
  * weighted by their number, with the plane through its measured neighbourhood), against the
  * baseline's mean.  With noise below ERGO__SWEEP_PRECISION, each point at its mean (the plane's
  * bias would outweigh the noise). */
-static void final_choice(ergo__sweep *s) {
+static int winner(const ergo__sweep *s) {
   int min_n = s->repeats + ERGO__SWEEP_FINAL, best = -1;
-  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION) {
-    finish(s, argmin(s, min_n));
-    return;
-  }
+  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION) return argmin(s, min_n);
   double bv = 0;
   for (int p = 0; p < s->npts; p++) {
     if (s->pts[p].n < min_n || !confident(s, p)) continue;
@@ -658,8 +655,10 @@ static void final_choice(ergo__sweep *s) {
     double v = value_at(s, m, 0.0);
     if (best < 0 || v < bv) best = p, bv = v;
   }
-  finish(s, best >= 0 ? best : s->base);
+  return best >= 0 ? best : s->base;
 }
+
+static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 
 /* The final phase, one rung at a time (successive halving): the candidates, each measured up
  * to the rung's count with the baseline alongside; the better half goes on, with twice the
@@ -785,7 +784,12 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
 }
 
 int ergo__sweep_best(const ergo__sweep *s) {
-  return s->phase == PH_DONE && s->best >= 0 ? s->best : argmin(s, 1);
+  if (s->phase == PH_DONE && s->best >= 0) return s->best;
+  return s->phase == PH_FINAL && s->rungs >= 0 ? winner(s) : argmin(s, 1);
+}
+
+int ergo__sweep_deciding(const ergo__sweep *s) {
+  return s->phase == PH_FINAL || s->phase == PH_DONE;
 }
 int ergo__sweep_baseline(const ergo__sweep *s) { return s->base; }
 const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {

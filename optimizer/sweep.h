@@ -23,7 +23,7 @@
 #define ERGO__SWEEP_FINALISTS 8
 #define ERGO__SWEEP_PRECISION 0.015
 /* Under noise, the width wanted of the winner's confidence interval (log ratio to the baseline). */
-#define ERGO__SWEEP_CI 0.02
+#define ERGO__SWEEP_CI 0.025
 #define ERGO__SWEEP_BAND 0.01
 /* Under a slowdown bound, a point's time counts this many standard errors slower than its
  * mean (a guard against choosing the luckiest of many measurements). */
@@ -99,9 +99,14 @@ int ergo__sweep_next(ergo__sweep *s, ergo__config *c);
  * nothing is handed out (an execution the schedule did not choose). */
 void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m);
 
-/* The best point so far (the final choice once done), or -1 when nothing is measured; its
- * index into ergo__sweep_points(). */
+/* The best point so far (the final choice once done; in the final phase its choice so far), or
+ * -1 when nothing is measured; its index into ergo__sweep_points(). */
 int ergo__sweep_best(const ergo__sweep *s);
+
+/* 1 once the schedule is in its final phase (or over): ergo__sweep_best is then the final
+ * phase's choice so far (under noise: better than the baseline with confidence, else the
+ * baseline). */
+int ergo__sweep_deciding(const ergo__sweep *s);
 
 /* The index of the baseline point, or -1 when there is no knob to tune. */
 int ergo__sweep_baseline(const ergo__sweep *s);

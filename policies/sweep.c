@@ -155,8 +155,9 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto
  * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
 static int region_model(ergo__model *m, const sweep_region *sr) {
-  /* A restarted schedule not over yet: the last finished one's. */
-  const ergo__sweep *sc = sr->prev && !ergo__sweep_done(sr->sched) ? sr->prev : sr->sched;
+  /* A restarted schedule not over yet: its choice so far once it is deciding (the last finished
+   * one measured work that has changed since), else the last finished one's. */
+  const ergo__sweep *sc = sr->prev && !ergo__sweep_deciding(sr->sched) ? sr->prev : sr->sched;
   int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
   const ergo__sweep_point *pts = ergo__sweep_points(sc, &npts);
   if (best < 0) return 1;
@@ -243,7 +244,7 @@ static int sweep_finish(ergo__policy *p) {
   if (retuned && p->talk)
     ergo__info("sweep: %d region%s measured differently at %s best config after %s schedule "
                "(the work changed), so %s schedule started again (first: '%s', %d time%s, last "
-               "at step %ld); the model rests on the last finished schedule",
+               "at step %ld); the model rests on the last schedule that reached its final phase",
                retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
                retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
                first_re->retunes, first_re->retunes == 1 ? "" : "s", first_re->retuned_at);
