@@ -1047,7 +1047,7 @@ int ergo__nm_applied(const ergo__nm *nm, int point[D]) {
 }
 
 int ergo__nm_over_budget(const ergo__nm *nm) { return nm->over; }
-double ergo__nm_noise(const ergo__nm *nm) { return seen_sigma(nm, 0); }
+double ergo__nm_noise(const ergo__nm *nm, int which) { return seen_sigma(nm, which ? 1 : 0); }
 
 void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j) {
   double d[2] = {0, 0};

@@ -798,4 +798,4 @@ const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {
 }
 int ergo__sweep_executions(const ergo__sweep *s) { return s->told; }
 int ergo__sweep_done(const ergo__sweep *s) { return s->phase == PH_DONE; }
-double ergo__sweep_noise(const ergo__sweep *s) { return noise(s, 0); }
+double ergo__sweep_noise(const ergo__sweep *s, int which) { return noise(s, which ? 1 : 0); }

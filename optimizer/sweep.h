@@ -119,9 +119,9 @@ const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count);
 int ergo__sweep_executions(const ergo__sweep *s);
 int ergo__sweep_done(const ergo__sweep *s);
 
-/* The relative sigma of one measurement of time as the repeated points show it (0 before any
- * point was measured twice). */
-double ergo__sweep_noise(const ergo__sweep *s);
+/* The relative sigma of one measurement of time (which 0) or energy (1) as the repeated points
+ * show it (0 before any point was measured twice). */
+double ergo__sweep_noise(const ergo__sweep *s, int which);
 
 /* The mean of a point's measurements (zeros when n == 0). */
 ergo__measure ergo__sweep_mean(const ergo__sweep_point *p);

@@ -28,9 +28,9 @@
 #define ONLINE_BUDGET_TIME 1.10
 #define ONLINE_BUDGET_HORIZON 200
 /* Once a region's search is over, each block of WATCH executions is compared with what the
- * search measured at the same config: past DRIFT in mean log time or energy (or 4 standard
- * errors of the noise the sim node or ONLINE_NOISE says, if more) the work changed, and the
- * search starts again, RETUNES times at most. */
+ * search measured at the same config: past DRIFT in mean log time or energy (or 5 standard
+ * errors of the noise seen in that quantity, if more) in two blocks in a row, on the same side,
+ * the work changed, and the search starts again, RETUNES times at most. */
 #define ONLINE_WATCH 4
 #define ONLINE_DRIFT 0.10
 #define ONLINE_RETUNES 8
@@ -45,6 +45,7 @@ typedef struct online_region {
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
   int asked, chosen, mismatches;
   int watch_n, retunes; /* after the search: the block being watched, restarts so far */
+  int side[2];          /* the last block's verdict per quantity (-1, 0, 1) */
   double watch_lt, watch_le;
   long retuned_at;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
@@ -208,11 +209,18 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   or->watch_lt += log(m->time_s / ref.time_s);
   or->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
   if (++ or->watch_n < ONLINE_WATCH) return 0;
-  double sig = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm));
-  double lim = fmax(ONLINE_DRIFT, 4 * sig * sqrt(1.0 / ONLINE_WATCH + 1.0 / n));
-  int moved = fabs(or->watch_lt) / or->watch_n > lim || fabs(or->watch_le) / or->watch_n > lim;
+  int moved = 0;
+  for (int k = 0; k < 2; k++) {
+    double d = (k ? or->watch_le : or->watch_lt) / or->watch_n,
+           sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
+           lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / ONLINE_WATCH + 1.0 / n));
+    int side = d > lim ? 1 : d < -lim ? -1 : 0;
+    moved |= side && side == or->side[k];
+    or->side[k] = side;
+  }
   or->watch_n = 0;
   or->watch_lt = or->watch_le = 0;
+  if (moved) or->side[0] = or->side[1] = 0;
   return moved;
 }
 
@@ -389,13 +397,16 @@ static int online_finish(ergo__policy *p) {
   const online_region *first_re = NULL;
   for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
     if (or->retunes && !retuned++) first_re = or ;
+  char at[48] = "";
+  if (retuned && first_re->retuned_at > 0)
+    snprintf(at, sizeof at, ", last at step %ld", first_re->retuned_at);
   if (retuned && p->talk)
     ergo__info("online: %d region%s measured differently at %s chosen config after %s search "
-               "(the work changed), so %s search started again (first: '%s', %d time%s, last at "
-               "step %ld); the model rests on the last finished search",
+               "(the work changed), so %s search started again (first: '%s', %d time%s%s); the "
+               "model rests on the last finished search",
                retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
                retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
-               first_re->retunes, first_re->retunes == 1 ? "" : "s", first_re->retuned_at);
+               first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
   return rc < 0 ? rc : 0;
 }
 

@@ -15,10 +15,10 @@
 #define SWEEP_DEFAULT_MODEL "ergo-model.json"
 /* Once its schedule is over a region runs at its best config, and each block of WATCH executions
  * is compared with what the schedule measured there: when the mean log ratio of time or energy
- * is past DRIFT (or 4 standard errors of the noise the schedule saw, if more), the work has
- * changed (a phase, growth) and the region's schedule starts again, RETUNES times at most.  A
- * short schedule ends early in the run; without this its model would describe the work of the
- * run's first steps. */
+ * is past DRIFT (or 5 standard errors of the noise the schedule saw in that quantity, if more)
+ * in two blocks in a row, on the same side, the work has changed (a phase, growth) and the
+ * region's schedule starts again, RETUNES times at most.  A short schedule ends early in the
+ * run; without this its model would describe the work of the run's first steps. */
 #define SWEEP_WATCH 4
 #define SWEEP_DRIFT 0.10
 #define SWEEP_RETUNES 8
@@ -29,7 +29,7 @@ typedef struct sweep_region {
   char *path;
   long first_step; /* the step of its first tuned execution */
   /* After the schedule: the block of executions at its best config being watched. */
-  int watch_n, retunes;
+  int watch_n, retunes, side[2]; /* side: the last block's verdict per quantity (-1, 0, 1) */
   double watch_lt, watch_le;
   long retuned_at; /* the step of the last restart */
   struct sweep_region *next;
@@ -125,10 +125,17 @@ static int drifted(sweep_region *sr, const ergo__config *applied, const ergo__me
   sr->watch_lt += log(m->time_s / ref.time_s);
   sr->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
   if (++sr->watch_n < SWEEP_WATCH) return 0;
-  double lim = fmax(SWEEP_DRIFT, 4 * ergo__sweep_noise(sr->sched) * sqrt(1.0 / SWEEP_WATCH));
-  int moved = fabs(sr->watch_lt) / sr->watch_n > lim || fabs(sr->watch_le) / sr->watch_n > lim;
+  int moved = 0;
+  for (int k = 0; k < 2; k++) {
+    double d = (k ? sr->watch_le : sr->watch_lt) / sr->watch_n,
+           lim = fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k) * sqrt(1.0 / SWEEP_WATCH));
+    int side = d > lim ? 1 : d < -lim ? -1 : 0;
+    moved |= side && side == sr->side[k];
+    sr->side[k] = side;
+  }
   sr->watch_n = 0;
   sr->watch_lt = sr->watch_le = 0;
+  if (moved) sr->side[0] = sr->side[1] = 0;
   return moved;
 }
 
@@ -241,13 +248,16 @@ static int sweep_finish(ergo__policy *p) {
   const sweep_region *first_re = NULL;
   for (const sweep_region *sr = ((sweep_priv *)p->priv)->regions; sr; sr = sr->next)
     if (sr->retunes && !retuned++) first_re = sr;
+  char at[48] = "";
+  if (retuned && first_re->retuned_at > 0)
+    snprintf(at, sizeof at, ", last at step %ld", first_re->retuned_at);
   if (retuned && p->talk)
     ergo__info("sweep: %d region%s measured differently at %s best config after %s schedule "
-               "(the work changed), so %s schedule started again (first: '%s', %d time%s, last "
-               "at step %ld); the model rests on the last schedule that reached its final phase",
+               "(the work changed), so %s schedule started again (first: '%s', %d time%s%s); the "
+               "model rests on the last schedule that reached its final phase",
                retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
                retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
-               first_re->retunes, first_re->retunes == 1 ? "" : "s", first_re->retuned_at);
+               first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
   return rc < 0 ? rc : 0;
 }
 
