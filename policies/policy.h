@@ -89,6 +89,12 @@ int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, 
 extern const ergo__policy_ops ergo__policy_static;
 extern const ergo__policy_ops ergo__policy_sweep;
 extern const ergo__policy_ops ergo__policy_online;
+/* ERGO_TUNE_BUDGET (online): "off", or energy=X,time=Y,horizon=N (any subset; ratios to the
+ * untuned run, 1 to 100; executions from 1).  Sets the budget as the optimiser takes it
+ * (allowances X - 1 and Y - 1, -1 for off) and the horizon; the defaults 1.00, 1.10 and 200 for
+ * what is not named.  0, or ERGO_EINVAL with one line in why (the defaults are then set). */
+int ergo__online_budget_parse(const char *s, double *energy, double *time, int *horizon, char *why,
+                              size_t whylen);
 
 /* The policy called `name` (ERGO_POLICY), or NULL. */
 const ergo__policy_ops *ergo__policy_find(const char *name);

@@ -7,16 +7,31 @@
 #include "policies/summary.h"
 #include "util/log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SWEEP_DEFAULT_MODEL "ergo-model.json"
+/* Once its schedule is over a region runs at its best config, and each block of WATCH executions
+ * is compared with what the schedule measured there: when the mean log ratio of time or energy
+ * is past DRIFT (or 5 standard errors of the noise the schedule saw in that quantity, if more)
+ * in two blocks in a row, on the same side, the work has changed (a phase, growth) and the
+ * region's schedule starts again, RETUNES times at most.  A short schedule ends early in the
+ * run; without this its model would describe the work of the run's first steps. */
+#define SWEEP_WATCH 4
+#define SWEEP_DRIFT 0.10
+#define SWEEP_RETUNES 8
 
 typedef struct sweep_region {
   ergo__sweep *sched;
+  ergo__sweep *prev; /* the last finished schedule, while a restarted one runs (NULL: none) */
   char *path;
   long first_step; /* the step of its first tuned execution */
+  /* After the schedule: the block of executions at its best config being watched. */
+  int watch_n, retunes, side[2]; /* side: the last block's verdict per quantity (-1, 0, 1) */
+  double watch_lt, watch_le;
+  long retuned_at; /* the step of the last restart */
   struct sweep_region *next;
 } sweep_region;
 
@@ -98,19 +113,60 @@ static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *o
     memset(out, 0, sizeof *out);
 }
 
+/* A region whose schedule is over: one more execution at its best config; 1 when the block of
+ * SWEEP_WATCH says its work changed. */
+static int drifted(sweep_region *sr, const ergo__config *applied, const ergo__measure *m) {
+  int np, best = ergo__sweep_best(sr->sched);
+  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
+  if (best < 0 || sr->retunes >= SWEEP_RETUNES || !(m->time_s > 0)) return 0;
+  if (memcmp(applied, &pts[best].config, sizeof *applied)) return 0; /* not its own config */
+  ergo__measure ref = ergo__sweep_mean(&pts[best]);
+  if (!(ref.time_s > 0)) return 0;
+  sr->watch_lt += log(m->time_s / ref.time_s);
+  sr->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+  if (++sr->watch_n < SWEEP_WATCH) return 0;
+  int moved = 0;
+  for (int k = 0; k < 2; k++) {
+    double d = (k ? sr->watch_le : sr->watch_lt) / sr->watch_n,
+           lim = fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k) * sqrt(1.0 / SWEEP_WATCH));
+    int side = d > lim ? 1 : d < -lim ? -1 : 0;
+    moved |= side && side == sr->side[k];
+    sr->side[k] = side;
+  }
+  sr->watch_n = 0;
+  sr->watch_lt = sr->watch_le = 0;
+  if (moved) sr->side[0] = sr->side[1] = 0;
+  return moved;
+}
+
 static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
                           const ergo__measure *m) {
-  (void)p, (void)applied;
   /* An execution the schedule did not choose (the first, which decides significance) is not
    * told: the schedule ignores it. */
-  if (r->policy) ergo__sweep_tell(((sweep_region *)r->policy)->sched, m);
+  sweep_region *sr = r->policy;
+  if (!sr) return;
+  if (!ergo__sweep_done(sr->sched)) {
+    ergo__sweep_tell(sr->sched, m);
+    return;
+  }
+  if (!drifted(sr, applied, m)) return;
+  ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
+  if (!fresh) return; /* no memory: it keeps its config */
+  ergo__sweep_free(sr->prev);
+  sr->prev = sr->sched;
+  sr->sched = fresh;
+  sr->retunes++;
+  sr->retuned_at = p->steps;
 }
 
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto
  * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
 static int region_model(ergo__model *m, const sweep_region *sr) {
-  int npts, best = ergo__sweep_best(sr->sched), base = ergo__sweep_baseline(sr->sched);
-  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &npts);
+  /* A restarted schedule not over yet: its choice so far once it is deciding (the last finished
+   * one measured work that has changed since), else the last finished one's. */
+  const ergo__sweep *sc = sr->prev && !ergo__sweep_deciding(sr->sched) ? sr->prev : sr->sched;
+  int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
+  const ergo__sweep_point *pts = ergo__sweep_points(sc, &npts);
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;
@@ -141,7 +197,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   *first = NULL;
   for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
     if (region_model(m, sr) < 0) return ERGO_ENOMEM;
-    if (!ergo__sweep_done(sr->sched) && !(*unfinished)++) *first = sr;
+    if (!ergo__sweep_done(sr->sched) && !sr->prev && !(*unfinished)++) *first = sr;
   }
   return 0;
 }
@@ -188,6 +244,20 @@ static int sweep_finish(ergo__policy *p) {
            m.nregions ? "" : " (no regions)");
   ergo__summary_print(&m, NULL, written ? tail : NULL);
   ergo__model_free(&m);
+  int retuned = 0;
+  const sweep_region *first_re = NULL;
+  for (const sweep_region *sr = ((sweep_priv *)p->priv)->regions; sr; sr = sr->next)
+    if (sr->retunes && !retuned++) first_re = sr;
+  char at[48] = "";
+  if (retuned && first_re->retuned_at > 0)
+    snprintf(at, sizeof at, ", last at step %ld", first_re->retuned_at);
+  if (retuned && p->talk)
+    ergo__info("sweep: %d region%s measured differently at %s best config after %s schedule "
+               "(the work changed), so %s schedule started again (first: '%s', %d time%s%s); the "
+               "model rests on the last schedule that reached its final phase",
+               retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
+               retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
+               first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
   return rc < 0 ? rc : 0;
 }
 
@@ -197,6 +267,7 @@ static void sweep_stop(ergo__policy *p) {
   while (s->regions) {
     sweep_region *next = s->regions->next;
     ergo__sweep_free(s->regions->sched);
+    ergo__sweep_free(s->regions->prev);
     free(s->regions->path);
     free(s->regions);
     s->regions = next;

@@ -485,6 +485,10 @@ const ergo__config_row ergo__config_spec[] = {
      ELSEWHERE("policies/tuner.c"),
      .help = "seconds between sweep/online progress lines (default 10; 0 = off; step = every "
              "ergo_step)"},
+    {.var = "ERGO_TUNE_BUDGET",
+     ELSEWHERE("policies/online.c"),
+     .help = "online: the tuning run's own cost against the untuned run's over each region's "
+             "first executions (default energy=1.0,time=1.10,horizon=200; off = no bound)"},
     {.var = "ERGO_SAVE_EVERY",
      ELSEWHERE("runtime/pipeline.c"),
      .help = "seconds between saves of the tuning model and JSON report during the run, at an "

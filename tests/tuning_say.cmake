@@ -197,3 +197,31 @@ $2 compare mon1.json st1.json" sh ${say_app} $<TARGET_FILE:ergo-cli>)
   set_tests_properties(tuning_say_static_first_execution PROPERTIES WORKING_DIRECTORY ${say_dir}
     ENVIRONMENT "${say_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
 endif()
+
+# The cost of tuning (issue 14, item 4).  A simple front: sweep's schedule for tune_cases' one
+# region ends long before the 300 executions its budget allows (before step 100; the 5x5x5 grid
+# and its refinement took the whole budget).
+add_test(NAME tuning_cost_sweep_short_schedule COMMAND ${ERGO_EXPECT}
+  "--match=\nergo: sweep: step [1-9][0-9]?: 1 of 1 region done, 0 executions left at most\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f short.json
+ERGO_POLICY=sweep ERGO_MODEL=short.json ERGO_TUNE_PROGRESS=step run sweep --steps 100
+case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
+# A budget nothing can be explored within: online stops exploring, runs a setting that keeps it
+# (the baseline) and says so, naming the budget and the region.
+add_test(NAME tuning_cost_online_budget_said COMMAND ${ERGO_EXPECT}
+  "--match=\nergo: online: the tuning run kept within ERGO_TUNE_BUDGET=time=1\\.0,energy=1\\.0,horizon=10 \\(energy at most 1\\.00x and time at most 1\\.00x the untuned run's over each region's first 10 executions\\): [1-9][0-9]* configs? not tried for (its|their) cost, 1 region stopped exploring early \\(first: 'Global/phase_solve'\\)\nergo: online: 1 region ran at a setting within the budget rather than the model's choice, which a run under ERGO_POLICY=static applies \\(first: 'Global/phase_solve' at cpu=2000000,uncore=2400000,threads=20\\)\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f budget.json
+ERGO_TUNE_BUDGET=time=1.0,energy=1.0,horizon=10 ERGO_OBJECTIVE=energy ERGO_POLICY=online ERGO_MODEL=budget.json run online --steps 45
+case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
+# A bad ERGO_TUNE_BUDGET: one warning naming it, what is accepted, and that the default applies.
+add_test(NAME tuning_cost_bad_budget COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_TUNE_BUDGET=time=0\\.9: 'time=0\\.9' is not understood \\(accepted: off, or energy=X,time=Y,horizon=N with X and Y ratios to the untuned run from 1 to 100 and N executions from 1, e\\.g\\. energy=1\\.0,time=1\\.10,horizon=200\\); the default budget applies\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f badbudget.json
+ERGO_TUNE_BUDGET=time=0.9 ERGO_POLICY=online ERGO_MODEL=badbudget.json run online --steps 45
+one_warning" sh ${say_app})
+set_tests_properties(tuning_cost_sweep_short_schedule tuning_cost_online_budget_said
+  tuning_cost_bad_budget PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0" FAIL_REGULAR_EXPRESSION "FAIL:")
