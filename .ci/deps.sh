@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # gcc only recommends libc6-dev, and --no-install-recommends skips recommends.
-PACKAGES=(cmake gcc make libc6-dev pkg-config libjansson-dev libcmocka-dev libhwloc-dev libpapi-dev libcpupower-dev libgsl-dev libopenmpi-dev openmpi-bin gfortran g++)
+PACKAGES=(cmake gcc make libc6-dev pkg-config libjansson-dev libcmocka-dev libhwloc-dev libpapi-dev libcpupower-dev libgsl-dev libopenmpi-dev openmpi-bin gfortran g++ libjs-chart.js libjs-d3 libmicrohttpd-dev libtrilinos-kokkos-dev chromium chromium-driver python3-selenium)
 # CI only (not in the README's commands): clang and its libFuzzer runtime for the fuzz stage.
 PACKAGES+=(clang libclang-rt-14-dev)
 

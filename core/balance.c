@@ -14,139 +14,220 @@ static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv
                                "!#$%&()*+,-./:;<=>@[]^_{|}~";
 
 typedef struct {
-  char *path;
+  size_t comp; /* its path: B.comps[comp].path */
   char sym;
 } entry;
 
-/* The symbol table: what the balance lines of this run have named so far, in order of first
- * appearance, and an index by path (open addressing: entry number + 1, 0 empty) so a step of n
- * regions costs O(n), not O(n) per region. */
-static struct {
-  entry *table;
-  size_t ntable, captable;
-  size_t *index, mask; /* capacity - 1 */
-  int header_written;
-} B;
-
-void ergo__balance_reset(void) {
-  for (size_t i = 0; i < B.ntable; i++) free(B.table[i].path);
-  free(B.table);
-  free(B.index);
-  memset(&B, 0, sizeof B);
-}
-
-static uint64_t path_hash(const char *p) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-  return h;
-}
-
-/* The table's entry number of path, or -1. */
-static long lookup(const char *path) {
-  if (!B.index) return -1;
-  for (size_t j = path_hash(path) & B.mask; B.index[j]; j = (j + 1) & B.mask)
-    if (strcmp(B.table[B.index[j] - 1].path, path) == 0) return (long)B.index[j] - 1;
-  return -1;
-}
-
-static void index_put(size_t *index, size_t mask, size_t i) {
-  size_t j = path_hash(B.table[i].path) & mask;
-  while (index[j]) j = (j + 1) & mask;
-  index[j] = i + 1;
-}
-
-static long add(const char *path) {
-  if (B.ntable == B.captable) {
-    size_t cap = B.captable ? B.captable * 2 : 32;
-    entry *t = realloc(B.table, cap * sizeof *t);
-    if (!t) return -1;
-    B.table = t;
-    B.captable = cap;
-  }
-  if (!B.index || (B.ntable + 1) * 2 > B.mask + 1) { /* at most half full */
-    size_t cap = B.index ? (B.mask + 1) * 2 : 64;
-    size_t *index = calloc(cap, sizeof *index);
-    if (!index) return -1;
-    for (size_t i = 0; i < B.ntable; i++) index_put(index, cap - 1, i);
-    free(B.index);
-    B.index = index;
-    B.mask = cap - 1;
-  }
-  char *p = strdup(path);
-  if (!p) return -1;
-  size_t n = sizeof alphabet - 1;
-  B.table[B.ntable].path = p;
-  B.table[B.ntable].sym = alphabet[B.ntable < n ? B.ntable : n - 1];
-  index_put(B.index, B.mask, B.ntable);
-  return (long)B.ntable++;
-}
+/* A path seen in some step: "" (the root, component 0) or its parent's path, ':' and a name.  A
+ * step finds each region's path from its parent's by a hash keyed by (parent, name), so it builds
+ * no string for a region it has seen before. */
+typedef struct {
+  size_t parent;
+  char *path;       /* owned */
+  const char *name; /* its last part, inside path */
+  const char *key;  /* the name pointer it was last found by (see ergo__balance_write) */
+  long entry;       /* its symbol's entry in the table, or -1 */
+} comp;
 
 /* One region of this step's line: its path, symbol and seconds. */
 typedef struct {
-  char *path; /* owned; NULL for '?' */
-  long e;     /* its entry in the symbol table (-1: '?'); an index, as the table may move */
+  size_t comp; /* its path (0: '?', Unaccounted) */
+  long e;      /* its entry in the symbol table (-1: '?'); an index, as the table may move */
   double t;
   long count;
   double frac;
 } part;
 
+/* The symbol table: what the balance lines of this run have named so far, in order of first
+ * appearance, each entry's rank in path order, and the paths; plus the buffers a step reuses, so
+ * a step of n regions costs O(n) and allocates nothing once the regions are known. */
+static struct {
+  entry *table;
+  size_t ntable, captable;
+  size_t *rank; /* rank[e]: entry e's position among the entries sorted by path */
+  int ranked;   /* rank is up to date */
+  comp *comps;
+  size_t ncomps, capcomps;
+  size_t *index, mask; /* comps by (parent, name): comp number + 1, 0 empty; capacity - 1 */
+  size_t *seen;        /* comps by (parent, name pointer), direct-mapped, same capacity: a name
+                        * found before by its pointer costs neither hashing nor comparing it */
+  part *parts, *sorted;
+  size_t capparts, capsorted;
+  long *slot; /* by rank: the part of that entry this step, or -1 */
+  size_t capslot;
+  int header_written;
+} B;
+
+void ergo__balance_reset(void) {
+  for (size_t i = 0; i < B.ncomps; i++) free(B.comps[i].path);
+  free(B.table);
+  free(B.rank);
+  free(B.comps);
+  free(B.index);
+  free(B.seen);
+  free(B.parts);
+  free(B.sorted);
+  free(B.slot);
+  memset(&B, 0, sizeof B);
+}
+
+static size_t comp_hash(size_t parent, const char *name) {
+  uint64_t h = ergo__name_hash(name) ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static void index_put(size_t *index, size_t mask, size_t i) {
+  size_t j = comp_hash(B.comps[i].parent, B.comps[i].name) & mask;
+  while (index[j]) j = (j + 1) & mask;
+  index[j] = i + 1;
+}
+
+static int grow(void **v, size_t *cap, size_t want, size_t elem) {
+  if (want <= *cap) return 0;
+  size_t n = *cap ? *cap : 32;
+  while (n < want) n *= 2;
+  void *g = realloc(*v, n * elem);
+  if (!g) return -1;
+  *v = g;
+  *cap = n;
+  return 0;
+}
+
+/* The component for parent's path followed by name, made on first sight; (size_t)-1: no memory. */
+static size_t comp_get(size_t parent, const char *name) {
+  if (!B.ncomps) { /* the root */
+    if (grow((void **)&B.comps, &B.capcomps, 1, sizeof *B.comps)) return (size_t)-1;
+    char *root = calloc(1, 1);
+    if (!root) return (size_t)-1;
+    B.comps[0] = (comp){0, root, root, NULL, -1};
+    B.ncomps = 1;
+  }
+  /* Two ways: slots j and j ^ 1. */
+  uint64_t ph = ((uint64_t)(uintptr_t)name ^ ((uint64_t)parent << 32)) * 0x9e3779b97f4a7c15ull;
+  size_t *seen = NULL;
+  for (int w = 0; B.seen && w < 2; w++) {
+    size_t *sl = &B.seen[((ph >> 32) & B.mask) ^ (size_t)w];
+    if (*sl && B.comps[*sl - 1].key == name && B.comps[*sl - 1].parent == parent) return *sl - 1;
+    if (!seen || (*seen && !*sl)) seen = sl; /* where to remember it: an empty way first */
+  }
+  size_t h = comp_hash(parent, name);
+  for (size_t j = B.index ? h & B.mask : 0; B.index && B.index[j]; j = (j + 1) & B.mask) {
+    comp *c = &B.comps[B.index[j] - 1];
+    if (c->parent == parent && strncmp(c->name, name, ERGO_NAME_MAX) == 0) {
+      c->key = name;
+      if (seen) *seen = B.index[j];
+      return B.index[j] - 1;
+    }
+  }
+  if (grow((void **)&B.comps, &B.capcomps, B.ncomps + 1, sizeof *B.comps)) return (size_t)-1;
+  if (!B.index || (B.ncomps + 1) * 2 > B.mask + 1) { /* at most half full */
+    size_t cap = B.index ? (B.mask + 1) * 2 : 64;
+    size_t *index = calloc(cap, sizeof *index), *fresh = calloc(cap, sizeof *fresh);
+    if (!index || !fresh) {
+      free(index);
+      free(fresh);
+      return (size_t)-1;
+    }
+    free(B.index);
+    free(B.seen);
+    B.index = index;
+    B.seen = fresh;
+    B.mask = cap - 1;
+    for (size_t i = 1; i < B.ncomps; i++) index_put(B.index, B.mask, i);
+  }
+  const char *pp = B.comps[parent].path;
+  size_t lp = strlen(pp), ln = strnlen(name, ERGO_NAME_MAX);
+  char *path = malloc(lp + ln + 2);
+  if (!path) return (size_t)-1;
+  memcpy(path, pp, lp);
+  if (lp) path[lp++] = ':';
+  memcpy(path + lp, name, ln);
+  path[lp + ln] = '\0';
+  size_t i = B.ncomps++;
+  B.comps[i] = (comp){parent, path, path + lp, name, -1};
+  index_put(B.index, B.mask, i);
+  B.seen[(ph >> 32) & B.mask] = i + 1; /* the mask may have grown since ph's slot was read */
+  return i;
+}
+
+static long add(size_t c) {
+  if (grow((void **)&B.table, &B.captable, B.ntable + 1, sizeof *B.table)) return -1;
+  size_t n = sizeof alphabet - 1;
+  B.table[B.ntable].comp = c;
+  B.table[B.ntable].sym = alphabet[B.ntable < n ? B.ntable : n - 1];
+  B.comps[c].entry = (long)B.ntable;
+  B.ranked = 0;
+  return (long)B.ntable++;
+}
+
+static int by_entry_path(const void *a, const void *b) {
+  return strcmp(B.comps[B.table[*(const size_t *)a].comp].path,
+                B.comps[B.table[*(const size_t *)b].comp].path);
+}
+
+/* rank[] for the entries as they are now: sorted by path, only after a step that added some. */
+static int rerank(void) {
+  size_t cap = 0;
+  size_t *order = NULL;
+  if (grow((void **)&order, &cap, B.ntable, sizeof *order)) return -1;
+  for (size_t i = 0; i < B.ntable; i++) order[i] = i;
+  if (B.ntable) qsort(order, B.ntable, sizeof *order, by_entry_path);
+  size_t *rank = realloc(B.rank, (B.ntable ? B.ntable : 1) * sizeof *rank);
+  if (!rank) {
+    free(order);
+    return -1;
+  }
+  for (size_t i = 0; i < B.ntable; i++) rank[order[i]] = i;
+  free(order);
+  B.rank = rank;
+  B.ranked = 1;
+  return 0;
+}
+
 typedef struct {
-  part *v;
-  size_t n, cap;
+  size_t n;
   double unaccounted;
   int fail;
 } parts;
 
-static void push_part(parts *ps, char *path, double t) {
-  if (ps->n == ps->cap) {
-    size_t cap = ps->cap ? ps->cap * 2 : 32;
-    part *v = realloc(ps->v, cap * sizeof *v);
-    if (!v) {
-      free(path);
-      ps->fail = 1;
-      return;
-    }
-    ps->v = v;
-    ps->cap = cap;
+static void push_part(parts *ps, size_t c, double t) {
+  if (grow((void **)&B.parts, &B.capparts, ps->n + 1, sizeof *B.parts)) {
+    ps->fail = 1;
+    return;
   }
-  ps->v[ps->n++] = (part){path, -1, t, 0, 0};
-}
-
-static void free_parts(parts *ps) {
-  for (size_t i = 0; i < ps->n; i++) free(ps->v[i].path);
-  free(ps->v);
+  B.parts[ps->n++] = (part){c, -1, t, 0, 0};
 }
 
 /* A region shown at this level with its children folded, or a leaf, gets its
  * own symbol; a region whose children are shown keeps only its Unaccounted
  * part, which goes to '?'. */
-static void collect(parts *ps, const ergo__snap *n, const char *prefix, int indent,
-                    int max_indent) {
+static void collect(parts *ps, const ergo__snap *n, size_t at, int indent, int max_indent) {
   double sum = 0;
   for (size_t i = 0; i < n->nchildren && !ps->fail; i++) {
     const ergo__snap *c = &n->children[i];
     sum += c->time_s;
-    size_t lp = strlen(prefix), ln = strlen(c->name);
-    char *path = malloc(lp + ln + 2);
-    if (!path) {
+    size_t cc = comp_get(at, c->name);
+    if (cc == (size_t)-1) {
       ps->fail = 1;
       return;
     }
-    memcpy(path, prefix, lp);
-    if (lp) path[lp++] = ':';
-    memcpy(path + lp, c->name, ln + 1);
-    if (c->nchildren && indent + 1 <= max_indent) {
-      collect(ps, c, path, indent + 1, max_indent);
-      free(path);
-    } else {
-      push_part(ps, path, c->time_s);
-    }
+    if (c->nchildren && indent + 1 <= max_indent)
+      collect(ps, c, cc, indent + 1, max_indent);
+    else
+      push_part(ps, cc, c->time_s);
   }
   if (n->time_s > sum) ps->unaccounted += n->time_s - sum;
 }
 
 static int by_path(const void *a, const void *b) {
-  return strcmp(((const part *)a)->path, ((const part *)b)->path);
+  return strcmp(B.comps[((const part *)a)->comp].path, B.comps[((const part *)b)->comp].path);
+}
+
+static int by_rank(const void *a, const void *b) {
+  size_t x = B.rank[((const part *)a)->e], y = B.rank[((const part *)b)->e];
+  return (x > y) - (x < y);
 }
 
 static int by_remainder(const void *a, const void *b) {
@@ -155,24 +236,59 @@ static int by_remainder(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
+/* The step's parts in path order, '?' last, into B.sorted: new paths get their symbols in path
+ * order (so a header reads alphabetically), then every part goes to its entry's rank. */
+static int order_parts(size_t n, size_t nreg) {
+  size_t nfresh = 0;
+  for (size_t i = 0; i < nreg; i++)
+    if ((B.parts[i].e = B.comps[B.parts[i].comp].entry) < 0) nfresh++;
+  if (grow((void **)&B.sorted, &B.capsorted, n, sizeof *B.sorted) ||
+      grow((void **)&B.parts, &B.capparts, n, sizeof *B.parts))
+    return -1;
+  if (nfresh) {
+    size_t k = 0;
+    for (size_t i = 0; i < nreg; i++)
+      if (B.parts[i].e < 0) B.sorted[k++] = B.parts[i];
+    qsort(B.sorted, nfresh, sizeof *B.sorted, by_path);
+    for (size_t i = 0; i < nfresh; i++)
+      if (B.comps[B.sorted[i].comp].entry < 0 && add(B.sorted[i].comp) < 0) return -1;
+    for (size_t i = 0; i < nreg; i++) B.parts[i].e = B.comps[B.parts[i].comp].entry;
+  }
+  if (!B.ranked && rerank()) return -1;
+  if (grow((void **)&B.slot, &B.capslot, B.ntable, sizeof *B.slot)) return -1;
+  for (size_t i = 0; i < B.ntable; i++) B.slot[i] = -1;
+  int clash = 0;
+  for (size_t i = 0; i < nreg && !clash; i++) {
+    size_t r = B.rank[B.parts[i].e];
+    if (B.slot[r] >= 0) clash = 1; /* one path twice in a step: sort instead */
+    B.slot[r] = (long)i;
+  }
+  size_t k = 0;
+  if (clash) {
+    memcpy(B.sorted, B.parts, nreg * sizeof *B.sorted);
+    qsort(B.sorted, nreg, sizeof *B.sorted, by_rank);
+    k = nreg;
+  } else {
+    for (size_t r = 0; r < B.ntable; r++)
+      if (B.slot[r] >= 0) B.sorted[k++] = B.parts[B.slot[r]];
+  }
+  for (size_t i = k; i < n; i++) B.sorted[i] = B.parts[i]; /* '?' */
+  return 0;
+}
+
 int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_indent) {
   size_t known = B.ntable;
-  parts ps = {0};
-  collect(&ps, root, "", 0, max_indent);
-  if (!ps.fail) push_part(&ps, NULL, ps.unaccounted); /* '?' last */
-  size_t nreg = ps.n ? ps.n - 1 : 0;
-  if (!ps.fail) qsort(ps.v, nreg, sizeof *ps.v, by_path);
-  /* New regions get symbols in path order, so a header reads alphabetically. */
-  for (size_t i = 0; i < nreg && !ps.fail; i++) {
-    long e = lookup(ps.v[i].path);
-    if (e < 0) e = add(ps.v[i].path);
-    if (e < 0) ps.fail = 1;
-    ps.v[i].e = e;
-  }
-  if (ps.fail) {
-    free_parts(&ps);
-    return ERGO_ENOMEM;
-  }
+  parts pl = {0};
+  collect(&pl, root, 0, 0, max_indent);
+  if (!pl.fail) push_part(&pl, 0, pl.unaccounted); /* '?' last */
+  size_t nreg = pl.n ? pl.n - 1 : 0;
+  if (pl.fail || order_parts(pl.n, nreg)) return ERGO_ENOMEM;
+  part *v = B.sorted;
+  v[nreg].e = -1;
+  struct {
+    part *v;
+    size_t n;
+  } ps = {v, pl.n};
 
   /* Largest-remainder apportionment: exactly 100 symbols, each share fair. */
   double total = 0;
@@ -192,11 +308,7 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
    * those are kept in order, so a step of many regions does not sort them all. */
   size_t want = (size_t)(ERGO__BALANCE_WIDTH - used), nk = 0;
   if (want > ps.n) want = ps.n;
-  part **order = malloc((want + 1) * sizeof *order);
-  if (!order) {
-    free_parts(&ps);
-    return ERGO_ENOMEM;
-  }
+  part *order[ERGO__BALANCE_WIDTH + 1];
   for (size_t i = 0; i < ps.n && want; i++) {
     part *p = &ps.v[i];
     if (nk == want && by_remainder(&p, &order[nk - 1]) >= 0) continue;
@@ -205,7 +317,6 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
     order[j] = p;
   }
   for (size_t i = 0; nk && used < ERGO__BALANCE_WIDTH; i = (i + 1) % nk, used++) order[i]->count++;
-  free(order);
 
   if (!B.header_written || B.ntable > known) {
     if (!B.header_written)
@@ -213,7 +324,7 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
     else
       fprintf(f, "Headers for balance file (added at step %ld):\n", step);
     for (size_t i = B.header_written ? known : 0; i < B.ntable; i++)
-      fprintf(f, "'%c' - %s\n", B.table[i].sym, B.table[i].path);
+      fprintf(f, "'%c' - %s\n", B.table[i].sym, B.comps[B.table[i].comp].path);
     if (!B.header_written) fputs("'?' - Unaccounted\n", f);
     B.header_written = 1;
   }
@@ -224,6 +335,5 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
       symbols[k++] = ps.v[i].e >= 0 ? B.table[ps.v[i].e].sym : '?';
   symbols[k] = '\0';
   fprintf(f, "  Step=%5ld sec=%10.5f     %s\n", step, root->time_s, symbols);
-  free_parts(&ps);
   return ferror(f) ? ERGO_EIO : 0;
 }

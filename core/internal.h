@@ -92,8 +92,10 @@ struct ergo_region {
   const char *key;  /* literal pointer pushed with (NULL: none yet) */
   const char *name; /* interned once per process (ergo__intern), at most ERGO_NAME_MAX chars */
   struct ergo_region *parent, *first_child, *next_sibling;
-  struct ergo_region *hint; /* the sibling pushed after this one last time */
-  uint64_t total;           /* ticks over completed calls */
+  uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with 16 bits
+                   * of its literal pointer on top (ergo__hint_tag): a literal push that will not
+                   * find it there does not read it */
+  uint64_t total; /* ticks over completed calls */
   uint64_t calls;
   uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
   uint64_t step_total, step_calls; /* figures at the last ergo_step */
@@ -102,6 +104,16 @@ struct ergo_region {
   ergo__cold *cold; /* NULL until needed; published with release */
 };
 typedef struct ergo_region ergo__node;
+
+/* A node pointer fits in 48 bits (the tree's table relies on it too); the hint keeps a tag of the
+ * predicted node's literal pointer in the 16 above. */
+static inline uint64_t ergo__hint_tag(const char *key) {
+  uint64_t p = (uint64_t)(uintptr_t)key;
+  return ((p ^ (p >> 16) ^ (p >> 32)) & 0xffffull) << 48;
+}
+static inline ergo__node *ergo__hint_node(uint64_t hint) {
+  return (ergo__node *)(uintptr_t)(hint & 0x0000ffffffffffffull);
+}
 
 /* Cold fields of n, made on first use (NULL: no memory).  Only n's own thread (or the main
  * thread with the tree's owner stopped, for checkpoints) calls it. */
@@ -138,6 +150,44 @@ static inline uint64_t ergo__name_hash(const char *name) {
 _Static_assert(ERGO_NAME_MAX < 128, "a name's length must fit in 7 bits of its hash");
 /* The name's length (at most ERGO_NAME_MAX) from its hash. */
 static inline size_t ergo__name_hash_len(uint64_t hash) { return (size_t)(hash >> 57); }
+/* The ergo__name_hash of an interned name (every node's name is one), kept beside its text, so
+ * a lookup compares two numbers before any characters. */
+static inline uint64_t ergo__interned_hash(const char *interned) {
+  uint64_t h;
+  memcpy(&h, interned - sizeof h, sizeof h);
+  return h;
+}
+/* Whether the first len characters of name are those of the interned name (whose length is
+ * len): whole words while they last, inline, then the rest. */
+static inline int ergo__interned_eq(const char *interned, const char *name, size_t len) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, interned + i, 8);
+    memcpy(&y, name + i, 8);
+    if (x != y) return 0;
+  }
+  for (; i < len; i++)
+    if (interned[i] != name[i]) return 0;
+  return 1;
+}
+/* strcmp's order for two interned names, a word at a time: their texts are padded with zeros to
+ * whole 8-byte words, so a word holding the end of both is equal in full. */
+static inline int ergo__interned_cmp(const char *a, const char *b) {
+  for (size_t i = 0;; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    if (x != y) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      x = __builtin_bswap64(x); /* as a big-endian number the first byte decides */
+      y = __builtin_bswap64(y);
+#endif
+      return x < y ? -1 : 1;
+    }
+    if ((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) return 0; /* a zero byte */
+  }
+}
 
 /* Nodes of a tree, allocated in chunks (no per-node malloc header); freed with the tree. */
 typedef struct ergo__chunk {
@@ -148,7 +198,8 @@ typedef struct ergo__chunk {
 
 typedef struct ergo__frame {
   ergo__node *node;
-  ergo__node *prev; /* last child closed in this frame: predicts the next push */
+  ergo__node *prev;   /* last child closed in this frame: predicts the next push */
+  const char *pushed; /* the name pointer it was pushed with */
   uint64_t start;
   const char *file;
   int line;
@@ -380,24 +431,50 @@ ERGO__HIDDEN int ergo__report_text(FILE *f, const ergo__snap *root, int max_inde
 /* Forget the balance symbol table (init/finalize). */
 ERGO__HIDDEN void ergo__balance_reset(void);
 /* Append one balance line for a step snapshot (plus header lines for regions
- * seen for the first time) to f; levels deeper than max_indent are folded. */
+ * seen for the first time) to f; levels deeper than max_indent are folded.  O(n) in the regions
+ * of the step once their paths are known.  The snapshot's names must keep their text for as long
+ * as the symbol table lives (until ergo__balance_reset): interned names, as a live tree's are, or
+ * literals; a name is found again by its pointer before its text. */
 ERGO__HIDDEN int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_indent);
 /* "Now" for reports: the finalize instant while finalizing, else the clock. */
 ERGO__HIDDEN uint64_t ergo__report_now(void);
 
 /* ---- sections (sections.c) ---------------------------------------------- */
-/* One section's figures for a report: time_s counts a running interval so far. */
+/* One section's figures for a report: time_s counts a running interval so far.  Quantities
+ * (energy) as in a snapshot: q_ok bit i when quantity i measured it (ERGO__Q_LOWER(i): only a
+ * lower bound: an interval was not measured, or is still running), q the amounts over its
+ * measured intervals, q_time_s their seconds.  Merged over MPI ranks (nranks > 0): time_s is the
+ * mean over the ranks (a rank without the section counts 0 s), calls and amounts are sums, as for
+ * regions; ranks_ran counts the ranks that have it. */
 typedef struct {
   char name[ERGO_NAME_MAX + 1];
   double time_s;
   uint64_t calls;
   int running;
+  unsigned q_ok;
+  double q[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
+  double q_time_s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
+  int nranks, ranks_ran;
 } ergo__section_fig;
-/* Every section made since ergo_init, in creation order, destroyed ones too: *out malloc'd (free
- * it), NULL when none (or no memory); returns the count. */
+/* Every section made since ergo_init, in creation order, destroyed ones too (merged over the
+ * ranks on rank 0 at the end of an MPI job): *out malloc'd (free it), NULL when none (or no
+ * memory); returns the count. */
 ERGO__HIDDEN size_t ergo__sections_take(ergo__section_fig **out);
-/* Forget every section (ergo_finalize, after the reports). */
+/* Forget every section and the meter (ergo_finalize, after the reports). */
 ERGO__HIDDEN void ergo__sections_reset(void);
+/* A section's figures as a snapshot node without children (name borrowed from f), so reports
+ * compute its quantities' totals, rates and shares as a region's. */
+ERGO__HIDDEN void ergo__section_snap(const ergo__section_fig *f, ergo__snap *out);
+/* The amount of quantity qi (per component, cumulative) at clock tick t, which a section takes
+ * at the start and the stop of each interval (the energy layer's curve through its readings,
+ * the same as regions').  *unsure changes between two calls when the amounts between them are
+ * only a lower bound.  Returns 0, or -1: not measured now.  Called on the main thread alone,
+ * with the sections' lock held. */
+typedef int (*ergo__section_meter_fn)(void *ctx, uint64_t t, double *out, uint64_t *unsure);
+/* The runtime hands the sections the energy layer's (qi < 0 or fn NULL: none). */
+ERGO__HIDDEN void ergo__sections_meter(int qi, ergo__section_meter_fn fn, void *ctx);
+/* The merged job's sections (merge.c): their count, or -1 when there is no merged report. */
+ERGO__HIDDEN long ergo__merged_sections(const ergo__section_fig **secs);
 
 /* ---- machine-readable reports (report_json.c; used by Hatchet and CSV too) ---- */
 /* Non-step snapshots of the trees a report shows: the main tree first, then the

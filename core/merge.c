@@ -4,8 +4,10 @@
  *
  * A pack is this build's own bytes (every rank runs the same program): "ERGM", version, the
  * attached quantities (name and component names, so a rank measuring other domains is noticed),
- * the rank's host and ergo_step count (facts.c), then the tree in pre-order.  Strings are a u32
- * length, the bytes and a NUL, so a name can be pointed at inside the gathered buffer. */
+ * the rank's host and ergo_step count (facts.c), then the tree in pre-order, then the sections
+ * (sections.c).  Strings are a u32 length, the bytes and a NUL, so a name can be pointed at
+ * inside the gathered buffer.  Sections merge by name as regions do: time is the mean over the
+ * ranks, calls and amounts are sums. */
 #include "internal.h"
 #include "util/limit.h"
 
@@ -15,8 +17,8 @@
 #include <string.h>
 
 #define PACK_MAGIC "ERGM"
-#define PACK_VERSION                                                                               \
-  3u /* 2: q_time_s after q; 3: the rank's host and steps, each region's setting */
+/* 2: q_time_s after q; 3: the rank's host and steps, each region's setting; 4: the sections */
+#define PACK_VERSION 4u
 
 /* ---- packing ------------------------------------------------------------- */
 static void put_u32(ergo__buf *b, uint32_t v) { ergo__buf_put(b, &v, sizeof v); }
@@ -65,6 +67,21 @@ static int pack(const ergo__snap *root, ergo__buf *b) {
   put_str(b, host ? host : "");
   put_u64(b, (uint64_t)ergo__facts_steps());
   pack_node(b, root, ERGO_MAX_QUANTITIES);
+  ergo__section_fig *sec;
+  size_t nsec = ergo__sections_take(&sec);
+  put_u32(b, (uint32_t)nsec);
+  for (size_t i = 0; i < nsec; i++) {
+    put_str(b, sec[i].name);
+    put_f64(b, sec[i].time_s);
+    put_u64(b, sec[i].calls);
+    put_u32(b, (uint32_t)sec[i].running);
+    put_u32(b, sec[i].q_ok);
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, sec[i].q[qi][c]);
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, sec[i].q_time_s[qi][c]);
+  }
+  free(sec);
   return b->fail ? ERGO_ENOMEM : 0;
 }
 
@@ -160,8 +177,38 @@ static int unpack_node(rd *r, ergo__snap *s, int depth) {
   return 0;
 }
 
+/* A rank's sections: *out malloc'd (NULL when none), *n their count; -1 when corrupt. */
+static int unpack_sections(rd *r, ergo__section_fig **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  uint32_t count = get_u32(r);
+  /* Each section takes far more than one byte: a count beyond the bytes left is corrupt. */
+  if (r->bad || count > (size_t)(r->end - r->p)) return -1;
+  if (!count) return 0;
+  ergo__section_fig *f = calloc(count, sizeof *f);
+  if (!f) return -1;
+  for (uint32_t i = 0; i < count && !r->bad; i++) {
+    snprintf(f[i].name, sizeof f[i].name, "%s", get_str(r));
+    f[i].time_s = get_f64(r);
+    f[i].calls = get_u64(r);
+    f[i].running = get_u32(r) != 0;
+    f[i].q_ok = get_u32(r);
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) f[i].q[qi][c] = get_f64(r);
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+      for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) f[i].q_time_s[qi][c] = get_f64(r);
+  }
+  if (r->bad) {
+    free(f);
+    return -1;
+  }
+  *out = f;
+  *n = count;
+  return 0;
+}
+
 static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], const char **host,
-                  uint64_t *steps, ergo__snap *root) {
+                  uint64_t *steps, ergo__snap *root, ergo__section_fig **secs, size_t *nsecs) {
   rd r = {p, p + len, 0};
   char magic[4];
   get(&r, magic, 4);
@@ -178,7 +225,13 @@ static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], cons
   *host = get_str(&r);
   *steps = get_u64(&r);
   if (r.bad) return -1;
-  if (unpack_node(&r, root, 0) || r.p != r.end) {
+  if (unpack_node(&r, root, 0)) {
+    ergo__snap_free(root);
+    return -1;
+  }
+  if (unpack_sections(&r, secs, nsecs) || r.p != r.end) {
+    free(*secs);
+    *secs = NULL;
     ergo__snap_free(root);
     return -1;
   }
@@ -192,8 +245,11 @@ int ergo__merge_unpack_check(const char *p, size_t len) {
   const char *host;
   uint64_t steps;
   ergo__snap root;
-  if (unpack(p, len, q, &host, &steps, &root)) return -1;
+  ergo__section_fig *secs;
+  size_t nsecs;
+  if (unpack(p, len, q, &host, &steps, &root, &secs, &nsecs)) return -1;
   ergo__snap_free(&root);
+  free(secs);
   return 0;
 }
 
@@ -337,6 +393,47 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
   return rc;
 }
 
+/* The ranks' sections (secs[r], nsecs[r]) merged by name, in first-seen order (rank 0's
+ * first): *out malloc'd, its count returned; -1 out of memory.  Quantities add where the rank's
+ * agree with rank 0's; the seconds behind a component's amount are those of the ranks that read
+ * it, as for regions. */
+static long merge_sections(const merge_ctx *m, ergo__section_fig *const *secs, const size_t *nsecs,
+                           ergo__section_fig **out) {
+  size_t cap = 0;
+  for (int r = 0; r < m->n; r++) cap += nsecs[r];
+  *out = NULL;
+  if (!cap) return 0;
+  ergo__section_fig *f = calloc(cap, sizeof *f);
+  if (!f) return -1;
+  size_t n = 0;
+  for (int r = 0; r < m->n; r++)
+    for (size_t i = 0; i < nsecs[r]; i++) {
+      const ergo__section_fig *s = &secs[r][i];
+      size_t j = 0;
+      while (j < n && strcmp(f[j].name, s->name) != 0) j++; /* sections are few */
+      if (j == n) {
+        memcpy(f[n].name, s->name, sizeof f[n].name);
+        f[n].nranks = m->n;
+        n++;
+      }
+      ergo__section_fig *o = &f[j];
+      o->ranks_ran++;
+      o->time_s += s->time_s / m->n; /* the mean over all ranks */
+      o->calls += s->calls;
+      o->running |= s->running;
+      for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+        if (!(s->q_ok & (1u << qi)) || !(m->q_agree[r] & (1u << qi))) continue;
+        o->q_ok |= (1u << qi) | (s->q_ok & ERGO__Q_LOWER(qi));
+        for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
+          o->q[qi][c] += s->q[qi][c];
+          if (m->q_reads[r][qi] & (1u << c)) o->q_time_s[qi][c] += s->q_time_s[qi][c];
+        }
+      }
+    }
+  *out = f;
+  return (long)n;
+}
+
 /* ---- the merged report's life: built at finalize, read by every writer ---- */
 static struct {
   char *all;         /* the gathered packs: merged names point into them */
@@ -344,7 +441,14 @@ static struct {
   int have;
   const char **hosts; /* every rank's host, once each, in rank order (into all) */
   size_t nhosts;
+  ergo__section_fig *secs; /* the job's sections */
+  long nsecs;
 } M;
+
+long ergo__merged_sections(const ergo__section_fig **secs) {
+  *secs = M.secs;
+  return M.have ? M.nsecs : -1;
+}
 
 const ergo__snap *ergo__merged(void) { return M.have ? &M.merged : NULL; }
 
@@ -357,6 +461,7 @@ void ergo__merged_free(void) {
   if (M.have) ergo__snap_free(&M.merged);
   free(M.hosts);
   free(M.all);
+  free(M.secs);
   memset(&M, 0, sizeof M);
 }
 
@@ -398,7 +503,9 @@ int ergo__merge_take(void) {
   unsigned *agree = calloc((size_t)n, sizeof *agree);
   unsigned(*reads)[ERGO_MAX_QUANTITIES] = calloc((size_t)n, sizeof *reads);
   M.hosts = calloc((size_t)n, sizeof *M.hosts);
-  rc = roots && per && agree && reads && M.hosts ? 0 : ERGO_ENOMEM;
+  ergo__section_fig **secs = calloc((size_t)n, sizeof *secs);
+  size_t *nsecs = calloc((size_t)n, sizeof *nsecs);
+  rc = roots && per && agree && reads && M.hosts && secs && nsecs ? 0 : ERGO_ENOMEM;
   size_t off = 0;
   for (int r = 0; r < n && !rc; off += lens[r], r++) {
     rank_q q[ERGO_MAX_QUANTITIES];
@@ -412,7 +519,7 @@ int ergo__merge_take(void) {
                   r, why);
       continue;
     }
-    if (unpack(M.all + off, lens[r], q, &host, &steps, &roots[r])) {
+    if (unpack(M.all + off, lens[r], q, &host, &steps, &roots[r], &secs[r], &nsecs[r])) {
       ergo__error("ergo_finalize: rank %d sent regions rank 0 cannot read (%zu bytes); the merged "
                   "report leaves it out (fix: run the same ergo build on every rank)",
                   r, lens[r]);
@@ -442,6 +549,7 @@ int ergo__merge_take(void) {
   }
   merge_ctx m = {n, agree, reads};
   if (!rc) rc = merge_node(&m, per, &M.merged);
+  if (!rc && (M.nsecs = merge_sections(&m, secs, nsecs, &M.secs)) < 0) rc = ERGO_ENOMEM;
   if (!rc) {
     M.merged.name = "Global";
     M.merged.calls = 1;
@@ -455,6 +563,9 @@ int ergo__merge_take(void) {
                n);
   }
   for (int r = 0; roots && r < n; r++) ergo__snap_free(&roots[r]);
+  for (int r = 0; secs && r < n; r++) free(secs[r]);
+  free(secs);
+  free(nsecs);
   free(roots);
   free(per);
   free(agree);

@@ -64,8 +64,8 @@ static const char *checked_name(const char *what, int level, const char *name, c
 /* Find or create the child `name` of the frame's node; remembers the answer
  * as the successor of the previous sibling so repeated sequences hit at once. */
 static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const char *name, int lit,
-                              const char *file, int line) {
-  uint64_t hash = ergo__name_hash(name);
+                              uint64_t hash, const char *file, int line) {
+  if (lit) hash = ergo__name_hash(name); /* a runtime name comes with its hash */
   ergo__node *c = ergo__node_find_in(t, pf->node, name, hash, lit);
   if (!c) {
     size_t len = strlen(name);
@@ -85,7 +85,7 @@ static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const c
     }
     if (lit) c->key = name;
   }
-  if (pf->prev) pf->prev->hint = c;
+  if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);
   return c;
 }
 
@@ -107,15 +107,31 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
                                                        int lit, const char *file, int line) {
   if (ERGO__UNLIKELY(t->depth + 1 >= t->cap) && grow(t)) return;
   ergo__frame *pf = &t->stack[t->depth];
-  ergo__node *c = pf->prev ? pf->prev->hint : pf->node->first_child;
-  if (ERGO__UNLIKELY(lit ? (!c || c->key != name) : (!name || !c || !name_eq(c, name)))) {
-    if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
-    c = child_slow(t, pf, level, name, lit, file, line);
+  ergo__node *c;
+  if (!pf->prev)
+    c = pf->node->first_child;
+  else if (lit && (pf->prev->hint & 0xffff000000000000ull) != ergo__hint_tag(name))
+    c = NULL; /* predicted another literal: not worth a cache miss to read it */
+  else
+    c = ergo__hint_node(pf->prev->hint);
+  /* A runtime name is hashed once: the hash is checked against the predicted node's (kept with
+   * its interned name) before any text, and finds the node in the table when it differs. */
+  uint64_t hash = 0;
+  if (!lit && ERGO__LIKELY(name != NULL)) hash = ergo__name_hash(name);
+  if (ERGO__UNLIKELY(lit ? (!c || c->key != name)
+                         : (!name || !c || ergo__interned_hash(c->name) != hash ||
+                            !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash))))) {
+    if (ERGO__UNLIKELY(!name)) {
+      name = checked_name("ERGO_PUSH", level, name, file, line);
+      hash = ergo__name_hash(name);
+    }
+    c = child_slow(t, pf, level, name, lit, hash, file, line);
     if (!c) return;
   }
   ergo__frame *f = &t->stack[++t->depth];
   f->node = c;
   f->prev = NULL;
+  f->pushed = name;
   f->file = file;
   f->line = line;
   f->level = level;
@@ -206,12 +222,21 @@ static int pop_mismatch(ergo__tree *t, const char *what, int level, const char *
   return 1;
 }
 
+/* The top frame's name is `name` (a runtime name).  Popped with the very pointer it was pushed
+ * with, that memory held the node's whole name then, so its length (from the interned hash) can
+ * be compared a word at a time; any other pointer is compared as a string. */
+static inline int same_top(const ergo__frame *f, const char *name) {
+  if (name != f->pushed) return name_eq(f->node, name);
+  size_t len = ergo__name_hash_len(ergo__interned_hash(f->node->name));
+  return ergo__interned_eq(f->node->name, name, len) && (len == ERGO_NAME_MAX || !name[len]);
+}
+
 static inline __attribute__((always_inline)) void pop(ergo__tree *t, const char *what, int level,
                                                       const char *name, int lit, const char *file,
                                                       int line, uint64_t now) {
   ergo__frame *f = &t->stack[t->depth];
   if (ERGO__UNLIKELY(t->depth == 0 || f->level != level ||
-                     (lit ? f->node->key != name : (!name || !name_eq(f->node, name))))) {
+                     (lit ? f->node->key != name : (!name || !same_top(f, name))))) {
     if (ERGO__UNLIKELY(!name)) name = checked_name(what, level, name, file, line);
     if (t->depth > 0 && f->level == level && name_eq(f->node, name)) {
       /* same text, another pointer (a literal from another library): fine */

@@ -97,19 +97,23 @@ static int rows(FILE *f, int thread, const ergo__snap *s, const ergo__snap *pare
 
 /* A row per section (ergo_section_*) after the trees: thread 0, path "@sections/NAME" (no region
  * path starts with "@"), depth -1 (the marker: not a region), level and the per-call extremes
- * empty, self_s = time_s, share_of_parent its share of Global's time; quantity and rank cells
- * empty (not measured per section), the run's facts as on every row. */
-static int section_rows(FILE *f, double global_s, int ranks) {
+ * empty, self_s = time_s, share_of_parent its share of Global's time; quantity cells as a
+ * region's (self = total, share of Global's amount; empty where not measured), merged the ranks'
+ * count and ranks_ran (the spread empty), the run's facts as on every row. */
+static int section_rows(FILE *f, const ergo__snap *global) {
   ergo__section_fig *sec;
   size_t n = ergo__sections_take(&sec);
   ergo__snap none;
   memset(&none, 0, sizeof none);
+  double global_s = global->time_s;
   for (size_t i = 0; i < n; i++) {
     char *path = ergo__path_join("@sections", sec[i].name);
     if (!path) {
       free(sec);
       return ERGO_ENOMEM;
     }
+    ergo__snap s;
+    ergo__section_snap(&sec[i], &s);
     fputs("0,", f);
     put_field(f, path);
     fputc(',', f);
@@ -120,9 +124,16 @@ static int section_rows(FILE *f, double global_s, int ranks) {
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       const ergo__qslot *q = &ergo__quants[qi];
       if (!q->used) continue;
-      for (int c = 0; c < 3 + !!q->q.rate_unit + q->q.ncomponents; c++) fputc(',', f);
+      if (!(s.q_ok & (1u << qi))) {
+        for (int c = 0; c < 3 + !!q->q.rate_unit + q->q.ncomponents; c++) fputc(',', f);
+        continue;
+      }
+      double tot = ergo__snap_q_total(&s, qi);
+      fprintf(f, ",%.9g,%.9g,%.9g", tot, tot, ergo__snap_q_share(&s, global, qi));
+      if (q->q.rate_unit) fprintf(f, ",%.9g", ergo__snap_q_rate(&s, qi));
+      for (int c = 0; c < q->q.ncomponents; c++) fprintf(f, ",%.9g", s.q[qi][c]);
     }
-    if (ranks) fputs(",,,,,,", f);
+    if (global->nranks) fprintf(f, ",%d,%d,,,,", sec[i].nranks, sec[i].ranks_ran);
     tail(f, &none);
     fputc('\n', f);
     free(path);
@@ -166,7 +177,7 @@ int ergo_report_csv(const char *path) {
     }
     for (size_t i = 0; i < set.n && !rc; i++)
       rc = rows(f, set.threads[i], &set.snaps[i], NULL, NULL);
-    if (!rc && set.n) rc = section_rows(f, set.snaps[0].time_s, set.snaps[0].nranks != 0);
+    if (!rc && set.n) rc = section_rows(f, &set.snaps[0]);
     if (fclose(f) != 0 && !rc) rc = ERGO_ENOMEM;
   }
   ergo__snapset_free(&set);

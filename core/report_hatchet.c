@@ -58,19 +58,31 @@ int ergo_report_hatchet(const char *path) {
   }
   ergo__snapset_free(&set);
   /* Sections (ergo_section_*) as roots of their own after the trees: frame type "section", path
-   * "@sections/NAME" (no region path starts with "@"), one call's worth of the same metrics,
-   * inclusive = exclusive (a section has no children). */
+   * "@sections/NAME" (no region path starts with "@"), the same metrics (quantities where
+   * measured), inclusive = exclusive (a section has no children). */
   ergo__section_fig *sec;
   size_t nsec = bad ? 0 : ergo__sections_take(&sec);
   for (size_t i = 0; i < nsec && !bad; i++) {
     char *spath = ergo__path_join("@sections", sec[i].name);
     json_int_t calls =
         sec[i].calls > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)sec[i].calls;
-    bad = !spath || json_array_append_new(
-                        roots, json_pack("{s:{s:s, s:s, s:s}, s:{s:f, s:f, s:I}, s:[]}", "frame",
-                                         "name", sec[i].name, "type", "section", "path", spath,
-                                         "metrics", "time (inc)", sec[i].time_s, "time",
-                                         sec[i].time_s, "calls", calls, "children")) != 0;
+    json_t *o =
+        spath ? json_pack("{s:{s:s, s:s, s:s}, s:{s:f, s:f, s:I}, s:[]}", "frame", "name",
+                          sec[i].name, "type", "section", "path", spath, "metrics", "time (inc)",
+                          sec[i].time_s, "time", sec[i].time_s, "calls", calls, "children")
+              : NULL;
+    json_t *metrics = o ? json_object_get(o, "metrics") : NULL;
+    ergo__snap s;
+    ergo__section_snap(&sec[i], &s);
+    for (int qi = 0; metrics && qi < ERGO_MAX_QUANTITIES; qi++) {
+      const ergo__qslot *q = &ergo__quants[qi];
+      if (!q->used || !(s.q_ok & (1u << qi))) continue;
+      char key[128];
+      snprintf(key, sizeof key, "%s (inc)", q->q.name);
+      json_object_set_new(metrics, key, json_real(ergo__snap_q_total(&s, qi)));
+      json_object_set_new(metrics, q->q.name, json_real(ergo__snap_q_total(&s, qi)));
+    }
+    bad = !o || json_array_append_new(roots, o) != 0;
     free(spath);
   }
   if (nsec) free(sec);

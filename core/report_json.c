@@ -16,8 +16,11 @@
  *    "quantities":[{"name":"energy","unit":"J","rate_unit":"W","label":null,
  *                   "components":["package-0","dram-0"],"total_of":[...]}],
  *    "threads":[{"thread":0,"tree":NODE}, ...],
- *    "sections":[{"name","time_s","calls","running"}, ...] (ergo_section_*, in creation order;
- *                time_s counts a running interval so far; [] when none; added within version 2),
+ *    "sections":[{"name","time_s","calls","running","energy":{...} or null,"ranks":{"n","ran"}},
+ *                ...] (ergo_section_*, in creation order; time_s counts a running interval so
+ *                far; [] when none; energy as a NODE's without "self", its share_of_parent the
+ *                share of Global's; merged: "ranks", time_s the mean over the ranks, calls and
+ *                energy sums; added within version 2),
  *    "mpi":{"ranks":4,"nodes":2,"merged":true,"rank":-1}}  (rank: whose tree; -1 = merged)
  *   A merged report (an MPI job, rank 0) has one tree, thread 0, for the whole job: time_s is
  *   the mean over the ranks and every NODE has "ranks":{"n","ran","min_s","max_s","mean_s",
@@ -264,15 +267,41 @@ static json_t *quantities_json(void) {
   return a;
 }
 
-/* Every section: [{"name","time_s","calls","running"}], [] when none. */
-static json_t *sections_json(void) {
+/* Every section: [{"name","time_s","calls","running", one key per quantity (energy) as a
+ * region's without "self": {"unit","total","share_of_parent","lower_bound","rate",
+ * "components"} or null, and merged "ranks":{"n","ran"}}], [] when none.  share_of_parent is
+ * the share of Global's amount (global: the report's Global). */
+static json_t *sections_json(const ergo__snap *global) {
   json_t *a = json_array();
   ergo__section_fig *sec;
   size_t n = ergo__sections_take(&sec);
-  for (size_t i = 0; i < n && a; i++)
-    json_array_append_new(a, json_pack("{s:s, s:f, s:I, s:b}", "name", sec[i].name, "time_s",
-                                       sec[i].time_s, "calls", json_count(sec[i].calls), "running",
-                                       sec[i].running));
+  for (size_t i = 0; i < n && a; i++) {
+    json_t *o = json_pack("{s:s, s:f, s:I, s:b}", "name", sec[i].name, "time_s", sec[i].time_s,
+                          "calls", json_count(sec[i].calls), "running", sec[i].running);
+    ergo__snap s;
+    ergo__section_snap(&sec[i], &s);
+    for (int qi = 0; o && qi < ERGO_MAX_QUANTITIES; qi++) {
+      const ergo__qslot *q = &ergo__quants[qi];
+      if (!q->used) continue;
+      json_t *v = json_null();
+      if (s.q_ok & (1u << qi)) {
+        json_t *comp = json_object();
+        for (int c = 0; c < q->q.ncomponents; c++)
+          json_object_set_new(comp, q->q.components[c], json_real(s.q[qi][c]));
+        v = json_pack("{s:s, s:f, s:f, s:b, s:o}", "unit", q->q.unit, "total",
+                      ergo__snap_q_total(&s, qi), "share_of_parent",
+                      global ? ergo__snap_q_share(&s, global, qi) : 0.0, "lower_bound",
+                      (s.q_ok & ERGO__Q_LOWER(qi)) != 0, "components", comp);
+        if (v && q->q.rate_unit)
+          json_object_set_new(v, "rate", json_real(ergo__snap_q_rate(&s, qi)));
+      }
+      json_object_set_new(o, q->q.name, v);
+    }
+    if (o && sec[i].nranks)
+      json_object_set_new(o, "ranks",
+                          json_pack("{s:i, s:i}", "n", sec[i].nranks, "ran", sec[i].ranks_ran));
+    json_array_append_new(a, o);
+  }
   free(sec);
   return a;
 }
@@ -290,6 +319,7 @@ static int report_text(const char *path, char **out) {
     bad = json_array_append_new(
               threads, json_pack("{s:i, s:o}", "thread", set.threads[i], "tree", tree)) != 0;
   }
+  json_t *sections = sections_json(set.n ? &set.snaps[0] : NULL);
   ergo__snapset_free(&set);
   /* "threads": the list of thread trees, not the knob (whose names are in knobs/table.c). */
   json_t *doc =
@@ -299,7 +329,10 @@ static int report_text(const char *path, char **out) {
                       ergo__g.cfg.platform ? ergo__g.cfg.platform : "real", "clock",
                       ergo_clock_name(), "quantities", quantities_json(), "threads", threads);
   if (doc) json_object_set_new(doc, "run", run_json());
-  if (doc) json_object_set_new(doc, "sections", sections_json());
+  if (doc)
+    json_object_set_new(doc, "sections", sections);
+  else
+    json_decref(sections);
   /* The job: how many ranks and nodes the tree stands for (1 and 1 for a serial run). */
   const ergo__snap *merged = ergo__merged();
   if (doc)

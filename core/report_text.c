@@ -56,16 +56,58 @@ static void qcols(FILE *f, const qline *l, const qline *parent) {
   }
 }
 
+/* x as printf's "%*.*f" would print it (width w, d decimals), into out (room for 40 characters);
+ * its length.  A step report prints two numbers for each of thousands of regions, and printf's
+ * exact conversion is most of its cost: this one rounds x * 10^d to an integer, which is the same
+ * digits except within a hair of a tie (x * 10^d's own rounding error), left to snprintf. */
+static int fixed(char *out, double x, int d, int w) {
+  static const double pow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+  double y = x * pow10[d];
+  if (!(y >= 0 && y < 1e15) || __builtin_signbit(x) || d > 6)
+    return snprintf(out, 40, "%*.*f", w, d, x);
+  double fl = __builtin_floor(y), frac = y - fl;
+  if (__builtin_fabs(frac - 0.5) <= 1e-9 * (y + 1)) return snprintf(out, 40, "%*.*f", w, d, x);
+  uint64_t v = (uint64_t)fl + (frac > 0.5);
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v || n <= d); /* at least one digit before the point */
+  int len = n + (d > 0), pad = w > len ? w - len : 0;
+  char *o = out;
+  for (int i = 0; i < pad; i++) *o++ = ' ';
+  for (int i = n - 1; i >= 0; i--) {
+    *o++ = digits[i];
+    if (i == d && d > 0) *o++ = '.';
+  }
+  *o = '\0';
+  return (int)(o - out);
+}
+
 static void line(FILE *f, int indent, const char *name, double t, double share, int wide,
                  const ergo__snap *s, const qline *q, const qline *parent_q) {
-  char field[ERGO_NAME_MAX + 256];
+  /* "- - * NAME" padded to the name column, " : T sec, P%": built here and written at once. */
+  char buf[ERGO_NAME_MAX + 256];
   size_t off = 0;
-  for (int i = 0; i < indent && off + 2 < sizeof field - ERGO_NAME_MAX - 4; i++) {
-    field[off++] = '-';
-    field[off++] = ' ';
+  for (int i = 0; i < indent && off + 2 < sizeof buf - ERGO_NAME_MAX - 100; i++) {
+    buf[off++] = '-';
+    buf[off++] = ' ';
   }
-  snprintf(field + off, sizeof field - off, "* %s", name);
-  fprintf(f, "%-*s : %.4f sec, %6.2f%%", ERGO__NAME_COL, field, t, share);
+  size_t len = strnlen(name, ERGO_NAME_MAX);
+  buf[off++] = '*';
+  buf[off++] = ' ';
+  memcpy(buf + off, name, len);
+  off += len;
+  while (off < ERGO__NAME_COL) buf[off++] = ' ';
+  memcpy(buf + off, " : ", 3);
+  off += 3;
+  off += (size_t)fixed(buf + off, t, 4, 0);
+  memcpy(buf + off, " sec, ", 6);
+  off += 6;
+  off += (size_t)fixed(buf + off, share, 2, 6);
+  buf[off++] = '%';
+  fwrite(buf, 1, off, f);
   if (wide && s) {
     double mean = ergo__snap_mean_s(s);
     /* A step report knows no per-call extremes of a region called more than once in the step
@@ -153,18 +195,29 @@ int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide)
   return ferror(f) ? ERGO_EIO : 0;
 }
 
-/* "Sections" after the tree: "* NAME : T sec, calls N" each, share of Global's time. */
-static void sections(FILE *f, double global_s) {
+/* "Sections" after the tree: "* NAME : T sec, P%, calls N" each, share of Global's time, then
+ * each quantity as a region's, its share of Global's amount (root: the report's Global). */
+static void sections(FILE *f, const ergo__snap *root) {
   ergo__section_fig *sec;
   size_t n = ergo__sections_take(&sec);
   if (!n) return;
   fputs("Sections\n", f);
+  int with_q = root->q_ok != 0 || ergo__quant_any();
+  qline rq = qline_of(root);
   for (size_t i = 0; i < n; i++) {
     char field[ERGO_NAME_MAX + 8];
     snprintf(field, sizeof field, "* %s", sec[i].name);
-    fprintf(f, "%-*s : %.4f sec, %6.2f%%, calls %llu%s\n", ERGO__NAME_COL, field, sec[i].time_s,
-            pct(sec[i].time_s, global_s), (unsigned long long)sec[i].calls,
-            sec[i].running ? " | running" : "");
+    fprintf(f, "%-*s : %.4f sec, %6.2f%%, calls %llu", ERGO__NAME_COL, field, sec[i].time_s,
+            pct(sec[i].time_s, root->time_s), (unsigned long long)sec[i].calls);
+    if (with_q) {
+      ergo__snap s;
+      ergo__section_snap(&sec[i], &s);
+      qline q = qline_of(&s);
+      qcols(f, &q, &rq);
+    }
+    if (sec[i].nranks && sec[i].ranks_ran < sec[i].nranks)
+      fprintf(f, " | on %d/%d ranks", sec[i].ranks_ran, sec[i].nranks);
+    fprintf(f, "%s\n", sec[i].running ? " | running" : "");
   }
   free(sec);
 }
@@ -195,7 +248,7 @@ static int report_all(FILE *f) {
   if (merged) {
     rc = ergo__report_text(f, merged, ergo__g.cfg.report_level,
                            ergo__g.cfg.format == ERGO_FORMAT_WIDE);
-    if (!rc) sections(f, merged->time_s);
+    if (!rc) sections(f, merged);
     if (!rc) footer(f, ergo__g.main_tree, merged->time_s);
     return rc;
   }
@@ -207,7 +260,7 @@ static int report_all(FILE *f) {
     if (rc) break;
     if (t != ergo__g.main_tree) fprintf(f, "Thread %d\n", t->index);
     rc = ergo__report_text(f, &s, ergo__g.cfg.report_level, ergo__g.cfg.format == ERGO_FORMAT_WIDE);
-    if (!rc && t == ergo__g.main_tree) sections(f, s.time_s);
+    if (!rc && t == ergo__g.main_tree) sections(f, &s);
     if (!rc && t == ergo__g.main_tree) footer(f, t, s.time_s);
     ergo__snap_free(&s);
   }

@@ -1,6 +1,7 @@
 /* snapshot.c - a consistent, sorted copy of a region tree in seconds, for every report. */
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,20 +26,93 @@ uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t no
 static int cmp_snap(const void *a, const void *b) {
   const ergo__snap *x = a, *y = b;
   if (x->time_s != y->time_s) return x->time_s < y->time_s ? 1 : -1;
-  return strcmp(x->name, y->name);
+  return ergo__interned_cmp(x->name, y->name); /* a live node's name: interned */
+}
+
+/* A child's place among its siblings: time, then name (the order of cmp_snap). */
+typedef struct skey {
+  double time_s;
+  const char *name;
+  const ergo__node *node;
+} skey;
+
+/* x goes before y: longer first, then by name (a live node's name: interned). */
+static inline int key_before(const skey *x, const skey *y) {
+  if (x->time_s != y->time_s) return x->time_s > y->time_s;
+  return ergo__interned_cmp(x->name, y->name) < 0;
+}
+
+/* The keys of the children being ordered at every level of the walk, as a stack, and the scratch
+ * their merge sort uses. */
+typedef struct sctx {
+  skey *v, *tmp;
+  size_t n, cap, tmpcap;
+} sctx;
+
+/* Sort v[0..n) with key_before: a bottom-up merge sort with its comparison inline (qsort's
+ * indirect calls were half of a big step snapshot).  0, or ERGO_ENOMEM. */
+static int sort_keys(sctx *cx, skey *v, size_t n) {
+  if (n < 2) return 0;
+  if (cx->tmpcap < n) {
+    skey *t = realloc(cx->tmp, n * sizeof *t);
+    if (!t) return ERGO_ENOMEM;
+    cx->tmp = t;
+    cx->tmpcap = n;
+  }
+  for (size_t i = 1; i < n; i++) { /* runs of 8 by insertion */
+    if (i % 8 == 0) continue;
+    skey k = v[i];
+    size_t j = i;
+    for (; j % 8 && key_before(&k, &v[j - 1]); j--) v[j] = v[j - 1];
+    v[j] = k;
+  }
+  skey *from = v, *to = cx->tmp;
+  for (size_t w = 8; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t a = lo, b = mid, o = lo;
+      while (a < mid && b < hi) to[o++] = key_before(&from[b], &from[a]) ? from[b++] : from[a++];
+      while (a < mid) to[o++] = from[a++];
+      while (b < hi) to[o++] = from[b++];
+    }
+    skey *t = from;
+    from = to;
+    to = t;
+  }
+  if (from != v) memcpy(v, from, n * sizeof *v);
+  return 0;
+}
+
+/* The node's seconds as a snapshot shows them: since the last step, or over the run (with what
+ * checkpoints brought in). */
+static double node_time_s(const ergo__tree *t, const ergo__node *n, int since_step, uint64_t now,
+                          const ergo__cold *cold) {
+  uint64_t vt = ergo__node_vticks(t, n, now);
+  if (since_step) return ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
+  return ergo__ticks_to_s(vt) + (cold ? cold->loaded_s : 0.0);
 }
 
 static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_step, uint64_t now,
-                ergo__snap *out) {
-  /* out is zeroed: calloc'd by the parent's fill, or by ergo__snap_take_at for the root. */
+                sctx *cx, ergo__snap *out) {
+  /* The parent's fill malloc'd out (ergo__snap_take_at zeroed the root).  Zero it but, in a step
+   * snapshot with no quantity attached, its quantity arrays (512 of its 704 bytes): nothing reads
+   * them there (every reader checks q_ok first; a step snapshot is never packed or merged), and a
+   * step over many regions then does not clear megabytes. */
+  if (depth > 0) {
+    if (since_step && !ergo__quant_any()) {
+      memset(out, 0, offsetof(ergo__snap, q));
+      memset(&out->children, 0, sizeof *out - offsetof(ergo__snap, children));
+    } else {
+      memset(out, 0, sizeof *out);
+    }
+  }
   out->name = n->name;
   out->level = n->level;
   out->depth = depth;
   const ergo__cold *cold = ergo__node_cold_peek(n);
   out->open = open_start(t, n) != 0;
-  uint64_t vt = ergo__node_vticks(t, n, now);
+  out->time_s = node_time_s(t, n, since_step, now, cold);
   if (since_step) {
-    out->time_s = ergo__ticks_to_s(vt >= n->step_total ? vt - n->step_total : 0);
     out->calls = ERGO__GET(n->calls) - n->step_calls;
     /* The node keeps extremes over the run, not per step: one completed call and nothing open
      * is its own extreme; otherwise they are unknown (-1; the text report prints '-'). */
@@ -47,7 +121,6 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
     else if (out->calls)
       out->min_s = out->max_s = -1.0;
   } else {
-    out->time_s = ergo__ticks_to_s(vt) + (cold ? cold->loaded_s : 0.0);
     uint64_t calls = ERGO__GET(n->calls);
     out->calls = calls + (cold ? cold->loaded_calls : 0);
     if (calls) {
@@ -73,34 +146,40 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
     for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
       out->q_time_s[i][c] = out->time_s;
-  /* Another thread may add children meanwhile (ERGO_REPORT_THREADS): links are read with
-   * acquire, so each node seen is whole, and the second walk stops at the count of the first. */
-  size_t nc = 0;
+  /* The children are put in order before they are filled (a snapshot node is large: sorting the
+   * filled ones moved megabytes at every step of a big tree).  Another thread may add children
+   * meanwhile (ERGO_REPORT_THREADS): links are read with acquire, so each node seen is whole. */
+  size_t base = cx->n;
   for (const ergo__node *c = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE); c;
-       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE))
-    nc++;
-  if (!nc) return 0;
-  out->children = calloc(nc, sizeof *out->children);
-  if (!out->children) return ERGO_ENOMEM;
-  size_t k = 0, seen = 0;
-  for (const ergo__node *c = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE); c && seen < nc;
-       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE), seen++) {
-    int rc = fill(t, c, depth + 1, since_step, now, &out->children[k]);
-    if (rc) {
-      out->nchildren = k + 1;
-      return rc;
-    }
+       c = __atomic_load_n(&c->next_sibling, __ATOMIC_ACQUIRE)) {
+    double ts = node_time_s(t, c, since_step, now, ergo__node_cold_peek(c));
     /* A step report leaves out regions that did not run in that step. */
-    if (since_step && !out->children[k].calls && !out->children[k].open &&
-        out->children[k].time_s == 0.0) {
-      ergo__snap_free(&out->children[k]);
-      memset(&out->children[k], 0, sizeof out->children[k]); /* the next child's slot */
+    if (since_step && ERGO__GET(c->calls) == c->step_calls && ts == 0.0 && !open_start(t, c))
       continue;
+    if (cx->n == cx->cap) {
+      size_t cap = cx->cap ? cx->cap * 2 : 256;
+      skey *v = realloc(cx->v, cap * sizeof *v);
+      if (!v) return ERGO_ENOMEM;
+      cx->v = v;
+      cx->cap = cap;
     }
-    k++;
+    cx->v[cx->n++] = (skey){ts, c->name, c};
   }
-  out->nchildren = k;
-  qsort(out->children, k, sizeof *out->children, cmp_snap);
+  size_t nc = cx->n - base;
+  if (!nc) return 0;
+  if (sort_keys(cx, cx->v + base, nc)) return ERGO_ENOMEM;
+  out->children = malloc(nc * sizeof *out->children);
+  if (!out->children) return ERGO_ENOMEM;
+  int sorted = 1;
+  for (size_t k = 0; k < nc; k++) {
+    int rc = fill(t, cx->v[base + k].node, depth + 1, since_step, now, cx, &out->children[k]);
+    out->nchildren = k + 1;
+    if (rc) return rc;
+    if (k && cmp_snap(&out->children[k - 1], &out->children[k]) > 0) sorted = 0;
+  }
+  cx->n = base;
+  /* A child that changed between its key and its figures (another thread's tree): sort anew. */
+  if (!sorted) qsort(out->children, nc, sizeof *out->children, cmp_snap);
   return 0;
 }
 
@@ -116,7 +195,10 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   double root_hi = rc0 ? rc0->loaded_max_s : -1;
   uint64_t root_loaded_calls = rc0 ? rc0->loaded_calls : 0;
   memset(out, 0, sizeof *out);
-  int rc = fill(t, &t->root, 0, since_step, now, out);
+  sctx cx = {0};
+  int rc = fill(t, &t->root, 0, since_step, now, &cx, out);
+  free(cx.v);
+  free(cx.tmp);
   if (rc) {
     ergo__snap_free(out);
     return rc;

@@ -50,8 +50,14 @@ const char *ergo__intern(const char *name, uint64_t hash) {
       out = I.v[j];
       goto done;
     }
-  char *copy = strndup(name, ERGO_NAME_MAX);
-  if (!copy) goto done;
+  /* The hash rides in the 8 bytes before the text (ergo__interned_hash); the text is padded with
+   * zeros to whole 8-byte words (ergo__interned_cmp reads it a word at a time). */
+  size_t len = ergo__name_hash_len(hash), words = len / 8 + 1;
+  char *block = calloc(1 + words, 8);
+  if (!block) goto done;
+  memcpy(block, &hash, sizeof hash);
+  char *copy = block + sizeof hash;
+  memcpy(copy, name, len);
   I.v[j] = out = copy;
   I.h[j] = hash;
   I.n++;
@@ -167,7 +173,9 @@ ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *na
     if (e == TAB_GONE || TAB_TAG(e) != tag) continue;
     ergo__node *c = TAB_PTR(e);
     if (c->parent != parent) continue;
-    if ((lit && c->key == name) || (strncmp(c->name, name, len) == 0 && c->name[len] == '\0')) {
+    /* Equal hashes mean equal lengths: both texts have len characters to compare. */
+    if ((lit && c->key == name) ||
+        (ergo__interned_hash(c->name) == hash && ergo__interned_eq(c->name, name, len))) {
       if (lit && !c->key) c->key = name;
       return c;
     }

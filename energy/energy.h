@@ -41,6 +41,13 @@ int ergo__energy_reads(void);
  * the two readings' delta, so energy and time cover the same window. */
 void ergo__energy_enter(ergo_region *r, int level, void **state);
 double ergo__energy_exit(ergo_region *r, int level, void **state, uint64_t start, uint64_t end);
+/* Sections (core/sections.c): the cumulative energy per domain at region-clock tick t, on the
+ * curve regions are measured on (a reading is taken now, so t lies between the last one and
+ * it), 0 for a domain another rank reads; *unsure: the meter's count of unsure readings.  For
+ * the main thread only.  0, or -1 when no meter reads here or finalize has taken its reading. */
+int ergo__energy_at(uint64_t t, double *out, uint64_t *unsure);
+/* The "energy" quantity's id (ergo_quantity_attach), or -1 when none is attached. */
+int ergo__energy_quantity(void);
 /* ergo_finalize, before reports: one last reading for them all, and the sampler stops. */
 void ergo__energy_finalize(void);
 /* How the reports find a region's per-region state (the pipeline keeps it); NULL: nowhere. */

@@ -192,6 +192,21 @@ double ergo__energy_exit(ergo_region *r, int level, void **state, uint64_t start
   return rec->last_total;
 }
 
+int ergo__energy_at(uint64_t t, double *out, uint64_t *unsure) {
+  if (!E.active || !E.reads_any || E.frozen) return -1;
+  double before[ERGO__METER_MAX_DOMAINS];
+  uint64_t before_at[2] = {E.now_at[0], E.now_at[1]};
+  memcpy(before, E.now, sizeof before);
+  take_reading(); /* t came before it, after the last one */
+  for (int d = 0; d < E.meter.ndomains && d < ERGO_MAX_COMPONENTS; d++)
+    out[d] = E.mine[d] ? curve_at(before, before_at, E.now, E.now_at, t, d) : 0;
+  *unsure = unsure_now();
+  E.region_reads++;
+  return 0;
+}
+
+int ergo__energy_quantity(void) { return E.active ? E.quantity_id : -1; }
+
 /* Stop the sampler before reports, so its files are complete when named. */
 void ergo__energy_finalize(void) {
   if (!E.active || !E.reads_any) return;

@@ -135,6 +135,37 @@ static int print_oracle(const char *objective, const mini_profile *prof) {
   return 0;
 }
 
+/* The same as one JSON document ("ergo-oracle", which `ergo report` marks on its Pareto plots):
+ * per region path the best configuration and its time and energy per execution. */
+static void json_string(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') putchar('\\');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+static int print_oracle_json(const char *objective, const mini_profile *prof) {
+  printf("{\"format\": \"ergo-oracle\", \"version\": 1, \"platform\": \"sim\", \"objective\": ");
+  json_string(objective ? objective : "energy@5%");
+  printf(", \"profile\": ");
+  json_string(prof->name);
+  printf(", \"regions\": {");
+  for (int i = 0; i < mini_nregions; i++) {
+    ergo_sim_work_desc d = mini_desc(i);
+    ergo_sim_point best, base;
+    if (ergo_sim_oracle(&d, objective, &best, &base) != 0) return 1;
+    printf("%s\n  ", i ? "," : "");
+    json_string(mini_regions[i].path);
+    printf(": {\"config\": {\"core_khz\": %ld, \"uncore_khz\": %ld, \"threads\": %d}, "
+           "\"time_s\": %.9g, \"energy_j\": %.9g}",
+           (long)best.core_khz, (long)best.uncore_khz, best.threads, best.time_s, best.energy_j);
+  }
+  printf("\n}}\n");
+  return 0;
+}
+
 #ifdef ERGO_EXAMPLE_MPI
 #define HELP_MPI                                                                                   \
   "Under mpirun rank r does 1 + 0.08 (r mod 8) times the work, the comm-like regions\n"            \
@@ -147,7 +178,7 @@ static int print_oracle(const char *objective, const mini_profile *prof) {
 
 static void usage(FILE *out, const char *argv0) {
   fprintf(out,
-          "usage: %s [--steps N] [--profile NAME] [--oracle [--objective OBJ]]\n\n"
+          "usage: %s [--steps N] [--profile NAME] [--oracle [--objective OBJ] [--json]]\n\n"
           "A timestep loop shaped like OpenGadget3's, annotated with ergo regions. Without an\n"
           "energy meter it runs on ergo's sim node (every figure SIMULATED); with one, it does\n"
           "real OpenMP work. ERGO_PLATFORM=sim|real forces either.\n" HELP_MPI "\n"
@@ -156,14 +187,15 @@ static void usage(FILE *out, const char *argv0) {
           "  --oracle         print the best configuration of every region and exit" HELP_ORACLE
           "\n"
           "  --objective OBJ  for --oracle: energy, time, edp, ed2p, weighted, energy@N%% "
-          "(default energy@5%%)\n",
+          "(default energy@5%%)\n"
+          "  --json           for --oracle: one JSON document (ergo report draws it)\n",
           argv0);
 }
 
 /* Returns 0 to run, 1 when done (--help, --profile list: rank 0 printed), 2 on a bad argument
  * (rank 0 said why; every rank reads the same arguments). */
 static int parse_args(int argc, char **argv, const mini_profile **prof, int *steps, int *oracle,
-                      const char **objective) {
+                      const char **objective, int *json) {
   int say = my_rank == 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -172,6 +204,8 @@ static int parse_args(int argc, char **argv, const mini_profile **prof, int *ste
       return 1;
     } else if (!strcmp(a, "--oracle")) {
       *oracle = 1;
+    } else if (!strcmp(a, "--json")) {
+      *json = 1;
     } else if (!strcmp(a, "--steps") && i + 1 < argc) {
       char *end;
       long n = strtol(argv[++i], &end, 10);
@@ -208,13 +242,20 @@ static int parse_args(int argc, char **argv, const mini_profile **prof, int *ste
 int main(int argc, char **argv) {
   job_start(&argc, &argv);
   const mini_profile *prof = &mini_profiles[0];
-  int steps = 5, oracle = 0;
+  int steps = 5, oracle = 0, json = 0;
   const char *objective = NULL;
-  int rc = parse_args(argc, argv, &prof, &steps, &oracle, &objective);
+  int rc = parse_args(argc, argv, &prof, &steps, &oracle, &objective, &json);
   if (rc) return job_stop(rc == 1 ? 0 : 2);
+  if (json && !oracle) {
+    if (my_rank == 0) fprintf(stderr, "%s: --json goes with --oracle (see --help)\n", argv[0]);
+    return job_stop(2);
+  }
   mini_set_profile(prof);
   /* The oracle is a property of the work, not of the job: rank 0 alone computes it. */
-  if (oracle) return job_stop(my_rank == 0 ? print_oracle(objective, prof) : 0);
+  if (oracle)
+    return job_stop(my_rank != 0 ? 0
+                    : json       ? print_oracle_json(objective, prof)
+                                 : print_oracle(objective, prof));
 
   ergo_config cfg;
   ergo_config_default(&cfg);

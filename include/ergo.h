@@ -261,7 +261,10 @@ ERGO_EXPORT const char *ergo_last_error(void);
 /* ------------------------------------------------------------------------ */
 /* A section times a phase that is not a region (it has no place in the tree, so sections may
  * overlap partly; a Kokkos profiling section or a user timer).  The reports list every section
- * in their own table beside the tree: time and calls.  Thread-safe; sections are coarse (one
+ * in their own table beside the tree: time, calls, and energy where a meter measures (read at
+ * each interval's start and stop on the thread that called ergo_init; an interval started or
+ * stopped on another thread is timed only, and the energy is then a lower bound).  Under MPI the
+ * merged report merges sections by name over the ranks.  Thread-safe; sections are coarse (one
  * mutex).  All four return 0 or a negative ERGO_E* code after one error line.
  * create: *id for `name` (truncated to ERGO_NAME_MAX); the same name gives the same id, and
  *   revives the section if it was destroyed (its figures go on).  Needs ergo_init.
@@ -371,6 +374,77 @@ ERGO_EXPORT int ergo_region_thread(const ergo_region *r);
  * and energy readings included; real time even when regions run on a user or virtual clock) and
  * the hook calls.  Either pointer may be NULL.  0, or ERGO_ESTATE before ergo_init. */
 ERGO_EXPORT int ergo_overhead(double *seconds, uint64_t *hook_calls);
+
+/* ------------------------------------------------------------------------ */
+/* Live introspection: what the running job has measured and where its      */
+/* tuning stands, as a consistent copy any thread may read (the dashboard).  */
+/* ------------------------------------------------------------------------ */
+/* A copy published by the main thread at each ergo_step (the hot path takes no lock and copies
+ * nothing): immutable, shared, kept alive by its references.  Published when ERGO_DASHBOARD is
+ * set, or after ergo_snapshot_enable(). */
+typedef struct ergo_snapshot ergo_snapshot;
+
+#define ERGO_SNAPSHOT_KNOBS 4 /* settings below: values in the order of ergo_snapshot_knob() */
+
+typedef struct ergo_snapshot_region {
+  const char *path; /* "Global/Timestep/FIND_HSML", as in the JSON report */
+  int depth;        /* Global: 0 */
+  uint64_t calls;
+  double time_s, energy_j, power_w; /* totals so far; energy_j < 0: not measured (power 0) */
+  int tuned;                        /* the tuner tunes it (significant) */
+  uint64_t executions;              /* executions the tuner has seen */
+  int has_setting, has_best;
+  int64_t setting[ERGO_SNAPSHOT_KNOBS]; /* the setting its last tuned execution ran under */
+  int64_t best[ERGO_SNAPSHOT_KNOBS];    /* the policy's best so far (online) */
+  int evals, budget, done; /* tuning progress: measurements used of its budget; search over */
+  double confidence;       /* the confidence level with which best beats the baseline; 0: not */
+} ergo_snapshot_region;
+
+typedef struct ergo_snapshot_point {
+  long step;
+  double at_s;                      /* run time at the step's end */
+  double time_s, energy_j, power_w; /* the step's; energy_j < 0: not measured */
+} ergo_snapshot_point;
+
+typedef struct ergo_snapshot_node {
+  int node, ranks;                   /* under MPI; a serial run is node 0 with one rank */
+  double step_time_s, step_energy_j; /* its last step: the slowest rank's time, the node's energy */
+  double energy_j, power_w;          /* totals so far; energy_j < 0: not measured */
+} ergo_snapshot_node;
+
+typedef struct ergo_snapshot_rank {
+  int rank, node;                    /* under MPI; a serial run is rank 0 on node 0 */
+  double step_time_s, step_energy_j; /* its last step; energy < 0: this rank read none */
+  double energy_j;                   /* its total so far (< 0: none) */
+} ergo_snapshot_rank;
+
+/* Publish snapshots from the next ergo_step on (main thread, after ergo_init); ERGO_DASHBOARD
+ * does it at ergo_init.  0, or ERGO_ESTATE before ergo_init. */
+ERGO_EXPORT int ergo_snapshot_enable(void);
+/* The latest snapshot, with a reference (any thread; never blocks on the application), or NULL
+ * when none was published yet.  Give it back with ergo_snapshot_release. */
+ERGO_EXPORT const ergo_snapshot *ergo_snapshot_acquire(void);
+ERGO_EXPORT void ergo_snapshot_release(const ergo_snapshot *s);
+/* Its step (ergo_step's argument) and run time; its regions (pre-order, Global first), power
+ * timeline (one point per step, the last ones), node and rank summaries (under MPI gathered to
+ * rank 0 at each step; elsewhere empty); arrays live as long as s. */
+ERGO_EXPORT long ergo_snapshot_step(const ergo_snapshot *s, double *run_s);
+ERGO_EXPORT size_t ergo_snapshot_regions(const ergo_snapshot *s, const ergo_snapshot_region **out);
+ERGO_EXPORT size_t ergo_snapshot_timeline(const ergo_snapshot *s, const ergo_snapshot_point **out);
+ERGO_EXPORT size_t ergo_snapshot_nodes(const ergo_snapshot *s, const ergo_snapshot_node **out);
+ERGO_EXPORT size_t ergo_snapshot_ranks(const ergo_snapshot *s, const ergo_snapshot_rank **out);
+/* The i-th knob's name ("cpu_khz", as the tuning model names it), NULL past the last. */
+ERGO_EXPORT const char *ergo_snapshot_knob(int i);
+/* s as JSON (malloc'd, the caller frees; NULL on no memory): part "state" (step, totals, policy,
+ * objective, knobs), "regions", "timeline" (with each tracked region's setting per step), "nodes",
+ * "ranks", or "all" (every part). */
+ERGO_EXPORT char *ergo_snapshot_json(const ergo_snapshot *s, const char *part);
+/* Ask the running tuner for another policy and/or objective (either may be NULL: unchanged),
+ * from any thread: checked now, applied at the next ergo_step on the main thread, where the
+ * tuner re-evaluates what it measured under the new objective and goes on.  0, or ERGO_EINVAL /
+ * ERGO_ESTATE with one line in why. */
+ERGO_EXPORT int ergo_snapshot_control(const char *policy, const char *objective, char *why,
+                                      size_t whylen);
 
 /* ------------------------------------------------------------------------ */
 /* Quantities: additive per-region figures (energy per domain, counters)    */

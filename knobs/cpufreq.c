@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,12 +185,20 @@ static int policy_of(unsigned cpu, unsigned char *covered, char *why, size_t why
 
 static int cf_open(ergo__knob *k, char *why, size_t whylen) {
   why[0] = '\0';
-  ergo__cpuset *cs = malloc(sizeof *cs);
-  unsigned char *covered = calloc(ERGO__MAX_CPUS, 1);
-  int64_t *freqs = malloc(2 * CF_MAX_FREQS * sizeof *freqs), *common = freqs + CF_MAX_FREQS;
+  /* The scratch (about 37 KB) is a mapping of its own, not the heap: freed below the policy
+   * table that outlives it, it would leave a hole in the application's heap (bench/heap.c). */
+  struct scratch {
+    ergo__cpuset cs;
+    unsigned char covered[ERGO__MAX_CPUS];
+    int64_t freqs[2 * CF_MAX_FREQS];
+  } *sc = mmap(NULL, sizeof *sc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (sc == MAP_FAILED) sc = NULL;
+  ergo__cpuset *cs = sc ? &sc->cs : NULL;
+  unsigned char *covered = sc ? sc->covered : NULL;
+  int64_t *freqs = sc ? sc->freqs : NULL, *common = sc ? sc->freqs + CF_MAX_FREQS : NULL;
   cf_priv *p = NULL;
   int rc = ERGO_ENOMEM, ncommon = 0;
-  if (!cs || !covered || !freqs) goto out;
+  if (!sc) goto out;
   if ((rc = ergo__cpuset_get(cs, why, whylen)) != 0) goto out;
   rc = ERGO_ENOMEM;
   if (!(p = calloc(1, sizeof *p + (size_t)cs->ncpus * sizeof p->cpu[0]))) goto out;
@@ -247,9 +256,7 @@ static int cf_open(ergo__knob *k, char *why, size_t whylen) {
 out:
   if (rc == ERGO_ENOMEM && !why[0]) snprintf(why, whylen, "out of memory");
   free(p);
-  free(freqs);
-  free(covered);
-  free(cs);
+  if (sc) munmap(sc, sizeof *sc);
   return rc;
 }
 

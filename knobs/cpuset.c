@@ -7,12 +7,12 @@
 #include "ergo.h"
 
 #include <hwloc.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
-int ergo__cpuset_get(ergo__cpuset *out, char *why, unsigned long whylen) {
-  memset(out, 0, sizeof *out);
+static int cpuset_load(ergo__cpuset *out, char *why, unsigned long whylen) {
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
     snprintf(why, whylen, "hwloc cannot load this machine's topology");
@@ -57,4 +57,34 @@ int ergo__cpuset_get(ergo__cpuset *out, char *why, unsigned long whylen) {
     return ERGO_EIO;
   }
   return 0;
+}
+
+/* hwloc's topology discovery mallocs and frees a great deal and keeps a little (its components),
+ * which leaves free holes in the middle of the application's heap and changes where its next
+ * allocations land: a set-up block that would have been mmapped (raising glibc's dynamic mmap and
+ * trim thresholds when freed) comes from a hole instead, and every later step trims the heap top
+ * and faults its temporaries back in.  So discovery runs on a short-lived thread of its own,
+ * whose allocations glibc serves from another arena: the main heap is left as found
+ * (bench/heap.c measures it).  The thread inherits the caller's CPU mask, which the fallback
+ * reads. */
+typedef struct load_job {
+  ergo__cpuset *out;
+  char *why;
+  unsigned long whylen;
+  int rc;
+} load_job;
+
+static void *load_thread(void *arg) {
+  load_job *j = arg;
+  j->rc = cpuset_load(j->out, j->why, j->whylen);
+  return NULL;
+}
+
+int ergo__cpuset_get(ergo__cpuset *out, char *why, unsigned long whylen) {
+  memset(out, 0, sizeof *out);
+  load_job job = {out, why, whylen, 0};
+  pthread_t th;
+  if (pthread_create(&th, NULL, load_thread, &job) != 0) return cpuset_load(out, why, whylen);
+  pthread_join(th, NULL);
+  return job.rc;
 }

@@ -32,6 +32,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
@@ -68,6 +69,9 @@
  * to the baseline's is below 0, and under energy@X% when the same bound on its
  * time ratio is within 1 + X. */
 #define CONFIDENCE ERGO__NM_CONFIDENCE
+/* The plan run once the search is over keeps this share of the horizon's baseline time and
+ * energy in hand (see ledger_of). */
+#define MARGIN 0.005
 /* With noise: executions kept from the simplex for settling an undecided
  * comparison (the leader and the baseline measured in turn). */
 #define SETTLE 16
@@ -112,6 +116,16 @@ struct ergo__nm {
   ergo__nm_model mod;
   ergo__nm_sample *samples; /* scratch for fitting, cap entries */
 
+  /* The budget (see ERGO__NM_BUDGET): a surface fitted to every point for predicting what a
+   * new point costs (refitted when new points came), and what the budget did. */
+  ergo__nm_model cost;
+  int cost_points;        /* nmemo when cost was fitted */
+  int over;               /* the budget ended the search */
+  int skipped;            /* points not measured because they could not be paid back */
+  int applied;            /* once done: the point the region runs at (index into memo) */
+  int pay, pay_n;         /* before it: pay_n executions at memo[pay], to pay the debt back */
+  int post_pay, post_app; /* executions handed out since: at memo[pay], at memo[applied] */
+
   ucontext_t caller, co;
   void *stack;
 
@@ -125,6 +139,11 @@ void ergo__nm_options_default(ergo__nm_options *o) {
   o->repeats = 1;
   o->noise_rel = 0;
   o->seed = 0;
+  o->budget_time = -1;
+  o->budget_energy = -1;
+  o->horizon = 200;
+  o->debt_time = 0;
+  o->debt_energy = 0;
 }
 
 /* ---- memo ---- */
@@ -456,6 +475,252 @@ static int choose(const ergo__nm *nm) {
   return f;
 }
 
+/* ---- the budget ---- */
+/*
+ * ERGO__NM_BUDGET.  The tuning run must not cost more than it saves: over the region's first
+ * `horizon` executions its time may be at most (1 + budget_time) and its energy at most
+ * (1 + budget_energy) times what the baseline would have taken.  The ledger is the debt of
+ * each quantity: what the executions away from the baseline took beyond the baseline, less
+ * the allowance every execution so far earns (budget x baseline).  A debt is affordable when
+ * some point the region may run at afterwards (the baseline, or a point better than it) pays
+ * it back by the end of the horizon at its own rate (the allowance less its excess).  A new
+ * point is measured only when its predicted cost (its measurements, else the cost surface
+ * fitted to every point measured, else nothing: then the debt so far decides) leaves the debt
+ * affordable; a point that would not is skipped, and once the debt so far is not affordable
+ * the search ends.  Under noise the baseline counts at the lower end of its confidence
+ * interval and every other point at the upper end of its own, so the noise cannot make
+ * exploration look cheaper than it was.
+ */
+
+static int limited(const ergo__nm *nm, int k) {
+  double b = k ? nm->o.budget_energy : nm->o.budget_time;
+  return b >= 0 && (k == 0 || nm->memo[0].all.e > 0); /* no energy measured: not bounded */
+}
+
+static int budgeted(const ergo__nm *nm) { return limited(nm, 0) || limited(nm, 1); }
+
+static double allowance(const ergo__nm *nm, int k) {
+  return k ? nm->o.budget_energy : nm->o.budget_time;
+}
+
+/* The normal quantile of CONFIDENCE times the per-measurement sigma of log time (k 0) or log
+ * energy (1); 0 without noise. */
+static double spread_of(const ergo__nm *nm, int k) {
+  if (!nm->noisy) return 0;
+  double sig = pooled_sigma(nm, k, NULL);
+  if (sig < nm->o.noise_rel) sig = nm->o.noise_rel;
+  return gsl_cdf_ugaussian_Pinv(CONFIDENCE) * sig;
+}
+
+/* The baseline's mean time or energy; `low`: at the lower end of its interval. */
+static double base_ref(const ergo__nm *nm, int k, int low) {
+  const sums *b = &nm->memo[0].all;
+  return (k ? b->e : b->t) / b->n * (low ? exp(-spread_of(nm, k) / sqrt(b->n)) : 1);
+}
+
+/* A measured point's mean time or energy.  Not the upper end of its interval: the errors of
+ * many points average out over a run, and a point that pays a debt back is measured as often as
+ * it pays; the baseline's error is the one every comparison shares, so it alone counts at its
+ * conservative end. */
+static double point_mean(const sums *q, int k) { return (k ? q->e : q->t) / q->n; }
+
+/* The debt of quantity k so far (see above), the baseline at its mean or (low) the low end of
+ * its interval; negative when there is credit. */
+static double debt(const ergo__nm *nm, int k, int low) {
+  double away = 0, ref = base_ref(nm, k, low);
+  int n_away = nm->evals - nm->memo[0].all.n;
+  for (int i = 1; i < nm->nmemo; i++) away += k ? nm->memo[i].all.e : nm->memo[i].all.t;
+  return away - (n_away + allowance(nm, k) * nm->evals) * ref +
+         (k ? nm->o.debt_energy : nm->o.debt_time);
+}
+
+/* What one more execution at q adds to the debt of k: its excess over the baseline less the
+ * allowance (the baseline itself adds only the allowance's credit). */
+static double rate(const ergo__nm *nm, const rec *q, int k, int low) {
+  double ref = base_ref(nm, k, low);
+  if (q == &nm->memo[0]) return -allowance(nm, k) * ref;
+  return point_mean(&q->all, k) - (1 + allowance(nm, k)) * ref;
+}
+
+/* A point the region may run at once the search is over: the baseline, or one better than it
+ * (with noise: with confidence, on its fresh measurements or on all of them). */
+static int eligible(const ergo__nm *nm, const rec *q) {
+  if (q == &nm->memo[0]) return 1;
+  if (q->all.n == 0) return 0;
+  if (!nm->noisy) return beats(nm, q);
+  if (beats(nm, q)) return 1;
+  if (q->all.n < 2) return 0;
+  const sums *b = &nm->memo[0].all;
+  double sig, dof, d = log_ratio(nm, &q->all, b, log_kind(&nm->obj), &sig, &dof);
+  if (ergo__nm_log_ratio_bound(d, sig, q->all.n, b->n, dof, CONFIDENCE) >= 0) return 0;
+  if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 1;
+  d = log_ratio(nm, &q->all, b, 0, &sig, &dof);
+  return ergo__nm_log_ratio_bound(d, sig, q->all.n, b->n, dof, CONFIDENCE) <=
+         log1p(nm->obj.slowdown);
+}
+
+/* The ledger's figures at one moment: the debts, the baseline's reference, the executions left
+ * in the horizon and what one execution at each point adds to the debts. */
+typedef struct ledger {
+  double debt[2], ref[2];
+  int left, lim[2], low;
+} ledger;
+
+/* low: the baseline at the low end of its interval (the plan run once the search is over);
+ * else at its mean (whether to explore: a baseline measured three times is uncertain by a few
+ * per cent, which would forbid every point that costs what the baseline does). */
+static void ledger_of(const ergo__nm *nm, const double extra[2], int more, int low, ledger *l) {
+  l->left = nm->o.horizon - nm->evals - more;
+  if (l->left < 0) l->left = 0;
+  l->low = low;
+  for (int k = 0; k < 2; k++) {
+    l->lim[k] = limited(nm, k);
+    l->ref[k] = l->lim[k] ? base_ref(nm, k, low) : 1;
+    /* The plan (low) aims MARGIN of the horizon's baseline inside the budget: what it cannot
+     * see (switching, the execution that decided significance) should not tip it over. */
+    l->debt[k] = l->lim[k]
+                     ? debt(nm, k, low) + extra[k] + (low ? MARGIN * nm->o.horizon * l->ref[k] : 0)
+                     : 0;
+  }
+}
+
+/* Running at b for m executions and at a for the rest of the horizon keeps the budget: the
+ * least such m (0 when a alone does), or -1 when no m does. */
+static int payback(const ergo__nm *nm, const ledger *l, const rec *a, const rec *b) {
+  double lo = 0, hi = l->left;
+  for (int k = 0; k < 2; k++) {
+    if (!l->lim[k]) continue;
+    double ra = rate(nm, a, k, l->low), rb = rate(nm, b, k, l->low);
+    /* debt + m rb + (left - m) ra <= 0, i.e. m (rb - ra) <= -debt - left ra */
+    double c = -l->debt[k] - l->left * ra, d = rb - ra;
+    if (d > 0) {
+      if (c / d < hi) hi = c / d;
+    } else if (d < 0) {
+      if (c / d > lo) lo = c / d;
+    } else if (c < -1e-12 * l->ref[k]) {
+      return -1;
+    }
+  }
+  double m = ceil(lo - 1e-9);
+  return m <= hi + 1e-9 ? (int)m : -1;
+}
+
+/* 1 when some eligible point keeps the budget after `extra` more debt and `more` executions,
+ * alone or after paying back at some measured point. */
+static int affordable(const ergo__nm *nm, const double extra[2], int more) {
+  ledger l;
+  ledger_of(nm, extra, more, 0, &l);
+  for (int i = 0; i < nm->nmemo; i++) {
+    if (!eligible(nm, &nm->memo[i])) continue;
+    for (int j = 0; j < nm->nmemo; j++)
+      if (nm->memo[j].all.n && payback(nm, &l, &nm->memo[i], &nm->memo[j]) >= 0) return 1;
+  }
+  return 0;
+}
+
+/* How far past the budget the region ends running at q alone: the larger of the two
+ * quantities' final debts, relative to the baseline's; <= 0 keeps the budget. */
+static double overrun(const ergo__nm *nm, const rec *q) {
+  double worst = -INFINITY, none[2] = {0, 0};
+  ledger l;
+  ledger_of(nm, none, 0, 0, &l);
+  for (int k = 0; k < 2; k++)
+    if (l.lim[k]) worst = fmax(worst, (l.debt[k] + l.left * rate(nm, q, k, 0)) / l.ref[k]);
+  return worst;
+}
+
+/* The cost surface: log time and log energy over every point measured (noise or not), refitted
+ * when points were added. */
+static const ergo__nm_model *cost_model(ergo__nm *nm) {
+  if (nm->cost_points == nm->nmemo) return nm->cost.ok ? &nm->cost : NULL;
+  int n = 0;
+  for (int i = 0; i < nm->nmemo; i++) {
+    const sums *q = &nm->memo[i].all;
+    if (q->n == 0 || !(q->e > 0)) continue;
+    ergo__nm_sample *s = &nm->samples[n++];
+    coords(nm, nm->memo[i].p, s->y);
+    s->w = q->n;
+    s->log_t = q->lt / q->n;
+    s->log_e = q->le / q->n;
+    s->r = q->r / q->n;
+  }
+  nm->cost_points = nm->nmemo;
+  if (!ergo__nm_model_fit(&nm->cost, nm->nact, nm->samples, n)) nm->cost.ok = 0;
+  return nm->cost.ok ? &nm->cost : NULL;
+}
+
+/* Whether to measure p now: 1 yes; 0 no (the point is skipped; when even the debt so far can
+ * no longer be paid back, the search is over: nm->over). */
+static int afford(ergo__nm *nm, const int p[D]) {
+  if (!budgeted(nm) || nm->memo[0].all.n == 0) return 1;
+  const rec *q = find(nm, p);
+  double extra[2] = {0, 0};
+  if (q == &nm->memo[0]) return 1; /* the baseline only earns credit */
+  const ergo__nm_model *cm = q && q->all.n ? NULL : cost_model(nm);
+  double y[D];
+  coords(nm, p, y);
+  for (int k = 0; k < 2; k++) {
+    if (!limited(nm, k)) continue;
+    double ref = base_ref(nm, k, 0), high;
+    if (q && q->all.n) {
+      high = point_mean(&q->all, k);
+    } else if (cm && ergo__nm_model_covers(cm, y, EXTRA)) {
+      ergo__measure m;
+      ergo__nm_model_predict(cm, y, &m);
+      high = k ? m.energy_j : m.time_s;
+    } else {
+      continue; /* unknown: the debt so far decides */
+    }
+    extra[k] = high - (1 + allowance(nm, k)) * ref;
+  }
+  if (affordable(nm, extra, 1)) return 1;
+  double none[2] = {0, 0};
+  /* The first simplex is how anything is learnt: its points are measured while nothing known
+   * pays a debt back yet (the overrun is at most those few executions' excess). */
+  if (nm->nmemo <= nm->nact + 1 && !q) return 1;
+  if (!affordable(nm, none, 0)) nm->over = 1;
+  nm->skipped++;
+  return 0;
+}
+
+/* Once the search is over: the point the region runs at (nm->applied) and, before it, the
+ * executions that pay the debt back (nm->pay_n at nm->pay).  The final choice when it keeps
+ * the budget, alone or after a payback; else the best eligible point by estimate that does;
+ * else the eligible point that overruns least, alone. */
+static void apply_choice(ergo__nm *nm) {
+  nm->applied = nm->final;
+  nm->pay = 0;
+  nm->pay_n = 0;
+  if (!budgeted(nm) || nm->memo[0].all.n == 0) return;
+  double none[2] = {0, 0};
+  ledger l;
+  int best = -1, least = 0;
+  for (int low = 1; low >= 0 && best < 0; low--) {
+    ledger_of(nm, none, 0, low, &l);
+    double bv = 0, lv = INFINITY;
+    for (int i = 0; i < nm->nmemo; i++) {
+      const rec *a = &nm->memo[i];
+      if (i != nm->final && !eligible(nm, a)) continue;
+      int pay = -1, m = -1;
+      for (int j = 0; j < nm->nmemo; j++) {
+        if (!nm->memo[j].all.n) continue;
+        int mj = payback(nm, &l, a, &nm->memo[j]);
+        if (mj >= 0 && (m < 0 || mj < m)) m = mj, pay = j;
+      }
+      double o = overrun(nm, a);
+      if (o < lv) lv = o, least = i;
+      if (m < 0) continue;
+      double v = i == nm->final ? -INFINITY : nm->noisy && i ? estimate(nm, a) : value(nm, &a->all);
+      if (best < 0 || v < bv) {
+        best = i, bv = v;
+        nm->pay = pay;
+        nm->pay_n = m;
+      }
+    }
+  }
+  nm->applied = best >= 0 ? best : least;
+}
+
 /* ---- the coroutine ---- */
 
 static void suspend(ergo__nm *nm) { swapcontext(&nm->co, &nm->caller); }
@@ -468,7 +733,7 @@ static rec *measure(ergo__nm *nm, const int p[D]) {
   return find(nm, p);
 }
 
-static int room(const ergo__nm *nm, int limit) { return nm->evals < limit; }
+static int room(const ergo__nm *nm, int limit) { return nm->evals < limit && !nm->over; }
 
 /* ---- Nelder-Mead ---- */
 
@@ -493,8 +758,10 @@ static double f_nm(const gsl_vector *y, void *arg) {
   double out = to_grid(nm, y, p), vb = search_value(nm, &nm->memo[0]);
   rec *q = find(nm, p);
   if (!q || q->all.n == 0) {
-    if (!room(nm, nm->search_limit)) {
-      nm->starved = 1; /* the run ends after this iteration; the value is moot */
+    if (!room(nm, nm->search_limit) || !afford(nm, p)) {
+      /* Out of executions or of budget: the run ends after this iteration (the value is moot);
+       * a point skipped for its cost looks worse than the baseline, so the simplex turns away. */
+      nm->starved |= !room(nm, nm->search_limit);
       return comparable(vb + fabs(vb) * (1 + out));
     }
     q = measure(nm, p);
@@ -592,7 +859,7 @@ static void decide(ergo__nm *nm) {
       rec *q = find(nm, mp);
       if (!q || q->fresh.n == 0) {
         proposals++;
-        measure(nm, mp);
+        if (afford(nm, mp)) measure(nm, mp);
         continue;
       }
     }
@@ -600,7 +867,7 @@ static void decide(ergo__nm *nm) {
     for (int k = 0; k < DECIDERS && !next && (top[k] = ranked(nm, top, k)); k++)
       if (top[k]->fresh.n < nm->o.repeats) next = top[k];
     if (!next && nm->memo[0].all.n < nm->o.repeats + BASE_EXTRA) next = &nm->memo[0];
-    if (!next) break;
+    if (!next || !afford(nm, next->p)) break;
     measure(nm, next->p);
   }
   /* Settle: down the ranking (SETTLE_RANKS at most), candidates shown worse or
@@ -618,7 +885,9 @@ static void decide(ergo__nm *nm) {
       if (v == 0 && hopeful(nm, top[k], nm->o.max_evals - nm->evals)) lead = top[k];
     }
     if (better || !lead) break;
-    measure(nm, lead->fresh.n > nm->memo[0].all.n ? nm->memo[0].p : lead->p);
+    const int *next = lead->fresh.n > nm->memo[0].all.n ? nm->memo[0].p : lead->p;
+    if (!afford(nm, next)) break;
+    measure(nm, next);
   }
   refit(nm);
 }
@@ -631,7 +900,11 @@ static void search(ergo__nm *nm) {
    * the all-maximum corner crawls toward small thread counts). */
   double y0[D], step[D];
   coords(nm, nm->g.start, y0);
-  for (int k = 0; k < nm->nact; k++) step[k] = y0[k] > 0.5 ? -0.5 : 0.5;
+  /* Under a budget a quarter of the range: the first points are measured before anything
+   * known can pay their cost back, and a point near the baseline costs little (the simplex
+   * expands from there where the way is downhill). */
+  double first = budgeted(nm) ? 0.25 : 0.5;
+  for (int k = 0; k < nm->nact; k++) step[k] = y0[k] > 0.5 ? -first : first;
   nm_run(nm, y0, step);
   restarts(nm);
   if (nm->noisy) decide(nm);
@@ -641,6 +914,7 @@ static void co_main(unsigned hi, unsigned lo) {
   ergo__nm *nm = (ergo__nm *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
   search(nm);
   nm->final = choose(nm);
+  apply_choice(nm);
   nm->done = 1;
   for (;;) suspend(nm); /* never resumed: ask() answers from final once done */
 }
@@ -665,7 +939,9 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
   ergo__nm_options def;
   ergo__nm_options_default(&def);
   if (!o) o = &def;
-  if (o->max_evals < 1 || o->repeats < 1 || !(o->noise_rel >= 0) || !isfinite(o->noise_rel))
+  if (o->max_evals < 1 || o->repeats < 1 || !(o->noise_rel >= 0) || !isfinite(o->noise_rel) ||
+      o->horizon < 1 || !isfinite(o->budget_time) || !isfinite(o->budget_energy) ||
+      !isfinite(o->debt_time) || !isfinite(o->debt_energy))
     return NULL;
   for (int d = 0; d < g->dims; d++)
     if (g->n[d] < 1 || g->start[d] < 0 || g->start[d] >= g->n[d]) return NULL;
@@ -726,7 +1002,12 @@ void ergo__nm_free(ergo__nm *nm) {
 int ergo__nm_ask(ergo__nm *nm, int point[D]) {
   if (!nm->done && !nm->asked) swapcontext(&nm->caller, &nm->co);
   if (nm->done) {
-    memcpy(point, nm->memo[nm->final].p, sizeof nm->want);
+    int i = nm->applied;
+    if (nm->pay_n > 0)
+      i = nm->pay, nm->pay_n--, nm->post_pay++;
+    else
+      nm->post_app++;
+    memcpy(point, nm->memo[i].p, sizeof nm->want);
     return 0;
   }
   memcpy(point, nm->want, sizeof nm->want);
@@ -758,6 +1039,29 @@ void ergo__nm_best(const ergo__nm *nm, int point[D], ergo__measure *m, double *v
   if (m) mean(&nm->memo[best].all, m);
   if (v) *v = value(nm, &nm->memo[best].all);
 }
+
+int ergo__nm_applied(const ergo__nm *nm, int point[D]) {
+  int a = nm->done ? nm->applied : choose(nm), final = nm->done ? nm->final : a;
+  if (point) memcpy(point, nm->memo[a].p, sizeof nm->want);
+  return a != final;
+}
+
+int ergo__nm_over_budget(const ergo__nm *nm) { return nm->over; }
+double ergo__nm_noise(const ergo__nm *nm, int which) { return seen_sigma(nm, which ? 1 : 0); }
+
+void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j) {
+  double d[2] = {0, 0};
+  for (int k = 0; k < 2 && nm->memo[0].all.n; k++) {
+    if (!limited(nm, k)) continue;
+    d[k] = debt(nm, k, 0);
+    if (nm->done)
+      d[k] += nm->post_pay * rate(nm, &nm->memo[nm->pay], k, 0) +
+              nm->post_app * rate(nm, &nm->memo[nm->applied], k, 0);
+  }
+  *time_s = d[0];
+  *energy_j = d[1];
+}
+int ergo__nm_skipped(const ergo__nm *nm) { return nm->skipped; }
 
 void ergo__nm_baseline(const ergo__nm *nm, ergo__measure *m) { mean(&nm->memo[0].all, m); }
 

@@ -30,6 +30,16 @@ typedef struct ergo__nm_options {
                          the real noise: the search then uses that, and a decision the larger of
                          the two */
   unsigned long seed; /* reserved: nothing is randomised, the optimiser is deterministic */
+  /* The cost of tuning (see ERGO__NM_BUDGET in nm.c): over the region's first `horizon`
+   * executions, its time at most (1 + budget_time) times the baseline's and its energy at most
+   * (1 + budget_energy) times; < 0 = that quantity is not bounded (the default: no budget).
+   * Exploration that cannot be paid back within the horizon is skipped or ends the search, and
+   * the point run once the search is over (ask()) is the best one that keeps the budget. */
+  double budget_time, budget_energy;
+  int horizon; /* default 200 */
+  /* Debt carried in from an earlier search of the same region (seconds, joules; default 0):
+   * what ergo__nm_debt said when that one was dropped. */
+  double debt_time, debt_energy;
 } ergo__nm_options;
 
 /* Fill *o with the defaults above. */
@@ -54,6 +64,22 @@ int ergo__nm_ask(ergo__nm *nm, int point[ERGO__NM_MAX_DIMS]);
  * negative or non-finite energy or resource): nothing is recorded and the
  * point stays asked.  Energy 0 means not measured (no meter). */
 int ergo__nm_tell(ergo__nm *nm, const int point[ERGO__NM_MAX_DIMS], const ergo__measure *m);
+
+/* The point the region runs at once the search is over (what ask() returns then): the final
+ * choice when it keeps the budget, else the best point that does (the baseline at worst); the
+ * final choice without a budget.  1 when it differs from ergo__nm_best's. */
+int ergo__nm_applied(const ergo__nm *nm, int point[ERGO__NM_MAX_DIMS]);
+/* 1 when the budget ended the search early (exploration stopped to keep the tuning run's cost
+ * within the budget); 0 otherwise. */
+int ergo__nm_over_budget(const ergo__nm *nm);
+/* The budget's debt so far in seconds and joules (negative: credit), the executions handed
+ * out since the search ended counted at their points' means; 0 without a budget. */
+void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j);
+/* The sigma of one measurement's log time (which 0) or log energy (1) as the repeated points
+ * show it (the options' guess until they do). */
+double ergo__nm_noise(const ergo__nm *nm, int which);
+/* Points the search skipped because measuring them could not be paid back within the budget. */
+int ergo__nm_skipped(const ergo__nm *nm);
 
 /* The current choice (the final one once done): the best point that beats the
  * baseline with confidence, else the baseline; its mean measure and objective value

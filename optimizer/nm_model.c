@@ -1,5 +1,8 @@
-/* nm_model.c - weighted least squares of a separable quadratic: normal equations, Cholesky. */
+/* nm_model.c - weighted least squares of a separable quadratic, by GSL's SVD fit. */
 #include "optimizer/nm_model.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
 
 #include <math.h>
 #include <string.h>
@@ -16,68 +19,51 @@ static int terms(int dims, const double *y, double *f) {
   return k;
 }
 
-/* Solve A x = b in place for a symmetric positive definite A (n <= P); 0 if
- * A is not positive definite.  Ten unknowns at most: no library needed. */
-static int cholesky_solve(double A[P][P], double *b, int n) {
-  for (int j = 0; j < n; j++) {
-    double d = A[j][j];
-    for (int k = 0; k < j; k++) d -= A[j][k] * A[j][k];
-    if (!(d > 0)) return 0;
-    A[j][j] = sqrt(d);
-    for (int i = j + 1; i < n; i++) {
-      double v = A[i][j];
-      for (int k = 0; k < j; k++) v -= A[i][k] * A[j][k];
-      A[i][j] = v / A[j][j];
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    for (int k = 0; k < i; k++) b[i] -= A[i][k] * b[k];
-    b[i] /= A[i][i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    for (int k = i + 1; k < n; k++) b[i] -= A[k][i] * b[k];
-    b[i] /= A[i][i];
-  }
-  return 1;
-}
-
 int ergo__nm_model_fit(ergo__nm_model *m, int dims, const ergo__nm_sample *s, int n) {
   memset(m, 0, sizeof *m);
   m->dims = dims;
-  double f[P], A[P][P] = {{0}}, bt[P] = {0}, be[P] = {0}, br[P] = {0}, wsum = 0;
   int np = 1 + 2 * dims;
   if (dims < 1 || dims > ERGO__NM_MAX_DIMS || n < np + 3) return 0;
   for (int a = 0; a < dims; a++) m->lo[a] = 1, m->hi[a] = 0;
-  for (int i = 0; i < n; i++) {
+  /* GSL's default handler aborts; a failure here is a model not fitted. */
+  gsl_error_handler_t *old = gsl_set_error_handler_off();
+  gsl_matrix *X = gsl_matrix_alloc((size_t)n, (size_t)np), *cov = gsl_matrix_alloc(np, np);
+  gsl_vector *w = gsl_vector_alloc((size_t)n), *y = gsl_vector_alloc((size_t)n),
+             *c = gsl_vector_alloc((size_t)np);
+  gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc((size_t)n, (size_t)np);
+  int ok = X && cov && w && y && c && ws;
+  for (int i = 0; ok && i < n; i++) {
+    double f[P];
     terms(dims, s[i].y, f);
     for (int a = 0; a < dims; a++) {
       if (s[i].y[a] < m->lo[a]) m->lo[a] = s[i].y[a];
       if (s[i].y[a] > m->hi[a]) m->hi[a] = s[i].y[a];
     }
-    double w = s[i].w;
-    wsum += w;
-    for (int j = 0; j < np; j++) {
-      for (int k = 0; k <= j; k++) A[j][k] += w * f[j] * f[k];
-      bt[j] += w * f[j] * s[i].log_t;
-      be[j] += w * f[j] * s[i].log_e;
-      br[j] += w * f[j] * s[i].r;
+    for (int j = 0; j < np; j++) gsl_matrix_set(X, (size_t)i, (size_t)j, f[j]);
+    gsl_vector_set(w, (size_t)i, s[i].w);
+  }
+  /* Weighted least squares by SVD (gsl_multifit_wlinear): a dimension the samples do not vary
+   * in (all points at one level) is rank-deficient, and the SVD drops it rather than failing. */
+  double *out[3] = {m->ct, m->ce, m->cr};
+  for (int r = 0; ok && r < 3; r++) {
+    for (int i = 0; i < n; i++)
+      gsl_vector_set(y, (size_t)i, r == 0 ? s[i].log_t : r == 1 ? s[i].log_e : s[i].r);
+    double chisq;
+    ok = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws) == GSL_SUCCESS;
+    for (int j = 0; ok && j < np; j++) {
+      out[r][j] = gsl_vector_get(c, (size_t)j);
+      ok = isfinite(out[r][j]);
     }
   }
-  /* A whisker of ridge keeps a dimension the samples do not vary in (all
-   * points at one level) from making the system singular. */
-  for (int j = 0; j < np; j++) {
-    A[j][j] += 1e-9 * wsum;
-    for (int k = j + 1; k < np; k++) A[j][k] = A[k][j];
-  }
-  double *rhs[3] = {bt, be, br}, *out[3] = {m->ct, m->ce, m->cr};
-  for (int r = 0; r < 3; r++) {
-    double L[P][P];
-    memcpy(L, A, sizeof L);
-    if (!cholesky_solve(L, rhs[r], np)) return 0;
-    memcpy(out[r], rhs[r], sizeof(double) * (size_t)np);
-  }
-  m->ok = 1;
-  return 1;
+  gsl_multifit_linear_free(ws);
+  gsl_vector_free(c);
+  gsl_vector_free(y);
+  gsl_vector_free(w);
+  gsl_matrix_free(cov);
+  gsl_matrix_free(X);
+  gsl_set_error_handler(old);
+  m->ok = ok;
+  return ok;
 }
 
 void ergo__nm_model_predict(const ergo__nm_model *m, const double *y, ergo__measure *out) {

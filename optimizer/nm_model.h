@@ -24,8 +24,9 @@ typedef struct ergo__nm_model {
   double lo[ERGO__NM_MAX_DIMS], hi[ERGO__NM_MAX_DIMS]; /* the box the samples span */
 } ergo__nm_model;
 
-/* Fit m to n samples in `dims` dimensions.  1 on success; 0 (m->ok = 0) with
- * too few samples (fewer than terms + 3) or a singular system. */
+/* Fit m to n samples in `dims` dimensions (weighted least squares by GSL's SVD, so a dimension
+ * the samples do not vary in is dropped rather than failing).  1 on success; 0 (m->ok = 0) with
+ * too few samples (fewer than terms + 3), no memory or a non-finite result. */
 int ergo__nm_model_fit(ergo__nm_model *m, int dims, const ergo__nm_sample *s, int n);
 
 /* The measure the model predicts at y. */

@@ -2,6 +2,9 @@
  * serpentine order, refinement around its best, and the finalists raced under noise. */
 #include "optimizer/sweep.h"
 
+#include "optimizer/nm.h"
+#include "optimizer/nm_model.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,7 @@ int ergo__sweep_explicit(const ergo__sweep_spec *spec) {
 /* ---- the schedule ---------------------------------------------------------------------------- */
 
 /* PH_LAST: an explicit grid, planned in full; over once measured. */
-enum { PH_WARMUP, PH_BASE, PH_GRID, PH_REFINE, PH_FINAL, PH_LAST, PH_DONE };
+enum { PH_WARMUP, PH_BASE, PH_GRID, PH_SEARCH, PH_FINAL, PH_LAST, PH_DONE };
 
 typedef struct entry {
   int point;
@@ -33,9 +36,12 @@ struct ergo__sweep {
   ergo__space space;
   ergo__objective obj;
   int repeats, budget, explicit_grid, exhaustive;
-  int reserve;    /* executions kept for the final phase */
-  int radius;     /* of the first refinement round */
-  int radius_now; /* of the last one */
+  int reserve; /* executions kept for the final phase */
+  /* The search: the pattern's step per knob (grid indices) and which poll is next (0: along each
+   * knob, 1: along pairs of knobs). */
+  int step[ERGO__SPACE_DIMS];
+  int poll;
+  int proposals; /* points the fitted surface proposed after the search converged */
   int out_of_budget;
   lists grid; /* the grid phase's values */
   ergo__sweep_point *pts;
@@ -122,7 +128,7 @@ ergo__measure ergo__sweep_mean(const ergo__sweep_point *p) {
 
 /* The relative standard deviation of one measurement of time (k = 0) or energy (k = 1), pooled
  * over every point measured more than once; 0 before any was. */
-static double noise(const ergo__sweep *s, int k) {
+static double noise_dof(const ergo__sweep *s, int k, int *dof_out) {
   double var = 0;
   int dof = 0;
   for (int p = 0; p < s->npts; p++) {
@@ -132,8 +138,11 @@ static double noise(const ergo__sweep *s, int k) {
     if (mean > 0) var += (s->sq[p][k] - pt->n * mean * mean) / (mean * mean);
     dof += pt->n - 1;
   }
+  if (dof_out) *dof_out = dof;
   return dof && var > 0 ? sqrt(var / dof) : 0.0;
 }
+
+static double noise(const ergo__sweep *s, int k) { return noise_dof(s, k, NULL); }
 
 /* The objective of measure m against the baseline's mean, with m's time counted `margin`
  * (relative) slower when the objective bounds the slowdown. */
@@ -192,9 +201,10 @@ static int solve(int n, double a[4][4], double b[4], double x[4]) {
  * under noise the plane through a dozen or more points says more than one measurement; a plane
  * is exact on linear trends, so the neighbours on one side do not bias it.  The point's own
  * mean when too few neighbours were measured. */
-static ergo__measure smoothed(const ergo__sweep *s, int p) {
+static ergo__measure smoothed_var(const ergo__sweep *s, int p, double *var) {
   ergo__measure m = ergo__sweep_mean(&s->pts[p]);
   double a[2][4][4] = {{{0}}}, b[2][4] = {{0}};
+  if (var) *var = s->pts[p].n ? 1.0 / s->pts[p].n : INFINITY;
   int dims[ERGO__SPACE_DIMS], nd = 0, used = 0;
   for (int i = 0; i < ERGO__SPACE_DIMS; i++)
     if (s->space.n[i] > 1) dims[nd++] = i;
@@ -218,13 +228,19 @@ static ergo__measure smoothed(const ergo__sweep *s, int p) {
     used++;
   }
   if (used < 2 * (nd + 1)) return m;
-  double coef[2][4];
+  double coef[2][4], inv[4][4], e0[4] = {1, 0, 0, 0}, z[4];
+  memcpy(inv, a[0], sizeof inv);
   for (int k = 0; k < 2; k++)
     if (solve(nd + 1, a[k], b[k], coef[k])) return m;
   m.time_s = exp(coef[0][0]);
   m.energy_j = exp(coef[1][0]);
+  /* The variance of the plane's value at the point, per unit variance of one measurement: the
+   * first diagonal element of the inverse of the weighted normal matrix. */
+  if (var && !solve(nd + 1, inv, e0, z) && z[0] > 0) *var = z[0];
   return m;
 }
+
+static ergo__measure smoothed(const ergo__sweep *s, int p) { return smoothed_var(s, p, NULL); }
 
 /* The measured point of lowest objective among those with at least min_n measurements;
  * ties keep the earlier point. */
@@ -242,14 +258,18 @@ static int argmin(const ergo__sweep *s, int min_n) {
   return best;
 }
 
-/* Measurements of the final winner and of the baseline: enough for a mean within
- * ERGO__SWEEP_PRECISION (one standard error) under the noise seen so far; at least
- * repeats + ERGO__SWEEP_FINAL, at most a tenth of the budget. */
+/* Measurements of the final winner and of the baseline: enough for the confidence interval of
+ * the log ratio of their times (ERGO__NM_CONFIDENCE, one-sided) to be ERGO__SWEEP_CI wide under
+ * the noise seen so far, so a point within a bound by that much can be shown to be; at least
+ * repeats + ERGO__SWEEP_FINAL, at most a fifth of the budget. */
 static int final_n(const ergo__sweep *s) {
   int n = s->repeats + ERGO__SWEEP_FINAL;
-  double sd = fmax(noise(s, 0), noise(s, 1)) / ERGO__SWEEP_PRECISION;
-  double need = ceil(sd * sd);
-  int most = s->budget / 10;
+  /* The sigma that decides: time's under a slowdown bound, else the larger. */
+  double sig =
+      s->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? noise(s, 0) : fmax(noise(s, 0), noise(s, 1));
+  double sd = sig * 1.645 / ERGO__SWEEP_CI;
+  double need = ceil(2 * sd * sd);
+  int most = s->budget / 5;
   if (need > most) need = most;
   return need > n ? (int)need : n;
 }
@@ -314,16 +334,6 @@ static int walk(ergo__sweep *s, const lists *l, unsigned down, int keep) {
   return planned;
 }
 
-/* Up to k indices of 0..n-1: both ends and evenly spaced between (n when n <= k). */
-static int spread(int n, int k, int *out) {
-  if (n <= k) {
-    for (int j = 0; j < n; j++) out[j] = j;
-    return n;
-  }
-  for (int j = 0; j < k; j++) out[j] = (j * (n - 1) + (k - 1) / 2) / (k - 1);
-  return k;
-}
-
 /* Points of l not measured yet. */
 static long unmeasured(const ergo__sweep *s, const lists *l) {
   long c = 1;
@@ -341,9 +351,9 @@ static long unmeasured(const ergo__sweep *s, const lists *l) {
   return c;
 }
 
-/* The default grid, planned once the baseline's measurements tell the noise: the whole space
- * when it fits the budget, else the largest coarse grid that takes at most half of it; and the
- * final phase's share of the budget. */
+/* The default schedule, planned once the baseline's measurements tell the noise: the whole space
+ * when it fits the budget, else the search (its first steps a quarter of each knob's range); and
+ * the final phase's share of the budget. */
 static void plan_grid(ergo__sweep *s) {
   lists *g = &s->grid;
   s->reserve = final_cost(s, finalists(s), final_n(s));
@@ -355,20 +365,12 @@ static void plan_grid(ergo__sweep *s) {
     s->exhaustive = 1;
     return;
   }
-  for (int k = ERGO__SWEEP_COARSE; k >= 2; k--) {
-    for (int i = 0; i < ERGO__SPACE_DIMS; i++)
-      g->n[i] = s->space.n[i] ? spread(s->space.n[i], k, g->idx[i]) : 1;
-    if (2 * (s->qlen + s->repeats * unmeasured(s, g)) <= s->budget) break;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
+    int n = s->space.n[i];
+    s->step[i] = n > 1 ? (n - 1 + 2) / 4 : 0;
+    if (n > 1 && s->step[i] < 1) s->step[i] = 1;
   }
-  /* The first refinement box: as wide as the budget left over allows, at least +-1. */
-  int dims = 0;
-  for (int i = 0; i < ERGO__SPACE_DIMS; i++) dims += s->space.n[i] > 1;
-  long left = s->budget - s->qlen - s->repeats * unmeasured(s, g) - s->reserve;
-  for (s->radius = ERGO__SWEEP_RADIUS; s->radius > 1; s->radius--) {
-    long box = 1;
-    for (int i = 0; i < dims; i++) box *= 2 * s->radius + 1;
-    if (s->repeats * (box - 1) <= left) break;
-  }
+  s->poll = 0;
 }
 
 ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *objective,
@@ -421,53 +423,172 @@ static void finish(ergo__sweep *s, int best) {
   s->phase = PH_DONE;
 }
 
-/* One refinement round: every unmeasured point within +-r steps of the best, on the full grid.
- * Returns the points planned, 0 when all were measured, -1 when the budget ran out. */
-static int refine(ergo__sweep *s, int c, int r) {
-  lists box;
-  unsigned down = 0;
-  const int *last = s->pidx[s->q[s->qlen - 1].point];
+/* Plan point idx (clamped to the grid) unless it was measured or planned; 1 when planned, 0 when
+ * not needed, -1 when the budget ran out. */
+static int poll_point(ergo__sweep *s, int idx[ERGO__SPACE_DIMS]) {
   for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
-    int lo = s->pidx[c][i] - r, hi = s->pidx[c][i] + r, n = s->space.n[i];
-    if (!n) lo = hi = 0;
-    if (lo < 0) lo = 0;
-    if (n && hi > n - 1) hi = n - 1;
-    box.n[i] = hi - lo + 1;
-    for (int k = 0; k <= hi - lo; k++) box.idx[i][k] = lo + k;
-    /* Start at the end nearer to where the knob is now. */
-    if (abs(last[i] - hi) < abs(last[i] - lo)) down |= 1u << i;
+    int n = s->space.n[i];
+    if (!n)
+      idx[i] = 0;
+    else if (idx[i] < 0)
+      idx[i] = 0;
+    else if (idx[i] > n - 1)
+      idx[i] = n - 1;
   }
-  return walk(s, &box, down, s->reserve);
+  int known = find_point(s, idx);
+  if (known >= 0 && (s->pts[known].n > 0 || known == s->base)) return 0;
+  for (int k = s->qpos; known >= 0 && k < s->qlen; k++)
+    if (s->q[k].point == known) return 0;
+  if (room(s, s->reserve) < s->repeats) return -1;
+  int p = add_point(s, idx);
+  if (p < 0 || enqueue(s, p, s->repeats, 1, s->reserve) < s->repeats) return -1;
+  return 1;
 }
 
-/* The next refinement round, or the final phase: around a best that moved, its +-1
- * neighbours; around one that stayed, a wider box (up to ERGO__SWEEP_MAX_RADIUS), since the
- * narrower ones found nothing better. */
-static void refine_step(ergo__sweep *s) {
+/* What every point measured says about the rest of the space: a quadratic in each knob (log time
+ * and log energy, optimizer/nm_model.h) fitted to them, scanned over the whole grid; the best
+ * point by the objective it predicts that was not measured yet, planned.  1 when it planned one
+ * that the surface says beats the best measured point, else 0. */
+static int propose(ergo__sweep *s, int best) {
+  int dims[ERGO__SPACE_DIMS], nd = 0, n = 0;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+    if (s->space.n[i] > 1) dims[nd++] = i;
+  if (nd < 1 || nd > ERGO__NM_MAX_DIMS) return 0;
+  ergo__nm_sample *smp = malloc((size_t)s->npts * sizeof *smp);
+  if (!smp) return 0;
+  for (int p = 0; p < s->npts; p++) {
+    const ergo__sweep_point *pt = &s->pts[p];
+    if (!pt->n || !(pt->time_s > 0) || !(pt->energy_j > 0)) continue;
+    for (int a = 0; a < nd; a++)
+      smp[n].y[a] = (double)s->pidx[p][dims[a]] / (s->space.n[dims[a]] - 1);
+    smp[n].w = pt->n;
+    smp[n].log_t = log(pt->time_s / pt->n);
+    smp[n].log_e = log(pt->energy_j / pt->n);
+    smp[n].r = pt->resource / pt->n;
+    n++;
+  }
+  ergo__nm_model m;
+  int ok = ergo__nm_model_fit(&m, nd, smp, n);
+  free(smp);
+  if (!ok) return 0;
+  double bv = value_of(s, best, noise(s, 0)), pv = 0;
+  int pick[ERGO__SPACE_DIMS], have = 0, idx[ERGO__SPACE_DIMS] = {0}, cnt[ERGO__SPACE_DIMS] = {0};
+  memcpy(idx, s->pidx[best], sizeof idx);
   for (;;) {
-    int c = argmin(s, 1), r;
-    if (s->center < 0)
-      r = s->radius;
-    else if (c != s->center)
-      r = 1;
-    else
-      r = s->radius_now + 1;
-    if (s->out_of_budget || c < 0 || r > ERGO__SWEEP_MAX_RADIUS) {
+    double y[ERGO__NM_MAX_DIMS];
+    for (int a = 0; a < nd; a++) {
+      idx[dims[a]] = cnt[a];
+      y[a] = (double)cnt[a] / (s->space.n[dims[a]] - 1);
+    }
+    int known = find_point(s, idx);
+    if ((known < 0 || !s->pts[known].n) && known != s->base) {
+      ergo__measure e;
+      ergo__nm_model_predict(&m, y, &e);
+      double v = value_at(s, e, 0.0);
+      if (!have || v < pv) memcpy(pick, idx, sizeof idx), pv = v, have = 1;
+    }
+    int a = 0;
+    while (a < nd && ++cnt[a] == s->space.n[dims[a]]) cnt[a++] = 0;
+    if (a == nd) break;
+  }
+  if (!have || !(pv < bv)) return 0;
+  return poll_point(s, pick) > 0;
+}
+
+/* The search, coarse to fine along each knob (a pattern search): around the best point so far,
+ * the points one step away along each knob, then along each pair of knobs; the best moves when
+ * one of them is better, and when none is, every step halves; over when the steps are one grid
+ * step and nothing around the best is better.  A smooth front is found in a few dozen
+ * executions, where a grid of the whole space would take hundreds. */
+static void search_step(ergo__sweep *s) {
+  int dims[ERGO__SPACE_DIMS], nd = 0;
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+    if (s->space.n[i] > 1) dims[nd++] = i;
+  /* Polls: 0 along each knob, 1 along each pair, 2 along all three at once (the corners). */
+  int polls = nd >= 3 ? 3 : nd;
+  for (;;) {
+    int c = argmin(s, 1);
+    if (c < 0 || s->out_of_budget) {
       s->phase = PH_FINAL;
       return;
     }
-    s->center = c;
-    s->radius_now = r;
-    int planned = refine(s, c, r);
-    if (planned < 0) s->out_of_budget = 1;
-    if (s->qpos < s->qlen) return; /* measure what was planned first */
+    if (c != s->center) {
+      s->center = c;
+      s->poll = 0;
+      /* Under noise the best so far is measured again, so a lucky single measurement does not
+       * keep the search around it. */
+      if (noise(s, 0) > ERGO__SWEEP_PRECISION && s->pts[c].n < s->repeats + 1 &&
+          enqueue(s, c, 1, 1, s->reserve) == 1)
+        return;
+    } else {
+      int fine = 1;
+      for (int i = 0; i < ERGO__SPACE_DIMS; i++) fine &= s->step[i] <= 1;
+      /* Without noise, pairs and corners at the finest steps only: coarser, the axes show the
+       * way.  Under noise at every step: single measurements mislead, and the points around the
+       * best are what its smoothed estimate (and the final confirmations) rest on. */
+      if ((fine || noise(s, 0) > ERGO__SWEEP_PRECISION) && s->poll + 1 < polls) {
+        s->poll++;
+        goto plan;
+      }
+      /* Converged: the fitted surface may know a better point the steps could not reach (the
+       * edge of a slowdown bound is not smooth); measured, and searched around when it is. */
+      if (fine && s->proposals < ERGO__SWEEP_PROPOSALS && propose(s, c)) {
+        s->proposals++;
+        return;
+      }
+      if (fine) {
+        s->phase = PH_FINAL;
+        return;
+      }
+      for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+        if (s->step[i] > 1) s->step[i] = (s->step[i] + 1) / 2;
+      s->poll = 0;
+    }
+  plan:;
+    /* The poll's points: every combination of +-step along poll + 1 knobs. */
+    int planned = 0, k = s->poll + 1, set[ERGO__SPACE_DIMS];
+    for (int mask = 0; mask < 1 << nd && !s->out_of_budget; mask++) {
+      if (__builtin_popcount((unsigned)mask) != k) continue;
+      int m = 0;
+      for (int a = 0; a < nd; a++)
+        if (mask >> a & 1) set[m++] = dims[a];
+      for (int sign = 0; sign < 1 << k; sign++) {
+        int idx[ERGO__SPACE_DIMS];
+        memcpy(idx, s->pidx[c], sizeof idx);
+        for (int a = 0; a < k; a++) idx[set[a]] += (sign >> a & 1 ? -1 : 1) * s->step[set[a]];
+        int r = poll_point(s, idx);
+        if (r < 0) {
+          s->out_of_budget = 1;
+          break;
+        }
+        planned += r;
+      }
+    }
+    if (planned) return; /* measure what was planned first */
   }
 }
 
-/* Order the candidates best first (insertion sort: a handful). */
+/* Under noise and a slowdown bound: how far inside the bound a point's mean time must be for
+ * confident() to pass it after final_n() measurements on either side (the one-sided interval's
+ * half-width); 0 otherwise. */
+static double final_inside(const ergo__sweep *s) {
+  double sd = noise(s, 0);
+  if (s->obj.kind != ERGO__OBJ_ENERGY_BOUNDED || fmax(sd, noise(s, 1)) < ERGO__SWEEP_PRECISION)
+    return 0;
+  int n = final_n(s);
+  return 1.645 * sd * sqrt(2.0 / n);
+}
+
+/* Order the candidates best first (insertion sort: a handful), each as it would be judged once
+ * measured final_n() times (confident()), if its mean held. */
 static void rank(ergo__sweep *s) {
-  double sd_time = noise(s, 0), v[ERGO__SWEEP_FINALISTS];
-  for (int i = 0; i < s->nfin; i++) v[i] = value_of(s, s->fin[i], sd_time);
+  double sd_time = noise(s, 0), v[ERGO__SWEEP_FINALISTS], inside = final_inside(s);
+  for (int i = 0; i < s->nfin; i++) {
+    const ergo__sweep_point *pt = &s->pts[s->fin[i]];
+    int nb = s->pts[s->base].n;
+    double se = nb ? sd_time * sqrt(1.0 / pt->n + 1.0 / nb) : 0;
+    v[i] = value_at(s, ergo__sweep_mean(pt), inside + ERGO__SWEEP_MARGIN * se);
+  }
   for (int i = 1; i < s->nfin; i++)
     for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
       double tv = v[j];
@@ -479,30 +600,65 @@ static void rank(ergo__sweep *s) {
     }
 }
 
+/* Under noise, whether p is better than the baseline with confidence (with `extra` more
+ * measurements of it and the baseline as many as it, if the means held) (ERGO__NM_CONFIDENCE,
+ * Student's t on the log ratio of p's smoothed estimate to the baseline's mean, the estimate's
+ * variance that of the plane through p's measured neighbourhood (as many measurements as that
+ * is worth), the sigma pooled over every repeated point): the
+ * upper end of the objective's log ratio below 0 and, under energy@X%, the upper end of the time
+ * ratio's within 1 + X.  Energy is time times power, so the objective's sigma per measurement
+ * follows from those of time and energy (E T: 3 var t + var e; E T^2: 8 var t + var e). */
+static int confident_n(const ergo__sweep *s, int p, int extra) {
+  const ergo__sweep_point *a = &s->pts[p], *b = &s->pts[s->base];
+  if (p == s->base) return 1;
+  if (a->n + extra < 2 || b->n < 2) return 0;
+  int dof_t, dof_e;
+  double st = noise_dof(s, 0, &dof_t), se = noise_dof(s, 1, &dof_e), dof = fmin(dof_t, dof_e), va;
+  ergo__measure ma = smoothed_var(s, p, &va), mb = ergo__sweep_mean(b);
+  /* The bound's sqrt(1/na + 1/nb) with the estimate's own variance factor for 1/na. */
+  int na = (va > 0 && isfinite(va) ? (int)fmax(1, floor(1.0 / va)) : a->n) + extra,
+      nb = b->n > a->n + extra ? b->n : a->n + extra;
+  double lt = log(ma.time_s / mb.time_s), le = log(ma.energy_j / mb.energy_j), d, sig;
+  switch (s->obj.kind) {
+  case ERGO__OBJ_TIME: d = lt, sig = st; break;
+  case ERGO__OBJ_ENERGY:
+  case ERGO__OBJ_ENERGY_BOUNDED: d = le, sig = se; break;
+  case ERGO__OBJ_EDP: d = le + lt, sig = sqrt(3 * st * st + se * se); break;
+  case ERGO__OBJ_ED2P: d = le + 2 * lt, sig = sqrt(8 * st * st + se * se); break;
+  default:
+    d = log(ergo__objective_value(&s->obj, &ma, &mb) / ergo__objective_value(&s->obj, &mb, &mb));
+    sig = fmax(st, se);
+  }
+  if (!(ergo__nm_log_ratio_bound(d, sig, na, nb, dof, ERGO__NM_CONFIDENCE) < 0)) return 0;
+  if (s->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 1;
+  return ergo__nm_log_ratio_bound(lt, st, na, nb, dof, ERGO__NM_CONFIDENCE) <=
+         log1p(s->obj.slowdown);
+}
+
+static int confident(const ergo__sweep *s, int p) { return confident_n(s, p, 0); }
+
 /* The winner: the best point among those raced and the baseline.  Not only the last one
  * standing: under a slowdown bound the survivor of a race can turn out just outside it, and a
- * point dropped one rung earlier is then a better answer than the baseline.  Under noise each
- * raced point is judged at its smoothed estimate (its own measurements, weighted by their
- * number, with the plane through its measured neighbourhood), against the baseline's mean,
- * with no margin: the estimate pools dozens of measurements, so it is not the luckiest of
- * many, and a margin on top of it only gives energy away (tuned on the sim node with 5 %
- * noise: energy within 2.5 % of the oracle, time within the bound).  With noise below
- * ERGO__SWEEP_PRECISION, each point at its mean (the plane's bias would outweigh the noise). */
-static void final_choice(ergo__sweep *s) {
+ * point dropped one rung earlier is then a better answer than the baseline.  Under noise a point
+ * other than the baseline must be better than it with confidence on its own measurements
+ * (confident()); among those, each is judged at its smoothed estimate (its own measurements,
+ * weighted by their number, with the plane through its measured neighbourhood), against the
+ * baseline's mean.  With noise below ERGO__SWEEP_PRECISION, each point at its mean (the plane's
+ * bias would outweigh the noise). */
+static int winner(const ergo__sweep *s) {
   int min_n = s->repeats + ERGO__SWEEP_FINAL, best = -1;
-  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION) {
-    finish(s, argmin(s, min_n));
-    return;
-  }
+  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION) return argmin(s, min_n);
   double bv = 0;
   for (int p = 0; p < s->npts; p++) {
-    if (s->pts[p].n < min_n) continue;
+    if (s->pts[p].n < min_n || !confident(s, p)) continue;
     ergo__measure m = p == s->base ? ergo__sweep_mean(&s->pts[p]) : smoothed(s, p);
     double v = value_at(s, m, 0.0);
     if (best < 0 || v < bv) best = p, bv = v;
   }
-  finish(s, best);
+  return best >= 0 ? best : s->base;
 }
+
+static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 
 /* The final phase, one rung at a time (successive halving): the candidates, each measured up
  * to the rung's count with the baseline alongside; the better half goes on, with twice the
@@ -522,7 +678,7 @@ static void final_step(ergo__sweep *s) {
     for (int p = 0; p < s->npts && est; p++)
       est[p] = k > 1 ? smoothed(s, p) : ergo__sweep_mean(&s->pts[p]);
     for (int i = 0; i < k; i++) {
-      double margin = k > 1 ? (i - 1) * ERGO__SWEEP_BAND : 0.0;
+      double margin = k > 1 ? final_inside(s) + (i - 2) * ERGO__SWEEP_BAND : 0.0;
       int best = -1;
       double bv = 0;
       for (int p = 0; p < s->npts; p++) {
@@ -574,13 +730,17 @@ static void refill(ergo__sweep *s) {
       break;
     case PH_GRID:
       if (!s->explicit_grid) plan_grid(s);
+      s->rungs = -1;
+      if (!s->explicit_grid && !s->exhaustive) {
+        s->phase = PH_SEARCH;
+        break;
+      }
       /* Start at the grid's top corner, where the untuned baseline usually is. */
       walk(s, &s->grid, 7u, s->reserve);
-      s->phase = s->explicit_grid ? PH_LAST : s->exhaustive ? PH_FINAL : PH_REFINE;
-      s->rungs = -1;
+      s->phase = s->explicit_grid ? PH_LAST : PH_FINAL;
       break;
-    case PH_REFINE:
-      refine_step(s);
+    case PH_SEARCH:
+      search_step(s);
       if (s->phase == PH_FINAL) s->out_of_budget = 0, s->rungs = -1;
       break;
     case PH_FINAL: final_step(s); break;
@@ -624,7 +784,12 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
 }
 
 int ergo__sweep_best(const ergo__sweep *s) {
-  return s->phase == PH_DONE && s->best >= 0 ? s->best : argmin(s, 1);
+  if (s->phase == PH_DONE && s->best >= 0) return s->best;
+  return s->phase == PH_FINAL && s->rungs >= 0 ? winner(s) : argmin(s, 1);
+}
+
+int ergo__sweep_deciding(const ergo__sweep *s) {
+  return s->phase == PH_FINAL || s->phase == PH_DONE;
 }
 int ergo__sweep_baseline(const ergo__sweep *s) { return s->base; }
 const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {
@@ -633,3 +798,4 @@ const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {
 }
 int ergo__sweep_executions(const ergo__sweep *s) { return s->told; }
 int ergo__sweep_done(const ergo__sweep *s) { return s->phase == PH_DONE; }
+double ergo__sweep_noise(const ergo__sweep *s, int which) { return noise(s, which ? 1 : 0); }

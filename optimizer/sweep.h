@@ -13,20 +13,17 @@
 #define ERGO__SWEEP_BUDGET 300
 /* Executions at the baseline first, whose measurements are dropped (cold caches, page faults). */
 #define ERGO__SWEEP_WARMUP 1
-/* Coarse grid: values per knob, both ends included. */
-#define ERGO__SWEEP_COARSE 5
-/* First refinement box: +-steps per knob on the full grid; later boxes grow to MAX_RADIUS
- * while the best stays put. */
-#define ERGO__SWEEP_RADIUS 2
-#define ERGO__SWEEP_MAX_RADIUS 3
+/* Points the fitted surface may propose once the search has converged. */
+#define ERGO__SWEEP_PROPOSALS 3
 /* Measurements of the baseline and of the winner beyond `repeats`, at least. */
 #define ERGO__SWEEP_FINAL 2
-/* Final phase under noise: candidates raced (halved per rung), the standard error wanted of
- * the winner's mean (relative), and the bands of apparent slowdown the candidates come from.
- * Tuned on the sim node with 5 % noise (energy@5%: time within the bound, energy within a few
- * per cent of the oracle). */
+/* Final phase under noise: candidates raced (halved per rung), the noise (relative sigma) below
+ * which measurements count as exact, and the bands of apparent slowdown the candidates come
+ * from. */
 #define ERGO__SWEEP_FINALISTS 8
 #define ERGO__SWEEP_PRECISION 0.015
+/* Under noise, the width wanted of the winner's confidence interval (log ratio to the baseline). */
+#define ERGO__SWEEP_CI 0.025
 #define ERGO__SWEEP_BAND 0.01
 /* Under a slowdown bound, a point's time counts this many standard errors slower than its
  * mean (a guard against choosing the luckiest of many measurements). */
@@ -75,18 +72,20 @@ typedef struct ergo__sweep_point {
  * `budget` executions:
  *  - warm-up: ERGO__SWEEP_WARMUP executions at the baseline, not recorded;
  *  - the baseline, repeats + ERGO__SWEEP_FINAL times (the noise it shows sizes the rest);
- *  - the whole grid when it fits the budget, else a coarse grid (up to ERGO__SWEEP_COARSE
- *    values per knob: both ends and evenly spaced between; fewer when it would take more than
- *    half the budget), walked so that consecutive configurations differ in one knob;
- *  - refinement: every unmeasured point within +-ERGO__SWEEP_RADIUS steps of the best on the
- *    full grid; then +-1 around the best while it moves, wider boxes while it does not;
+ *  - the whole grid when it fits the budget, else the search, coarse to fine along each knob: from
+ *    the baseline, the points a step away along each knob (the first step a quarter of the
+ *    knob's range); the best moves to a better one, and when none is, the steps halve; at one
+ *    grid step also along each pair of knobs and the corners (under noise at every step); then
+ *    up to ERGO__SWEEP_PROPOSALS points a quadratic surface fitted to every measurement
+ *    predicts better, each searched around when it is (a simple front: a few dozen executions);
  *  - final: without noise the best re-measured; with noise ERGO__SWEEP_FINALISTS candidates
- *    raced (successive halving) with the baseline alongside, until the winner's mean is
- *    within ERGO__SWEEP_PRECISION; the winner is the best of the raced points and the baseline.
+ *    raced (successive halving) with the baseline alongside, up to the measurements that make
+ *    the winner's confidence interval ERGO__SWEEP_CI wide; the winner is the best of the raced
+ *    points that is better than the baseline with ERGO__NM_CONFIDENCE (under energy@X%, the
+ *    upper end of its time ratio's interval within 1 + X), else the baseline.
  * Each configuration is measured `repeats` times in a row.  An explicit grid is: warm-up, the
- * baseline, the grid; no refinement, no final, no budget; the best of the grid and the
- * baseline wins.  The space is copied; spec must have passed ergo__sweep_fit.  NULL on no
- * memory. */
+ * baseline, the grid; no search, no final, no budget; the best of the grid and the baseline
+ * wins.  The space is copied; spec must have passed ergo__sweep_fit.  NULL on no memory. */
 ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *objective,
                              const ergo__sweep_spec *spec);
 void ergo__sweep_free(ergo__sweep *s);
@@ -100,9 +99,14 @@ int ergo__sweep_next(ergo__sweep *s, ergo__config *c);
  * nothing is handed out (an execution the schedule did not choose). */
 void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m);
 
-/* The best point so far (the final choice once done), or -1 when nothing is measured; its
- * index into ergo__sweep_points(). */
+/* The best point so far (the final choice once done; in the final phase its choice so far), or
+ * -1 when nothing is measured; its index into ergo__sweep_points(). */
 int ergo__sweep_best(const ergo__sweep *s);
+
+/* 1 once the schedule is in its final phase (or over): ergo__sweep_best is then the final
+ * phase's choice so far (under noise: better than the baseline with confidence, else the
+ * baseline). */
+int ergo__sweep_deciding(const ergo__sweep *s);
 
 /* The index of the baseline point, or -1 when there is no knob to tune. */
 int ergo__sweep_baseline(const ergo__sweep *s);
@@ -114,6 +118,10 @@ const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count);
 /* Executions told so far, warm-up included; 1 when the schedule is over. */
 int ergo__sweep_executions(const ergo__sweep *s);
 int ergo__sweep_done(const ergo__sweep *s);
+
+/* The relative sigma of one measurement of time (which 0) or energy (1) as the repeated points
+ * show it (0 before any point was measured twice). */
+double ergo__sweep_noise(const ergo__sweep *s, int which);
 
 /* The mean of a point's measurements (zeros when n == 0). */
 ergo__measure ergo__sweep_mean(const ergo__sweep_point *p);

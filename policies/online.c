@@ -1,13 +1,13 @@
 /* online.c - the online policy (ERGO_POLICY=online): per significant region an ask/tell
  * Nelder-Mead (optimizer/nm.h) over the node's knob grid; the region's executions measure the
  * configs it asks for, then run at its choice; at the end the choices go into the tuning model. */
-#include "optimizer/change.h"
 #include "optimizer/nm.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
 #include "util/log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +20,35 @@
 /* The noise of one measurement assumed on real hardware until the repeats
  * show it (RAPL on regions of 100 ms and more is usually quieter). */
 #define ONLINE_NOISE 0.02
+/* ERGO_TUNE_BUDGET: the tuning run's own cost, over a region's first executions, against the
+ * untuned run's: energy at most 1.00x, time at most 1.10x, over 200 executions (5x the search's
+ * budget, so a run of 200 steps keeps it). */
+#define ONLINE_BUDGET_VAR "ERGO_TUNE_BUDGET"
+#define ONLINE_BUDGET_ENERGY 1.00
+#define ONLINE_BUDGET_TIME 1.10
+#define ONLINE_BUDGET_HORIZON 200
+/* Once a region's search is over, each block of WATCH executions is compared with what the
+ * search measured at the same config: past DRIFT in mean log time or energy (or 5 standard
+ * errors of the noise seen in that quantity, if more) in two blocks in a row, on the same side,
+ * the work changed, and the search starts again, RETUNES times at most. */
+#define ONLINE_WATCH 4
+#define ONLINE_DRIFT 0.10
+#define ONLINE_RETUNES 8
 /* Executions in a row that ran under another config than asked (the knobs
  * refused it, or a parent's config was in force) before a region gives up. */
 #define ONLINE_MISMATCHES 3
 
 typedef struct online_region {
-  ergo__nm *nm; /* NULL: gave up, the region inherits */
+  ergo__nm *nm;   /* NULL: gave up, the region inherits */
+  ergo__nm *prev; /* the last finished search, while a restarted one runs (NULL: none) */
   char *path;
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
   int asked, chosen, mismatches;
+  int watch_n, retunes; /* after the search: the block being watched, restarts so far */
+  int side[2];          /* the last block's verdict per quantity (-1, 0, 1) */
+  double watch_lt, watch_le;
+  long retuned_at;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
-  /* Once its search is over: a change-point test on its time (per unit of work) at its choice,
-   * which starts the search again when the region's work or the machine changed. */
-  ergo__change watch;
-  int watching, retunes;
   struct online_region *next;
 } online_region;
 
@@ -63,6 +78,47 @@ static void config_of(const ergo__space *s, const int *point, ergo__config *c) {
   for (int i = 0; i < ERGO__NKNOBS; i++) c->v[i] = s->n[i] ? s->values[i][point[i]] : 0;
 }
 
+/* ERGO_TUNE_BUDGET: "off", or any of energy=X,time=Y (ratios to the untuned run, 1 to 100) and
+ * horizon=N (executions, 1 to 10^9), comma-separated.  0, or ERGO_EINVAL with one line in why. */
+int ergo__online_budget_parse(const char *s, double *energy, double *time, int *horizon, char *why,
+                              size_t whylen) {
+  *energy = ONLINE_BUDGET_ENERGY - 1;
+  *time = ONLINE_BUDGET_TIME - 1;
+  *horizon = ONLINE_BUDGET_HORIZON;
+  if (!s || !*s) return 0;
+  if (!strcmp(s, "off")) {
+    *energy = *time = -1;
+    return 0;
+  }
+  for (const char *c = s; *c;) {
+    const char *eq = strchr(c, '='), *end = strchr(c, ',');
+    if (!end) end = c + strlen(c);
+    size_t klen = eq && eq < end ? (size_t)(eq - c) : 0;
+    char *stop = NULL;
+    double v = klen ? strtod(eq + 1, &stop) : 0;
+    int ok = klen && stop == end && stop != eq + 1;
+    if (ok && klen == 6 && !strncmp(c, "energy", 6) && v >= 1 && v <= 100)
+      *energy = v - 1;
+    else if (ok && klen == 4 && !strncmp(c, "time", 4) && v >= 1 && v <= 100)
+      *time = v - 1;
+    else if (ok && klen == 7 && !strncmp(c, "horizon", 7) && v >= 1 && v <= 1e9 && v == (int)v)
+      *horizon = (int)v;
+    else {
+      snprintf(why, whylen,
+               "%s=%s: '%.*s' is not understood (accepted: off, or energy=X,time=Y,horizon=N with "
+               "X and Y ratios to the untuned run from 1 to 100 and N executions from 1, e.g. "
+               "energy=1.0,time=1.10,horizon=200)",
+               ONLINE_BUDGET_VAR, s, (int)(end - c), c);
+      *energy = ONLINE_BUDGET_ENERGY - 1;
+      *time = ONLINE_BUDGET_TIME - 1;
+      *horizon = ONLINE_BUDGET_HORIZON;
+      return ERGO_EINVAL;
+    }
+    c = *end ? end + 1 : end;
+  }
+  return 0;
+}
+
 static int online_start(ergo__policy *p, char *why, size_t whylen) {
   online_priv *o = calloc(1, sizeof *o);
   if (!o) return ERGO_ENOMEM;
@@ -79,6 +135,11 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
    * modest guess, which the optimiser corrects from what the repeats show. */
   o->opt.noise_rel = p->sim ? p->cfg->sim_noise : ONLINE_NOISE;
   o->opt.repeats = p->sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
+  char bad[512];
+  if (ergo__online_budget_parse(getenv(ONLINE_BUDGET_VAR), &o->opt.budget_energy,
+                                &o->opt.budget_time, &o->opt.horizon, bad, sizeof bad) &&
+      p->talk)
+    ergo__warn("%s; the default budget applies", bad);
   o->tail = &o->regions;
   p->priv = o;
   if (p->talk)
@@ -127,42 +188,40 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
 /* The execution's measurement answers the ask if it ran under the config
  * asked for; the first execution (before any choice) counts when the
  * baseline was in force. */
-/* The search is over and the region runs at its choice: each execution there is a control
- * measurement.  A change in its time since the choice was made (the work changed its nature,
- * or the machine its load) starts a new search. */
-static void online_watch(ergo__policy *p, online_region * or, const ergo__config *applied,
-                         const ergo__measure *m) {
+/* After the search: one more execution under `applied`; 1 when a block of ONLINE_WATCH says the
+ * region's work changed. */
+static int drifted(ergo__policy *p, online_region * or, const ergo__config *applied,
+                   const ergo__measure *m) {
   online_priv *o = p->priv;
-  int best[ERGO__NM_MAX_DIMS], pt[ERGO__NM_MAX_DIMS], n = 0;
-  ergo__measure mean;
-  ergo__nm_best(or->nm, best, NULL, NULL);
-  ergo__config want;
-  config_of(&p->space, best, &want);
-  for (int i = 0; i < ERGO__NKNOBS; i++)
-    if (p->space.n[i] && applied->v[i] != want.v[i]) return; /* not under its choice */
-  if (! or->watching) {
-    or->watching = 1;
-    ergo__change_init(& or->watch, o->opt.noise_rel > 0.005 ? o->opt.noise_rel : 0.005);
-    for (int i = 0; ergo__nm_point(or->nm, i, pt, &mean, &n); i++)
-      if (!memcmp(pt, best, sizeof pt)) {
-        ergo__change_expect(& or->watch, mean.time_s, n);
-        break;
-      }
+  or->execs++;
+  if (or->retunes >= ONLINE_RETUNES || !(m->time_s > 0)) return 0;
+  int pt[ERGO__NM_MAX_DIMS], n = 0;
+  ergo__measure ref = {0, 0, 0};
+  for (int i = 0; ergo__nm_point(or->nm, i, pt, &ref, &n); i++) {
+    ergo__config c;
+    config_of(&p->space, pt, &c);
+    int same = 1;
+    for (int k = 0; k < ERGO__NKNOBS; k++) same &= !p->space.n[k] || c.v[k] == applied->v[k];
+    if (same) break;
+    n = 0;
   }
-  if (!ergo__change_add(& or->watch, m->time_s)) return;
-  ergo__nm *fresh = ergo__nm_new(&o->grid, &p->objective, &o->opt);
-  if (!fresh) return; /* no memory: it keeps its choice */
-  ergo__nm_free(or->nm);
-  or->nm = fresh;
-  or->asked = or->chosen = or->watching = 0;
-  or->retunes++;
-  or->execs = 0;
-  or->first_step = p->steps;
-  if (p->talk)
-    ergo__info("online: region '%s' no longer measures at its chosen setting what it did when "
-               "the setting was chosen (its work or the machine changed): searching again (%d "
-               "re-tune%s so far)",
-               or->path, or->retunes, or->retunes == 1 ? "" : "s");
+  if (!n || !(ref.time_s > 0)) return 0; /* not a config the search measured */
+  or->watch_lt += log(m->time_s / ref.time_s);
+  or->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+  if (++ or->watch_n < ONLINE_WATCH) return 0;
+  int moved = 0;
+  for (int k = 0; k < 2; k++) {
+    double d = (k ? or->watch_le : or->watch_lt) / or->watch_n,
+           sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
+           lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / ONLINE_WATCH + 1.0 / n));
+    int side = d > lim ? 1 : d < -lim ? -1 : 0;
+    moved |= side && side == or->side[k];
+    or->side[k] = side;
+  }
+  or->watch_n = 0;
+  or->watch_lt = or->watch_le = 0;
+  if (moved) or->side[0] = or->side[1] = 0;
+  return moved;
 }
 
 static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
@@ -170,7 +229,22 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
   online_region * or = region_of(p, r);
   if (! or || ! or->nm) return;
   if (ergo__nm_done(or->nm)) {
-    if (p->retune) online_watch(p, or, applied, m);
+    if (!p->retune || !drifted(p, or, applied, m)) return; /* ERGO_RETUNE=off: never */
+    /* The new search owes what the old one did: the budget holds over the region's run. */
+    ergo__nm_options opt = ((online_priv *)p->priv)->opt;
+    ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
+    /* Paid back within what is left of the region's first `horizon` executions (or two
+     * searches' worth, if less is left). */
+    long left = (long)opt.horizon - or->execs;
+    opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
+    ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
+    if (!fresh) return; /* no memory: it keeps its config */
+    ergo__nm_free(or->prev);
+    or->prev = or->nm;
+    or->nm = fresh;
+    or->asked = 0;
+    or->retunes++;
+    or->retuned_at = p->steps;
     return;
   }
   or->execs++;
@@ -200,14 +274,16 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
 static int region_model(const ergo__policy *p, ergo__model *m, const online_region * or) {
   ergo__measure mean;
   int point[ERGO__NM_MAX_DIMS], n;
+  /* A restarted search not over yet: the last finished one's. */
+  const ergo__nm *nm = or->prev && or->nm && !ergo__nm_done(or->nm) ? or->prev : or->nm;
   /* Once measured (a region that ran once) is its baseline alone: not tuned, no entry. */
-  if (! or->nm || ergo__nm_evals(or->nm) == 0 || or->execs <= 1) return 1;
+  if (!nm || ergo__nm_evals(nm) == 0 || or->execs <= 1) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
-  ergo__nm_best(or->nm, point, NULL, NULL);
+  ergo__nm_best(nm, point, NULL, NULL);
   config_of(&p->space, point, &mr->best);
-  ergo__nm_baseline(or->nm, &mr->baseline);
-  for (int i = 0; ergo__nm_point(or->nm, i, point, &mean, &n); i++) {
+  ergo__nm_baseline(nm, &mr->baseline);
+  for (int i = 0; ergo__nm_point(nm, i, point, &mean, &n); i++) {
     ergo__config c;
     config_of(&p->space, point, &c);
     if (n && ergo__model_point_add(mr, &c, mean.time_s, mean.energy_j, n)) return ERGO_ENOMEM;
@@ -231,7 +307,8 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   for (const online_region * or = o->regions; or ; or = or->next) {
     if (region_model(p, m, or) < 0) return ERGO_ENOMEM;
     /* A region that ran once is the tuner's to name: more steps would not help it. */
-    if (or->nm && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++) *first = or ;
+    if (or->nm && ! or->prev && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++)
+      *first = or ;
   }
   return 0;
 }
@@ -247,6 +324,44 @@ static int online_save(ergo__policy *p) {
     rc = ergo__model_save(p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL, &m, &p->space);
   ergo__model_free(&m);
   return rc;
+}
+
+/* After the summary: what the budget did to this run (the model keeps each region's choice,
+ * for a later run under static; this run kept its own cost within the budget). */
+static void budget_said(ergo__policy *p) {
+  online_priv *o = p->priv;
+  if (!p->talk || (o->opt.budget_time < 0 && o->opt.budget_energy < 0)) return;
+  int over = 0, differ = 0, skipped = 0;
+  const online_region *first_over = NULL, *first_differ = NULL;
+  for (const online_region * or = o->regions; or ; or = or->next) {
+    if (! or->nm || or->execs <= 1) continue;
+    skipped += ergo__nm_skipped(or->nm);
+    if (ergo__nm_over_budget(or->nm) && !over++) first_over = or ;
+    if (ergo__nm_done(or->nm) && ergo__nm_applied(or->nm, NULL) && !differ++) first_differ = or ;
+  }
+  char lim[96];
+  snprintf(lim, sizeof lim, "energy at most %.2fx and time at most %.2fx the untuned run's",
+           1 + (o->opt.budget_energy < 0 ? INFINITY : o->opt.budget_energy),
+           1 + (o->opt.budget_time < 0 ? INFINITY : o->opt.budget_time));
+  if (!over && !differ && !skipped) return;
+  ergo__info("online: the tuning run kept within %s=%s (%s over each region's first %d "
+             "executions): %d config%s not tried for %s cost, %d region%s stopped exploring early"
+             "%s%s%s",
+             ONLINE_BUDGET_VAR, getenv(ONLINE_BUDGET_VAR) ? getenv(ONLINE_BUDGET_VAR) : "default",
+             lim, o->opt.horizon, skipped, skipped == 1 ? "" : "s", skipped == 1 ? "its" : "their",
+             over, over == 1 ? "" : "s", over ? " (first: '" : "", over ? first_over->path : "",
+             over ? "')" : "");
+  if (differ) {
+    int pt[ERGO__NM_MAX_DIMS];
+    ergo__config c;
+    char set[256];
+    ergo__nm_applied(first_differ->nm, pt);
+    config_of(&p->space, pt, &c);
+    ergo__summary_setting(&c, set, sizeof set);
+    ergo__info("online: %d region%s ran at a setting within the budget rather than the model's "
+               "choice, which a run under ERGO_POLICY=static applies (first: '%s' at %s)",
+               differ, differ == 1 ? "" : "s", first_differ->path, set);
+  }
 }
 
 static int online_finish(ergo__policy *p) {
@@ -277,6 +392,21 @@ static int online_finish(ergo__policy *p) {
            m.nregions ? "" : " (no regions)");
   ergo__summary_print(&m, NULL, written ? tail : NULL);
   ergo__model_free(&m);
+  budget_said(p);
+  int retuned = 0;
+  const online_region *first_re = NULL;
+  for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
+    if (or->retunes && !retuned++) first_re = or ;
+  char at[48] = "";
+  if (retuned && first_re->retuned_at > 0)
+    snprintf(at, sizeof at, ", last at step %ld", first_re->retuned_at);
+  if (retuned && p->talk)
+    ergo__info("online: %d region%s measured differently at %s chosen config after %s search "
+               "(the work changed), so %s search started again (first: '%s', %d time%s%s); the "
+               "model rests on the last finished search",
+               retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
+               retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
+               first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
   return rc < 0 ? rc : 0;
 }
 
@@ -286,6 +416,7 @@ static void online_stop(ergo__policy *p) {
   while (o->regions) {
     online_region *next = o->regions->next;
     ergo__nm_free(o->regions->nm);
+    ergo__nm_free(o->regions->prev);
     free(o->regions->path);
     free(o->regions);
     o->regions = next;
@@ -322,6 +453,57 @@ static int online_progress(ergo__policy *p, char *buf, size_t len) {
   return 1;
 }
 
-const ergo__policy_ops ergo__policy_online = {"online",        online_start,  online_choose,
-                                              online_observe,  online_finish, online_stop,
-                                              online_progress, NULL,          online_save};
+/* The live view: the best so far, the measurements used of the budget. */
+static int online_inspect(ergo__policy *p, ergo__region_state *r, ergo__policy_view *v) {
+  const online_region * or = r->policy;
+  if (! or || ! or->nm) return 0;
+  int point[ERGO__NM_MAX_DIMS], start[ERGO__NM_MAX_DIMS];
+  ergo__nm_best(or->nm, point, NULL, NULL);
+  config_of(&p->space, point, &v->best);
+  v->evals = ergo__nm_evals(or->nm);
+  v->budget = ONLINE_BUDGET;
+  v->done = ergo__nm_done(or->nm);
+  online_priv *o = p->priv;
+  memcpy(start, o->grid.start, sizeof start);
+  /* The search keeps the baseline unless a point beats it with that confidence. */
+  v->confidence =
+      memcmp(point, start, sizeof(int) * (size_t)o->grid.dims) ? ERGO__NM_CONFIDENCE : 0.0;
+  return 1;
+}
+
+/* A new objective during the run: each region's search starts again under it, and every
+ * measurement the old search made answers the new one's asks (as often as it was measured)
+ * until the new search asks for a point not measured yet, which the region's next executions
+ * measure.  The budget counts the replayed measurements, so a region does not search twice. */
+static void online_reobjective(ergo__policy *p) {
+  online_priv *o = p->priv;
+  for (online_region * or = o->regions; or ; or = or->next) {
+    if (! or->nm) continue;
+    ergo__nm *old = or->nm, *nw = ergo__nm_new(&o->grid, &p->objective, &o->opt);
+    if (!nw) continue; /* no memory: the old search goes on under the old objective */
+    int np = ergo__nm_points(old) + 1; /* with the baseline, measured or not */
+    int *used = calloc((size_t)(np > 0 ? np : 1), sizeof *used);
+    int pt[ERGO__NM_MAX_DIMS], q[ERGO__NM_MAX_DIMS];
+    while (used && ergo__nm_ask(nw, pt)) {
+      ergo__measure mean;
+      int n, i, told = 0;
+      for (i = 0; ergo__nm_point(old, i, q, &mean, &n); i++)
+        if (!memcmp(q, pt, sizeof(int) * (size_t)o->grid.dims) && used[i] < n) {
+          told = ergo__nm_tell(nw, pt, &mean) == 0;
+          used[i] += told;
+          break;
+        }
+      if (!told) break;
+    }
+    free(used);
+    ergo__nm_free(old);
+    or->nm = nw;
+    or->asked = 0; /* asked again at the next choice: the new search's point */
+    or->chosen = 0;
+    or->mismatches = 0;
+  }
+}
+
+const ergo__policy_ops ergo__policy_online = {
+    "online",        online_start, online_choose, online_observe, online_finish,     online_stop,
+    online_progress, NULL,         online_save,   online_inspect, online_reobjective};

@@ -21,6 +21,13 @@ typedef struct ergo__region_state {
 
 typedef struct ergo__policy ergo__policy;
 
+/* A region's search as a policy sees it (the inspect op). */
+typedef struct ergo__policy_view {
+  ergo__config best; /* the best so far */
+  int evals, budget, done;
+  double confidence; /* the level with which best beats the baseline; 0: it does not */
+} ergo__policy_view;
+
 typedef struct ergo__policy_ops {
   const char *name; /* "monitor", "fixed", "static", "sweep", "online" */
   /* Start; read the policy's own configuration (model file, fixed config). On
@@ -49,6 +56,12 @@ typedef struct ergo__policy_ops {
   /* During the run (ERGO_SAVE_EVERY, at an ergo_step): write what was learnt so far as a
    * partial model (best settings so far), quietly; 0 or ERGO_E* (it said why). */
   int (*save)(ergo__policy *p);
+  /* The live view (ergo_snapshot_*): where the region's search stands; 0 when there is nothing to
+   * say (*v untouched). */
+  int (*inspect)(ergo__policy *p, ergo__region_state *r, struct ergo__policy_view *v);
+  /* p->objective was changed during the run (the dashboard, at an ergo_step): re-judge what was
+   * measured under it and go on from there. */
+  void (*reobjective)(ergo__policy *p);
 } ergo__policy_ops;
 
 struct ergo__policy {
@@ -77,6 +90,12 @@ int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, 
 extern const ergo__policy_ops ergo__policy_static;
 extern const ergo__policy_ops ergo__policy_sweep;
 extern const ergo__policy_ops ergo__policy_online;
+/* ERGO_TUNE_BUDGET (online): "off", or energy=X,time=Y,horizon=N (any subset; ratios to the
+ * untuned run, 1 to 100; executions from 1).  Sets the budget as the optimiser takes it
+ * (allowances X - 1 and Y - 1, -1 for off) and the horizon; the defaults 1.00, 1.10 and 200 for
+ * what is not named.  0, or ERGO_EINVAL with one line in why (the defaults are then set). */
+int ergo__online_budget_parse(const char *s, double *energy, double *time, int *horizon, char *why,
+                              size_t whylen);
 
 /* The policy called `name` (ERGO_POLICY), or NULL. */
 const ergo__policy_ops *ergo__policy_find(const char *name);

@@ -20,8 +20,8 @@ static void ignore(ergo__policy *p, ergo__region_state *r, const ergo__config *c
                    const ergo__measure *m) {
   (void)p, (void)r, (void)c, (void)m;
 }
-const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore, NULL,
-                                               NULL,      NULL, NULL,    NULL};
+const ergo__policy_ops ergo__policy_monitor = {"monitor", NULL, inherit, ignore, NULL, NULL,
+                                               NULL,      NULL, NULL,    NULL,   NULL};
 
 /* ---- fixed: "cpu=1800000,uncore=2000000,threads=8", any subset; the keys are the knob
  * table's ---- */
@@ -127,8 +127,8 @@ static void fixed_stop(ergo__policy *p) {
   free(p->priv);
   p->priv = NULL;
 }
-const ergo__policy_ops ergo__policy_fixed = {"fixed",    fixed_start, inherit, ignore, fixed_finish,
-                                             fixed_stop, NULL,        NULL,    NULL};
+const ergo__policy_ops ergo__policy_fixed = {
+    "fixed", fixed_start, inherit, ignore, fixed_finish, fixed_stop, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- static: the model's config per region path ---- */
 typedef struct static_priv {
@@ -314,6 +314,6 @@ static void static_stop(ergo__policy *p) {
   free(sp);
   p->priv = NULL;
 }
-const ergo__policy_ops ergo__policy_static = {"static",       static_start,  static_choose,
-                                              static_observe, static_finish, static_stop,
-                                              NULL,           static_preset, NULL};
+const ergo__policy_ops ergo__policy_static = {
+    "static", static_start,  static_choose, static_observe, static_finish, static_stop,
+    NULL,     static_preset, NULL,          NULL,           NULL};

@@ -2,34 +2,37 @@
  * region's executions walk its own schedule (optimizer/sweep.h), then run at the best config;
  * at the end every configuration measured goes into the tuning model. */
 #include "optimizer/sweep.h"
-#include "optimizer/change.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
 #include "util/log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SWEEP_DEFAULT_MODEL "ergo-model.json"
-/* During a schedule, every this many executions of a region is a control at the baseline: a
- * change-point test on them finds work (or a machine) that changed under the schedule. */
-#define SWEEP_CONTROL_EVERY 8
-/* The noise of one measurement assumed on real hardware (the sim node says its own). */
-#define SWEEP_NOISE 0.02
+/* Once its schedule is over a region runs at its best config, and each block of WATCH executions
+ * is compared with what the schedule measured there: when the mean log ratio of time or energy
+ * is past DRIFT (or 5 standard errors of the noise the schedule saw in that quantity, if more)
+ * in two blocks in a row, on the same side, the work has changed (a phase, growth) and the
+ * region's schedule starts again, RETUNES times at most.  A short schedule ends early in the
+ * run; without this its model would describe the work of the run's first steps. */
+#define SWEEP_WATCH 4
+#define SWEEP_DRIFT 0.10
+#define SWEEP_RETUNES 8
 
 typedef struct sweep_region {
   ergo__sweep *sched;
+  ergo__sweep *prev; /* the last finished schedule, while a restarted one runs (NULL: none) */
   char *path;
   long first_step; /* the step of its first tuned execution */
+  /* After the schedule: the block of executions at its best config being watched. */
+  int watch_n, retunes, side[2]; /* side: the last block's verdict per quantity (-1, 0, 1) */
+  double watch_lt, watch_le;
+  long retuned_at; /* the step of the last restart */
   struct sweep_region *next;
-  /* Control executions (at the baseline during the schedule, every one at the best after it) and
-   * the change-point test on their time per unit of work: a change starts the schedule again. */
-  long execs;
-  int control, watching, at_best, retunes;
-  ergo__config control_cfg;
-  ergo__change watch;
 } sweep_region;
 
 typedef struct sweep_priv {
@@ -80,18 +83,6 @@ static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
   return 0;
 }
 
-/* A region's schedule: a default one leaves room in its budget for the control executions, so
- * that with them it takes no more executions than the budget says. */
-static ergo__sweep *schedule_new(ergo__policy *p) {
-  sweep_priv *s = p->priv;
-  ergo__sweep_spec spec = s->spec;
-  if (!ergo__sweep_explicit(&spec) && p->retune) {
-    int budget = s->length - (s->length + SWEEP_CONTROL_EVERY - 1) / SWEEP_CONTROL_EVERY - 1;
-    spec.budget = budget > ERGO__SWEEP_MIN_BUDGET ? budget : ERGO__SWEEP_MIN_BUDGET;
-  }
-  return ergo__sweep_new(&p->space, &p->objective, &spec);
-}
-
 /* The region's schedule, made at its first tuned execution; NULL on no memory (the region then
  * inherits, as under monitor). */
 static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
@@ -99,7 +90,7 @@ static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
   sweep_priv *s = p->priv;
   sweep_region *sr = calloc(1, sizeof *sr);
   if (!sr) return NULL;
-  sr->sched = schedule_new(p);
+  sr->sched = ergo__sweep_new(&p->space, &p->objective, &s->spec);
   sr->path = strdup(r->path);
   if (!sr->sched || !sr->path) {
     ergo__sweep_free(sr->sched);
@@ -116,76 +107,66 @@ static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
 
 static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
   sweep_region *sr = region_of(p, r);
-  memset(out, 0, sizeof *out);
-  if (!sr) return;
-  int done = ergo__sweep_done(sr->sched);
-  /* An explicit grid is measured as it was asked, with no control execution in between. */
-  if (!p->retune) {
-    ergo__sweep_next(sr->sched, out);
-    return;
-  }
-  if (!done && !ergo__sweep_explicit(&((sweep_priv *)p->priv)->spec) &&
-      ++sr->execs % SWEEP_CONTROL_EVERY == 0) {
-    for (int i = 0; i < ERGO__NKNOBS; i++) out->v[i] = p->space.n[i] ? p->space.baseline[i] : 0;
-  } else {
+  if (sr)
     ergo__sweep_next(sr->sched, out); /* the schedule's next config, or its best once over */
-    if (!done) return;
-  }
-  sr->control = 1;
-  sr->control_cfg = *out;
+  else
+    memset(out, 0, sizeof *out);
 }
 
-/* A control execution's time (per unit of work): into the change-point test, which restarts the
- * region's schedule when it finds a change. */
-static void sweep_control(ergo__policy *p, sweep_region *sr, const ergo__config *applied,
-                          const ergo__measure *m) {
-  for (int i = 0; i < ERGO__NKNOBS; i++)
-    if (p->space.n[i] && applied->v[i] != sr->control_cfg.v[i]) return; /* not under it */
-  int at_best = ergo__sweep_done(sr->sched);
-  if (!sr->watching || at_best != sr->at_best) {
-    double noise = p->sim ? p->cfg->sim_noise : SWEEP_NOISE;
-    ergo__change_init(&sr->watch, noise > 0.005 ? noise : 0.005);
-    int npts, best = ergo__sweep_best(sr->sched);
-    const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &npts);
-    if (at_best && best >= 0 && pts[best].n)
-      ergo__change_expect(&sr->watch, ergo__sweep_mean(&pts[best]).time_s, pts[best].n);
-    sr->watching = 1;
-    sr->at_best = at_best;
+/* A region whose schedule is over: one more execution at its best config; 1 when the block of
+ * SWEEP_WATCH says its work changed. */
+static int drifted(sweep_region *sr, const ergo__config *applied, const ergo__measure *m) {
+  int np, best = ergo__sweep_best(sr->sched);
+  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
+  if (best < 0 || sr->retunes >= SWEEP_RETUNES || !(m->time_s > 0)) return 0;
+  if (memcmp(applied, &pts[best].config, sizeof *applied)) return 0; /* not its own config */
+  ergo__measure ref = ergo__sweep_mean(&pts[best]);
+  if (!(ref.time_s > 0)) return 0;
+  sr->watch_lt += log(m->time_s / ref.time_s);
+  sr->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+  if (++sr->watch_n < SWEEP_WATCH) return 0;
+  int moved = 0;
+  for (int k = 0; k < 2; k++) {
+    double d = (k ? sr->watch_le : sr->watch_lt) / sr->watch_n,
+           lim = fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k) * sqrt(1.0 / SWEEP_WATCH));
+    int side = d > lim ? 1 : d < -lim ? -1 : 0;
+    moved |= side && side == sr->side[k];
+    sr->side[k] = side;
   }
-  if (!ergo__change_add(&sr->watch, m->time_s)) return;
-  ergo__sweep *fresh = schedule_new(p);
-  if (!fresh) return; /* no memory: it keeps what it measured */
-  ergo__sweep_free(sr->sched);
-  sr->sched = fresh;
-  sr->execs = 0;
-  sr->watching = 0;
-  sr->retunes++;
-  sr->first_step = p->steps;
-  if (p->talk)
-    ergo__info("sweep: region '%s' no longer measures at its control setting what it did before "
-               "(its work or the machine changed): its schedule starts again (%d restart%s so far)",
-               sr->path, sr->retunes, sr->retunes == 1 ? "" : "s");
+  sr->watch_n = 0;
+  sr->watch_lt = sr->watch_le = 0;
+  if (moved) sr->side[0] = sr->side[1] = 0;
+  return moved;
 }
 
 static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
                           const ergo__measure *m) {
-  sweep_region *sr = r->policy;
-  if (!sr) return;
-  if (sr->control) {
-    sr->control = 0;
-    sweep_control(p, sr, applied, m);
-    return;
-  }
   /* An execution the schedule did not choose (the first, which decides significance) is not
    * told: the schedule ignores it. */
-  ergo__sweep_tell(sr->sched, m);
+  sweep_region *sr = r->policy;
+  if (!sr) return;
+  if (!ergo__sweep_done(sr->sched)) {
+    ergo__sweep_tell(sr->sched, m);
+    return;
+  }
+  if (!p->retune || !drifted(sr, applied, m)) return; /* ERGO_RETUNE=off: never */
+  ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
+  if (!fresh) return; /* no memory: it keeps its config */
+  ergo__sweep_free(sr->prev);
+  sr->prev = sr->sched;
+  sr->sched = fresh;
+  sr->retunes++;
+  sr->retuned_at = p->steps;
 }
 
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto
  * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
 static int region_model(ergo__model *m, const sweep_region *sr) {
-  int npts, best = ergo__sweep_best(sr->sched), base = ergo__sweep_baseline(sr->sched);
-  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &npts);
+  /* A restarted schedule not over yet: its choice so far once it is deciding (the last finished
+   * one measured work that has changed since), else the last finished one's. */
+  const ergo__sweep *sc = sr->prev && !ergo__sweep_deciding(sr->sched) ? sr->prev : sr->sched;
+  int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
+  const ergo__sweep_point *pts = ergo__sweep_points(sc, &npts);
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;
@@ -216,7 +197,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   *first = NULL;
   for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
     if (region_model(m, sr) < 0) return ERGO_ENOMEM;
-    if (!ergo__sweep_done(sr->sched) && !(*unfinished)++) *first = sr;
+    if (!ergo__sweep_done(sr->sched) && !sr->prev && !(*unfinished)++) *first = sr;
   }
   return 0;
 }
@@ -263,6 +244,20 @@ static int sweep_finish(ergo__policy *p) {
            m.nregions ? "" : " (no regions)");
   ergo__summary_print(&m, NULL, written ? tail : NULL);
   ergo__model_free(&m);
+  int retuned = 0;
+  const sweep_region *first_re = NULL;
+  for (const sweep_region *sr = ((sweep_priv *)p->priv)->regions; sr; sr = sr->next)
+    if (sr->retunes && !retuned++) first_re = sr;
+  char at[48] = "";
+  if (retuned && first_re->retuned_at > 0)
+    snprintf(at, sizeof at, ", last at step %ld", first_re->retuned_at);
+  if (retuned && p->talk)
+    ergo__info("sweep: %d region%s measured differently at %s best config after %s schedule "
+               "(the work changed), so %s schedule started again (first: '%s', %d time%s%s); the "
+               "model rests on the last schedule that reached its final phase",
+               retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
+               retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
+               first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
   return rc < 0 ? rc : 0;
 }
 
@@ -272,6 +267,7 @@ static void sweep_stop(ergo__policy *p) {
   while (s->regions) {
     sweep_region *next = s->regions->next;
     ergo__sweep_free(s->regions->sched);
+    ergo__sweep_free(s->regions->prev);
     free(s->regions->path);
     free(s->regions);
     s->regions = next;
@@ -287,8 +283,7 @@ static int sweep_progress(ergo__policy *p, char *buf, size_t len) {
   long left = 0, steps = 0;
   for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
     n++;
-    /* Its executions: the schedule's and the controls between them. */
-    int execs = ergo__sweep_explicit(&s->spec) ? ergo__sweep_executions(sr->sched) : (int)sr->execs;
+    int execs = ergo__sweep_executions(sr->sched);
     /* Over once its schedule is measured, though it hears so at its next execution. */
     if (ergo__sweep_done(sr->sched) || execs >= s->length) {
       done++;
@@ -310,6 +305,6 @@ static int sweep_progress(ergo__policy *p, char *buf, size_t len) {
   return 1;
 }
 
-const ergo__policy_ops ergo__policy_sweep = {"sweep",        sweep_start,  sweep_choose,
-                                             sweep_observe,  sweep_finish, sweep_stop,
-                                             sweep_progress, NULL,         sweep_save};
+const ergo__policy_ops ergo__policy_sweep = {
+    "sweep",        sweep_start, sweep_choose, sweep_observe, sweep_finish, sweep_stop,
+    sweep_progress, NULL,        sweep_save,   NULL,          NULL};

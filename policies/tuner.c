@@ -933,3 +933,86 @@ void ergo__tuner_stop(void) {
   }
   memset(&T, 0, sizeof T);
 }
+
+/* ---- the live view and the dashboard's changes (runtime/introspect.c) ---- */
+
+int ergo__tuner_view_of(const char *path, ergo__tuner_view *v) {
+  if (!T.active || !path) return 0;
+  const rstate *s = T.table[path_hash(path)];
+  while (s && strcmp(s->pub.path, path) != 0) s = s->hnext;
+  if (!s) return 0;
+  _Static_assert(ERGO__NKNOBS <= ERGO__TUNER_VIEW_KNOBS, "raise ERGO__TUNER_VIEW_KNOBS");
+  memset(v, 0, sizeof *v);
+  v->executions = s->pub.executions;
+  v->significant = s->pub.significant;
+  v->has_last = s->has_last;
+  for (int i = 0; i < ERGO__NKNOBS; i++) v->last[i] = s->last.v[i];
+  ergo__policy_view pv;
+  memset(&pv, 0, sizeof pv);
+  if (s->pub.policy && T.pol.ops->inspect &&
+      T.pol.ops->inspect(&T.pol, (ergo__region_state *)&s->pub, &pv)) {
+    v->has_best = 1;
+    for (int i = 0; i < ERGO__NKNOBS; i++) v->best[i] = pv.best.v[i];
+    v->evals = pv.evals;
+    v->budget = pv.budget;
+    v->done = pv.done;
+    v->confidence = pv.confidence;
+  }
+  return 1;
+}
+
+int ergo__tuner_retarget(const char *policy, const char *objective, char *why, size_t whylen) {
+  if (!T.active) {
+    snprintf(why, whylen,
+             "the run's policy (%s) does not tune, so there is no tuner to change (fix: start the "
+             "run with ERGO_POLICY=online, sweep, static or fixed)",
+             T.pol.ops ? T.pol.ops->name : "monitor");
+    return ERGO_ESTATE;
+  }
+  const ergo__policy_ops *ops = NULL;
+  if (policy && !(ops = ergo__policy_find(policy))) {
+    snprintf(why, whylen,
+             "policy '%s' is not known: expected monitor, fixed, static, sweep or "
+             "online",
+             policy);
+    return ERGO_EINVAL;
+  }
+  ergo__objective obj = T.pol.objective;
+  if (objective && ergo__objective_parse(objective, &obj, why, whylen) != 0) return ERGO_EINVAL;
+  int new_obj = memcmp(&obj, &T.pol.objective, sizeof obj) != 0;
+  T.pol.objective = obj;
+  T.time_only = obj.kind == ERGO__OBJ_TIME || (obj.kind == ERGO__OBJ_WEIGHTED && obj.w_energy == 0);
+  char name[128];
+  /* A new policy, or a new objective for one that cannot re-judge what it measured (sweep's
+   * schedule is built around its objective): the policy starts afresh. */
+  int restart = (ops && ops != T.pol.ops) || (new_obj && !T.pol.ops->reobjective);
+  if (restart) {
+    /* The old policy's per-region state goes with it. */
+    const ergo__policy_ops *old = T.pol.ops;
+    if (!ops) ops = old;
+    if (old->stop) old->stop(&T.pol);
+    T.pol.priv = NULL;
+    for (rstate *s = T.states; s; s = s->next) s->pub.policy = NULL;
+    T.pol.ops = ops;
+    int rc = ops->start ? ops->start(&T.pol, why, whylen) : 0;
+    if (rc) {
+      if (ops->stop) ops->stop(&T.pol);
+      T.pol.priv = NULL;
+      T.pol.ops = &ergo__policy_monitor;
+      ergo__warn("dashboard: policy %s cannot start: %s; the run goes on as monitor (changes "
+                 "nothing)",
+                 ops->name, why);
+      return rc;
+    }
+    if (T.pol.talk)
+      ergo__info("dashboard: the tuner now runs policy %s (objective %s) afresh from step %ld",
+                 ops->name, ergo__objective_name(&T.pol.objective, name, sizeof name), T.pol.steps);
+  } else if (new_obj) {
+    T.pol.ops->reobjective(&T.pol);
+    if (T.pol.talk)
+      ergo__info("dashboard: the tuner's objective is now %s from step %ld; online re-judges "
+                 "what it measured",
+                 ergo__objective_name(&T.pol.objective, name, sizeof name), T.pol.steps);
+  }
+  return 0;
+}

@@ -4,7 +4,10 @@
 
 #include "ergo.h"
 
+#include <stddef.h>
 #include <stdint.h>
+
+#define ERGO__TUNER_VIEW_KNOBS 4
 
 /* The work counters at one instant on the main thread: what ergo_region_work told so far (units
  * and calls) and the platform's work counter (the sim node's modelled work; < 0: none). */
@@ -57,6 +60,21 @@ void ergo__tuner_step(long step);
 void ergo__tuner_save(void);
 /* ergo_finalize, before reports: the policy writes what it learnt. */
 void ergo__tuner_finalize(void);
+/* The live view of one region (ergo_snapshot_*): 0 when the tuner knows no region at path. */
+typedef struct ergo__tuner_view {
+  uint64_t executions;
+  int significant, has_last, has_best;
+  int64_t last[ERGO__TUNER_VIEW_KNOBS], best[ERGO__TUNER_VIEW_KNOBS];
+  int evals, budget, done;
+  double confidence;
+} ergo__tuner_view;
+int ergo__tuner_view_of(const char *path, ergo__tuner_view *v);
+/* Another policy and/or objective (NULL: unchanged) for the running tuner, on the main thread at
+ * an ergo_step: a new objective is re-judged on what was measured (the policy's reobjective), or
+ * the policy starts afresh under it (one without), as a new policy does (its start may read
+ * ERGO_MODEL, ERGO_FIXED; one that cannot start leaves monitor in force).  0, or ERGO_EINVAL /
+ * ERGO_ESTATE with one line in why. */
+int ergo__tuner_retarget(const char *policy, const char *objective, char *why, size_t whylen);
 /* Free the tuner (after the core's finalize). */
 void ergo__tuner_stop(void);
 

@@ -488,11 +488,27 @@ const ergo__config_row ergo__config_spec[] = {
     {.var = "ERGO_RETUNE",
      ELSEWHERE("policies/tuner.c"),
      .help = "sweep and online search again (static warns) when a region's time per unit of "
-             "work changes at a fixed setting (default on; off = never)"},
+             "work changes at their choice (default on; off = never)"},
+    {.var = "ERGO_TUNE_BUDGET",
+     ELSEWHERE("policies/online.c"),
+     .help = "online: the tuning run's own cost against the untuned run's over each region's "
+             "first executions (default energy=1.0,time=1.10,horizon=200; off = no bound)"},
     {.var = "ERGO_SAVE_EVERY",
      ELSEWHERE("runtime/pipeline.c"),
      .help = "seconds between saves of the tuning model and JSON report during the run, at an "
              "ergo_step (default 60; 0 = only at finalize)"},
+    /* The dashboard (runtime/introspect.c, libergo-dashboard) */
+    {.var = "ERGO_DASHBOARD",
+     ELSEWHERE("runtime/introspect.c"),
+     .help = "HOST:PORT (port 0: a free one): serve the live dashboard there (rank 0 under MPI); "
+             "the URL with its token is printed once"},
+    {.var = "ERGO_DASHBOARD_CONTROL",
+     ELSEWHERE("runtime/introspect.c"),
+     .help = "0: the dashboard is read-only; 1 (default): its sliders change the running tuner"},
+    {.var = "ERGO_DASHBOARD_STEP_MS",
+     ELSEWHERE("runtime/introspect.c"),
+     .help = "with the dashboard, each ergo_step lasts at least this many real milliseconds "
+             "(default 0; to watch a sim-node run)"},
     /* MPI (mpi/) */
     {.var = "ERGO_REPORT_RANKS",
      FIELD(report_ranks),
@@ -519,6 +535,19 @@ const ergo__config_row ergo__config_spec[] = {
      ELSEWHERE("runtime/forward.c"),
      .help = "the ITT library ERGO_FORWARD=itt loads (default $INTEL_LIBITTNOTIFY64, else "
              "libittnotify.so)"},
+    /* The Kokkos tool (kokkos/ergo_kokkos.c, libergo-kokkos.so) */
+    {.var = "ERGO_KOKKOS_LEVEL",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "the level of Kokkos profile regions, 1 to 8 (default 2); kernels one deeper"},
+    {.var = "ERGO_KOKKOS_KERNELS",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "1 (default): Kokkos parallel_for/reduce/scan kernels are leaf regions; 0: not timed"},
+    {.var = "ERGO_KOKKOS_FENCES",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "1: Kokkos fences are leaf regions too (default 0)"},
+    {.var = "ERGO_KOKKOS_STEP",
+     ELSEWHERE("kokkos/ergo_kokkos.c"),
+     .help = "a Kokkos region's name: ergo_step is called after each of its pops (default none)"},
     /* Knob safety (knobs/) */
     {.var = "ERGO_STATE_DIR",
      ELSEWHERE("knobs/state.c"),

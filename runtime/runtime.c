@@ -10,6 +10,7 @@
 #include "policies/tuner.h"
 #include "runtime/config.h"
 #include "runtime/forward.h"
+#include "runtime/introspect.h"
 #include "runtime/pipeline.h"
 #include "sim/node.h"
 
@@ -132,6 +133,11 @@ static int agree_or_stop(int rc, int sim) {
   if (sim) ergo__sim_stop();
   ergo__job_stop();
   return rc;
+}
+
+static int section_energy(void *ctx, uint64_t t, double *out, uint64_t *unsure) {
+  (void)ctx;
+  return ergo__energy_at(t, out, unsure);
 }
 
 /* How the run is made, for the reports (core/facts.c): the platform (estimate when the energy is
@@ -268,11 +274,15 @@ int ergo_init(const ergo_config *user) {
   ergo__tuner_start(own, sim);
   /* Energy is an addition: without a meter the run measures time and goes on. */
   ergo__energy_start(own, sim);
+  /* Sections read the energy layer's curve at their starts and stops (core/sections.c). */
+  if (ergo__energy_reads()) ergo__sections_meter(ergo__energy_quantity(), section_energy, NULL);
   tell_facts(own, sim);
   /* The one path of a region execution through the layers (pipeline.c says in which order). */
   ergo__pipeline_start();
   /* ERGO_FORWARD: NVTX and ITT ranges beside ergo's own (nothing loaded when unset). */
   ergo__forward_start();
+  /* ERGO_DASHBOARD: snapshots at each ergo_step, served by rank 0 (introspect.c). */
+  ergo__introspect_start();
   /* Global's time and energy from one instant: the core's clock started at ergo__core_init,
    * the meter's first reading came after knob discovery and the election (15-30 ms later), so
    * Global's power was low.  Both restart here, where the program's own work begins; ergo_init's
@@ -284,6 +294,7 @@ int ergo_init(const ergo_config *user) {
 
 int ergo_finalize(void) {
   if (!ergo__g.initialized) return 0;
+  ergo__introspect_stop();        /* the server first: nothing reads a layer being stopped */
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__pipeline_stop();
   ergo__forward_stop();

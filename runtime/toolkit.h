@@ -14,7 +14,8 @@
 #include "optimizer/sweep.h"
 #include "policies/model.h" /* the one writer (and reader) of the tuning-model file */
 #include "sim/node.h"
-#include "util/limit.h" /* ergo compare: the largest report it reads */
-#include "util/path.h"  /* ergo run: is the report the model's file */
+#include "util/atomic_file.h" /* ergo report: the page and pictures, written whole */
+#include "util/limit.h"       /* ergo compare: the largest report it reads */
+#include "util/path.h"        /* ergo run: is the report the model's file */
 
 #endif

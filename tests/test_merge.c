@@ -3,7 +3,8 @@
  * through a capturing gather (as ergo_finalize does on a rank that is not 0); rank 0's session
  * then merges its own pack and theirs through a gather that hands them over.  Every figure is
  * known exactly: the union of regions, mean/min/max/std of their time over the ranks,
- * imbalance, calls and per-call extremes, summed quantities, a region on fewer ranks, and packs
+ * imbalance, calls and per-call extremes, summed quantities, a region on fewer ranks, the
+ * sections (merged by name: mean time, summed calls and energy), and packs
  * rank 0 cannot read (truncated at every length, foreign, of another version) refused with one
  * line each and nothing else lost. */
 #include "test_util.h"
@@ -372,6 +373,66 @@ static void test_other_components(void **state) {
   assert_close(child(m, "IO")->q[0][0], 1); /* rank 0's only */
 }
 
+/* Sections: each rank's meter gives (rank + 1) x 100 W on package-0 and 10 W on dram-0; rank r
+ * times "solve" for 20/10/30 ms, rank 1 alone "only1" for 5 ms. */
+static int section_meter(void *ctx, uint64_t t, double *out, uint64_t *unsure) {
+  (void)ctx;
+  out[0] = (q_rank + 1) * 100 * ergo__ticks_to_s(t);
+  out[1] = 10 * ergo__ticks_to_s(t);
+  *unsure = 0;
+  return 0;
+}
+static void build_sections(int r) {
+  build_rank(r);
+  ergo__sections_meter(0, section_meter, NULL);
+  unsigned solve, only1;
+  ergo_section_create("solve", &solve);
+  ergo_section_start(solve);
+  advance_ms(r == 0 ? 20 : r == 1 ? 10 : 30);
+  ergo_section_stop(solve);
+  if (r == 1) {
+    ergo_section_create("only1", &only1);
+    ergo_section_start(only1);
+    advance_ms(5);
+    ergo_section_stop(only1);
+  }
+}
+
+static void test_sections_merged(void **state) {
+  (void)state;
+  job_size = 3;
+  builder = build_sections;
+  run_rank(1, "dram-0");
+  run_rank(2, "dram-0");
+  assert_non_null(merge_on_rank0());
+  assert_int_equal(merge_errors, 0);
+  ergo__section_fig *sec;
+  size_t n = ergo__sections_take(&sec);
+  assert_int_equal(n, 2);
+  assert_string_equal(sec[0].name, "solve"); /* rank 0's first, then the others' new ones */
+  assert_string_equal(sec[1].name, "only1");
+  assert_int_equal(sec[0].nranks, 3);
+  assert_int_equal(sec[0].ranks_ran, 3);
+  assert_close(sec[0].time_s, (0.020 + 0.010 + 0.030) / 3);
+  assert_int_equal(sec[0].calls, 3);
+  assert_int_equal(sec[0].q_ok, 1u);
+  assert_close(sec[0].q[0][0], 100 * 0.020 + 200 * 0.010 + 300 * 0.030);
+  assert_close(sec[0].q[0][1], 10 * 0.060);
+  assert_close(sec[0].q_time_s[0][0], 0.060); /* every rank reads its own domains here */
+  assert_int_equal(sec[1].ranks_ran, 1);
+  assert_close(sec[1].time_s, 0.005 / 3);
+  assert_int_equal(sec[1].calls, 1);
+  assert_close(sec[1].q[0][0], 200 * 0.005);
+  free(sec);
+  /* The text report shows the job's sections; a section on fewer ranks says so. */
+  char *text = ergo_report_string();
+  assert_non_null(text);
+  assert_non_null(strstr(text, "Sections\n* solve "));
+  assert_non_null(strstr(text, "calls 1 | 1.0500 J, "));
+  assert_non_null(strstr(text, " | on 1/3 ranks\n"));
+  free(text);
+}
+
 /* Rank 3 sends half a pack: one line names it, and everything the other ranks sent is merged
  * as if rank 3 had run nothing (the job still has 4 ranks). */
 static void test_truncated_pack(void **state) {
@@ -678,6 +739,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_three_ranks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_siblings_in_other_orders, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_components, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sections_merged, setup, teardown),
       cmocka_unit_test_setup_teardown(test_power_per_domain, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncated_pack, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unreadable_packs, setup, teardown),

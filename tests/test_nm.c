@@ -512,6 +512,182 @@ static void test_log_ratio_bound(void **state) {
       fabs(ergo__nm_log_ratio_bound(0, 0.05, 1, 1, 0, 0.95) - 1.644853627 * 0.05 * sqrt(2)) < 1e-6);
 }
 
+/* ---- the budget (ERGO_TUNE_BUDGET) ---- */
+
+/* A whole tuning run of `horizon` executions of work w under objective o: the search, then the
+ * points ask() hands out once it is over; the run's true time and energy against `horizon`
+ * executions at the baseline.  budget_time < 0: no budget. */
+typedef struct run_cost {
+  double t_ratio, e_ratio;
+  int evals, over, skipped, applied_differs;
+} run_cost;
+
+static run_cost tuning_run(const ergo__sim_work *w, const ergo__objective *o, double sigma,
+                           double budget_time, double budget_energy, int horizon) {
+  ergo__nm_grid g = sim_grid();
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.max_evals = BUDGET;
+  opt.repeats = sigma > 0 ? 3 : 1;
+  opt.noise_rel = sigma;
+  opt.budget_time = budget_time;
+  opt.budget_energy = budget_energy;
+  opt.horizon = horizon;
+  ergo__nm *nm = ergo__nm_new(&g, o, &opt);
+  assert_non_null(nm);
+  rng = 0xb0d6e7ull;
+  ergo__measure base = truth(w, g.start);
+  double t = 0, e = 0;
+  int p[3];
+  for (int i = 0; i < horizon; i++) {
+    int asked = ergo__nm_ask(nm, p);
+    ergo__measure m = truth(w, p);
+    t += m.time_s;
+    e += m.energy_j;
+    if (!asked) continue;
+    double ft = lognormal(sigma), fp = lognormal(sigma);
+    m.time_s *= ft;
+    m.energy_j *= ft * fp;
+    assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+  }
+  run_cost r = {t / (horizon * base.time_s), e / (horizon * base.energy_j),
+                ergo__nm_evals(nm),          ergo__nm_over_budget(nm),
+                ergo__nm_skipped(nm),        ergo__nm_applied(nm, NULL)};
+  ergo__nm_free(nm);
+  return r;
+}
+
+/* Under `energy` (no time bound) the search's choice runs far slower than the baseline: without
+ * a budget the run of 200 executions takes 1.4x the untuned time; with the default budget
+ * (energy 1.00x, time 1.10x over 200 executions) it keeps both, and still saves energy, by
+ * running at the baseline long enough to pay the slowdown back before the choice. */
+static void test_budget_keeps_run_cost(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  const ergo__sim_work *w = &workloads[2].w; /* serial: the energy optimum is slow */
+  run_cost free_run = tuning_run(w, &o, 0, -1, -1, 200);
+  assert_true(free_run.t_ratio > 1.10);
+  assert_int_equal(free_run.applied_differs, 0);
+  for (size_t i = 0; i < NWORK; i++) {
+    run_cost r = tuning_run(&workloads[i].w, &o, 0, 0.10, 0.0, 200);
+    print_message("budget %-12s time %.4f energy %.4f evals %d over %d skipped %d\n",
+                  workloads[i].name, r.t_ratio, r.e_ratio, r.evals, r.over, r.skipped);
+    assert_true(r.t_ratio <= 1.10 + 1e-9);
+    assert_true(r.e_ratio <= 1.0 + 1e-9);
+  }
+  run_cost r = tuning_run(w, &o, 0, 0.10, 0.0, 200);
+  assert_true(r.e_ratio < 0.95);          /* it still saves */
+  assert_int_equal(r.applied_differs, 0); /* the choice, after paying back at the baseline */
+}
+
+/* With noise the search decides whether to explore on the baseline's mean, which three
+ * measurements at sigma 0.05 know to a few per cent (the plan run after the search pays back
+ * against the low end of its interval): the true energy may pass the budget by a hair. */
+#define NOISY_E_BUDGET 1.005
+
+/* With 5 % noise the ledger counts the baseline at the low end of its interval and the other
+ * points at the high end of theirs: the true cost still keeps the budget on every workload. */
+static void test_budget_under_noise(void **state) {
+  (void)state;
+  static const char *const objs[] = {"energy", "time", "energy@5%"};
+  for (size_t k = 0; k < 3; k++) {
+    ergo__objective o = objective(objs[k]);
+    for (size_t i = 0; i < NWORK; i++) {
+      run_cost r = tuning_run(&workloads[i].w, &o, 0.05, 0.10, 0.0, 200);
+      print_message("noisy budget %-9s %-12s time %.4f energy %.4f evals %d over %d\n", objs[k],
+                    workloads[i].name, r.t_ratio, r.e_ratio, r.evals, r.over);
+      assert_true(r.t_ratio <= 1.10);
+      assert_true(r.e_ratio <= NOISY_E_BUDGET);
+    }
+  }
+}
+
+/* A budget nothing can be explored within (time at most the baseline's, over 10 executions):
+ * after the first simplex the search stops, says so, and the region runs at a point that keeps
+ * the budget best - the baseline. */
+static void test_budget_stops_exploration(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__nm_grid g = sim_grid();
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.max_evals = BUDGET;
+  opt.budget_time = 0;
+  opt.budget_energy = 0;
+  opt.horizon = 10;
+  ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+  assert_non_null(nm);
+  int p[3], n = 0;
+  while (ergo__nm_ask(nm, p)) {
+    ergo__measure m = truth(&workloads[0].w, p);
+    assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+    n++;
+  }
+  assert_int_equal(ergo__nm_over_budget(nm), 1);
+  assert_true(n <= 1 + 3 + 1); /* the baseline, the first simplex, at most one more */
+  assert_true(ergo__nm_skipped(nm) >= 1);
+  assert_int_equal(memcmp(p, g.start, sizeof p), 0);
+  ergo__nm_free(nm);
+}
+
+/* Exploration ordered by cost: under a budget the first simplex steps a quarter of each range
+ * from the baseline (half without), so the points measured before anything is known cost
+ * little; with a short horizon, points the cost surface predicts too dear are skipped while the
+ * search goes on, and the run keeps the budget. */
+static void test_budget_first_steps_and_skips(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__nm_grid g = sim_grid();
+  for (int budget = 0; budget < 2; budget++) {
+    ergo__nm_options opt;
+    ergo__nm_options_default(&opt);
+    opt.max_evals = BUDGET;
+    if (budget) opt.budget_time = 0.10, opt.budget_energy = 0;
+    ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+    int p[3], seen[3] = {0, 0, 0};
+    for (int i = 0; i < 4 && ergo__nm_ask(nm, p); i++) {
+      ergo__measure m = truth(&workloads[0].w, p);
+      assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+      int moved = 0, d = 0;
+      for (int k = 0; k < 3; k++)
+        if (p[k] != g.start[k]) moved++, d = k;
+      if (i == 0) continue; /* the baseline */
+      assert_int_equal(moved, 1);
+      double y = ergo__nm_nearest(&g, d, budget ? 0.75 : 0.5);
+      assert_int_equal(p[d], (int)y);
+      seen[d] = 1;
+    }
+    assert_true(seen[0] && seen[1] && seen[2]);
+    ergo__nm_free(nm);
+  }
+  int skipped = 0, over = 0;
+  for (size_t i = 0; i < NWORK; i++) {
+    run_cost r = tuning_run(&workloads[i].w, &o, 0, 0.10, 0.0, 80);
+    print_message("horizon 80 %-12s time %.4f energy %.4f evals %d over %d skipped %d\n",
+                  workloads[i].name, r.t_ratio, r.e_ratio, r.evals, r.over, r.skipped);
+    skipped += r.skipped;
+    over += r.over;
+    assert_true(r.t_ratio <= 1.10 + 1e-9);
+    assert_true(r.e_ratio <= 1.0 + 1e-9);
+  }
+  assert_true(skipped > 0);
+}
+
+/* Options: a horizon below 1 or a non-finite budget is refused. */
+static void test_budget_options(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__nm_grid g = sim_grid();
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  assert_true(opt.budget_time < 0 && opt.budget_energy < 0 && opt.horizon == 200);
+  opt.horizon = 0;
+  assert_null(ergo__nm_new(&g, &o, &opt));
+  ergo__nm_options_default(&opt);
+  opt.budget_time = NAN;
+  assert_null(ergo__nm_new(&g, &o, &opt));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rounding),
@@ -529,6 +705,11 @@ int main(void) {
       cmocka_unit_test(test_clearly_better_replaces_baseline),
       cmocka_unit_test(test_time_bound_on_upper_end),
       cmocka_unit_test(test_log_ratio_bound),
+      cmocka_unit_test(test_budget_keeps_run_cost),
+      cmocka_unit_test(test_budget_under_noise),
+      cmocka_unit_test(test_budget_stops_exploration),
+      cmocka_unit_test(test_budget_first_steps_and_skips),
+      cmocka_unit_test(test_budget_options),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

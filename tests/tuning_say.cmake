@@ -208,9 +208,9 @@ endif()
 set(retune_tests)
 foreach(policy online sweep)
   if(policy STREQUAL "online")
-    set(retune_line "ergo: online: region 'Global/phase_solve' no longer measures at its chosen setting what it did when the setting was chosen \\(its work or the machine changed\\): searching again \\(1 re-tune so far\\)\n")
+    set(retune_line "ergo: online: 1 region measured differently at its chosen config after its search \\(the work changed\\), so its search started again \\(first: 'Global/phase_solve', 1 time, last at step [0-9]+\\)")
   else()
-    set(retune_line "ergo: sweep: region 'Global/phase_solve' no longer measures at its control setting what it did before \\(its work or the machine changed\\): its schedule starts again \\(1 restart so far\\)\n")
+    set(retune_line "ergo: sweep: 1 region measured differently at its best config after its schedule \\(the work changed\\), so its schedule started again \\(first: 'Global/phase_solve', 1 time, last at step [0-9]+\\)")
   endif()
   foreach(case phase load)
     if(case STREQUAL "phase")
@@ -219,13 +219,12 @@ foreach(policy online sweep)
       set(case_args "--load 0.3:100")
     endif()
     add_test(NAME tuning_retune_${case}_${policy} COMMAND ${ERGO_EXPECT}
-      "--match=\n${retune_line}ergo: tuning summary \\(${policy}, energy@5%\\): 1 region, "
+      "--match=\nergo: tuning summary \\(${policy}, energy@5%\\): 1 region, " "--match=\n${retune_line}"
       -- sh -c "${say_lib}
 app=$1; rm -f retune-${case}-${policy}.json
 ERGO_POLICY=${policy} ERGO_MODEL=retune-${case}-${policy}.json run ${policy} --steps 200 ${case_args}
 case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac
-n=\$(printf '%s\\n' \"\$out\" | grep -c 'starts again\\|searching again')
-[ \"\$n\" = 1 ] || { echo \"FAIL: \$n re-tunes, not 1\"; exit 1; }" sh ${say_app})
+" sh ${say_app})
     list(APPEND retune_tests tuning_retune_${case}_${policy})
   endforeach()
   add_test(NAME tuning_retune_steady_${policy} COMMAND ${ERGO_EXPECT}
@@ -234,10 +233,37 @@ n=\$(printf '%s\\n' \"\$out\" | grep -c 'starts again\\|searching again')
 app=$1; rm -f retune-steady-${policy}.json
 for seed in 1 2 3 4 5; do
   ERGO_SIM_SEED=\$seed ERGO_POLICY=${policy} ERGO_MODEL=retune-steady-${policy}.json run ${policy} --steps 200
-  case \$out in *'starts again'*|*'searching again'*) echo \"FAIL: seed \$seed re-tuned steady work\"; exit 1;; esac
+  case \$out in *'started again'*) echo \"FAIL: seed \$seed re-tuned steady work\"; exit 1;; esac
 done" sh ${say_app})
   list(APPEND retune_tests tuning_retune_steady_${policy})
 endforeach()
 set_tests_properties(${retune_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=60;ERGO_SIM_NOISE=0.05"
   FAIL_REGULAR_EXPRESSION "FAIL:")
+# The cost of tuning (issue 14, item 4).  A simple front: sweep's schedule for tune_cases' one
+# region ends long before the 300 executions its budget allows (before step 100; the 5x5x5 grid
+# and its refinement took the whole budget).
+add_test(NAME tuning_cost_sweep_short_schedule COMMAND ${ERGO_EXPECT}
+  "--match=\nergo: sweep: step [1-9][0-9]?: 1 of 1 region done, 0 executions left at most\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f short.json
+ERGO_POLICY=sweep ERGO_MODEL=short.json ERGO_TUNE_PROGRESS=step run sweep --steps 100
+case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
+# A budget nothing can be explored within: online stops exploring, runs a setting that keeps it
+# (the baseline) and says so, naming the budget and the region.
+add_test(NAME tuning_cost_online_budget_said COMMAND ${ERGO_EXPECT}
+  "--match=\nergo: online: the tuning run kept within ERGO_TUNE_BUDGET=time=1\\.0,energy=1\\.0,horizon=10 \\(energy at most 1\\.00x and time at most 1\\.00x the untuned run's over each region's first 10 executions\\): [1-9][0-9]* configs? not tried for (its|their) cost, 1 region stopped exploring early \\(first: 'Global/phase_solve'\\)\nergo: online: 1 region ran at a setting within the budget rather than the model's choice, which a run under ERGO_POLICY=static applies \\(first: 'Global/phase_solve' at cpu=2000000,uncore=2400000,threads=20\\)\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f budget.json
+ERGO_TUNE_BUDGET=time=1.0,energy=1.0,horizon=10 ERGO_OBJECTIVE=energy ERGO_POLICY=online ERGO_MODEL=budget.json run online --steps 45
+case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
+# A bad ERGO_TUNE_BUDGET: one warning naming it, what is accepted, and that the default applies.
+add_test(NAME tuning_cost_bad_budget COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_TUNE_BUDGET=time=0\\.9: 'time=0\\.9' is not understood \\(accepted: off, or energy=X,time=Y,horizon=N with X and Y ratios to the untuned run from 1 to 100 and N executions from 1, e\\.g\\. energy=1\\.0,time=1\\.10,horizon=200\\); the default budget applies\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f badbudget.json
+ERGO_TUNE_BUDGET=time=0.9 ERGO_POLICY=online ERGO_MODEL=badbudget.json run online --steps 45
+one_warning" sh ${say_app})
+set_tests_properties(tuning_cost_sweep_short_schedule tuning_cost_online_budget_said
+  tuning_cost_bad_budget PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0" FAIL_REGULAR_EXPRESSION "FAIL:")

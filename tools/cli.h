@@ -23,6 +23,7 @@ extern const ergo_cli_command ergo_cli_run;
 extern const ergo_cli_command ergo_cli_compare;
 extern const ergo_cli_command ergo_cli_sweep;
 extern const ergo_cli_command ergo_cli_demo;
+extern const ergo_cli_command ergo_cli_report;
 
 /* The command as the user typed it (main's argv[0]: "ergo", "build/tools/ergo"), for commands
  * a subcommand suggests. */

@@ -1,6 +1,7 @@
 /* compare.c - `ergo compare`: energy-to-solution of several runs from their JSON reports (total
  * time, energy per domain, the main regions), with savings against the first run. */
 #include "cli.h"
+#include "reports.h"
 #include "runtime/toolkit.h" /* util/limit.h: the largest report read */
 
 #include <ergo.h>
@@ -34,17 +35,7 @@ static void compare_usage(FILE *out) {
       "2 for a usage error or runs of different applications.\n");
 }
 
-typedef struct run {
-  const char *file;
-  const char *label; /* the file's base name, or the path when two base names are equal */
-  json_t *doc;
-  const json_t *root;     /* the main thread's Global */
-  const char *platform;   /* "real", "sim" */
-  const char *qlabel;     /* "SIMULATED", "ESTIMATE" or NULL */
-  const json_t *in_total; /* names of the components that add up to the total */
-  const json_t *facts;    /* the report's "run" (version 2), or NULL */
-  json_t *index;          /* path -> its node (the first in tree order): one lookup per region */
-} run;
+typedef ergo_cli_run_report run;
 
 /* The run's fact `key` as a string, or NULL (a version 1 report has none). */
 static const char *fact(const run *r, const char *key) {
@@ -64,10 +55,11 @@ static const json_t *energy_of(const json_t *node) {
 }
 
 /* One line naming the file and what is wrong with it. */
-__attribute__((format(printf, 2, 3))) static int bad(const char *file, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int bad(const char *cmd, const char *file,
+                                                     const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "ergo compare: '%s': ", file);
+  fprintf(stderr, "%s: '%s': ", cmd, file);
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n");
   va_end(ap);
@@ -83,34 +75,42 @@ static void index_nodes(json_t *index, const json_t *node) {
   json_array_foreach(json_object_get(node, "children"), i, c) index_nodes(index, c);
 }
 
-static int load(run *r) {
+void ergo_cli_report_free(ergo_cli_run_report *r) {
+  json_decref(r->index);
+  json_decref(r->doc);
+  r->index = r->doc = NULL;
+}
+
+int ergo_cli_report_load(ergo_cli_run_report *r, const char *cmd) {
   char size[128];
   if (ergo__input_size_check(r->file, size, sizeof size))
-    return bad(r->file, "is %s (fix: compare the JSON reports ergo wrote)", size);
+    return bad(cmd, r->file, "is %s (fix: give the JSON reports ergo wrote)", size);
   json_error_t err;
   r->doc = json_load_file(r->file, 0, &err);
   if (!r->doc) {
-    if (err.line < 1) return bad(r->file, "cannot be read: %s", err.text);
-    return bad(r->file, "is not valid JSON: %s (line %d, column %d)", err.text, err.line,
+    if (err.line < 1) return bad(cmd, r->file, "cannot be read: %s", err.text);
+    return bad(cmd, r->file, "is not valid JSON: %s (line %d, column %d)", err.text, err.line,
                err.column);
   }
   const char *fmt = json_string_value(json_object_get(r->doc, "format"));
   if (!fmt || strcmp(fmt, "ergo-report") != 0)
-    return bad(r->file,
+    return bad(cmd, r->file,
                "is not an ergo JSON report: its format is '%s', expected 'ergo-report' "
                "(write one with ERGO_REPORT_JSON or ergo run --report-json)",
                fmt ? fmt : "(none)");
   const json_t *ver = json_object_get(r->doc, "version");
   if (!json_is_integer(ver) || json_integer_value(ver) < 1 || json_integer_value(ver) > 2)
-    return bad(r->file, "%s: this ergo reads versions 1 and 2 (write the report again with it)",
+    return bad(cmd, r->file,
+               "%s: this ergo reads versions 1 and 2 (write the report again with it)",
                json_is_integer(ver) ? "is a report of another version" : "has no version");
   r->facts = json_object_get(r->doc, "run");
   if (!json_is_object(r->facts)) r->facts = NULL;
   /* The report's "threads" is its list of thread trees, not the knob. */
   r->root = json_object_get(json_array_get(json_object_get(r->doc, "threads"), 0), "tree");
   if (!json_is_object(r->root) || !json_is_number(json_object_get(r->root, "time_s")))
-    return bad(r->file, "%s", "has no main thread tree (threads[0].tree with time_s): truncated?");
-  if (!(r->index = json_object())) return bad(r->file, "%s", "cannot be read: out of memory");
+    return bad(cmd, r->file, "%s",
+               "has no main thread tree (threads[0].tree with time_s): truncated?");
+  if (!(r->index = json_object())) return bad(cmd, r->file, "%s", "cannot be read: out of memory");
   index_nodes(r->index, r->root);
   r->platform = json_string_value(json_object_get(r->doc, "platform"));
   size_t i;
@@ -125,7 +125,6 @@ static int load(run *r) {
   return 0;
 }
 
-/* The node at `path` among root and its descendants, or NULL. */
 /* The run's node at `path`, or NULL: a hash lookup, so a table of n regions takes O(n), not the
  * O(n^2) of a walk per region. */
 static const json_t *find(const run *r, const char *path) {
@@ -424,7 +423,9 @@ static json_t *figures_json(const run *r, const json_t *node, const json_t *ref)
   return o;
 }
 
-static int print_json(const run *runs, int n, const paths *ps, json_t *warnings) {
+/* The "ergo-compare" document of runs over the regions ps (`ergo compare --json`, and the data
+ * of `ergo report`'s policy comparison). */
+static json_t *compare_doc(const run *runs, int n, const paths *ps, json_t *warnings) {
   json_t *jr = json_array(), *jg = json_array();
   for (int r = 0; r < n && jr; r++) {
     json_t *o = figures_json(&runs[r], runs[r].root, r ? runs[0].root : NULL);
@@ -453,9 +454,23 @@ static int print_json(const run *runs, int n, const paths *ps, json_t *warnings)
     json_object_set_new(o, "runs", per);
     json_array_append_new(jg, o);
   }
-  json_t *doc =
-      json_pack("{s:s, s:i, s:s, s:o, s:o, s:O}", "format", "ergo-compare", "version", 1,
-                "reference", runs[0].label, "runs", jr, "regions", jg, "warnings", warnings);
+  return json_pack("{s:s, s:i, s:s, s:o, s:o, s:O}", "format", "ergo-compare", "version", 1,
+                   "reference", runs[0].label, "runs", jr, "regions", jg, "warnings", warnings);
+}
+
+json_t *ergo_cli_compare_json(const ergo_cli_run_report *runs, int n, int depth) {
+  paths ps = {0};
+  for (int r = 0; r < n; r++) add_paths(&ps, runs[r].root, depth);
+  json_t *warnings = json_array();
+  json_t *doc = warnings ? compare_doc(runs, n, &ps, warnings) : NULL;
+  json_decref(warnings);
+  free(ps.v);
+  json_decref(ps.set);
+  return doc;
+}
+
+static int print_json(const run *runs, int n, const paths *ps, json_t *warnings) {
+  json_t *doc = compare_doc(runs, n, ps, warnings);
   char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   if (!text) {
@@ -602,7 +617,7 @@ static int compare_run(int argc, char **argv) {
     return ERGO_CLI_USAGE;
   }
   for (int r = 0; r < n && rc == ERGO_CLI_OK; r++) {
-    if (load(&runs[r])) rc = ERGO_CLI_FAIL;
+    if (ergo_cli_report_load(&runs[r], "ergo compare")) rc = ERGO_CLI_FAIL;
     runs[r].label = base_name(runs[r].file);
   }
   /* Two reports of one name from different directories: tell them apart by path. */
@@ -625,10 +640,7 @@ static int compare_run(int argc, char **argv) {
     json_decref(ps.set);
   }
   json_decref(warnings);
-  for (int r = 0; r < n; r++) {
-    json_decref(runs[r].index);
-    json_decref(runs[r].doc);
-  }
+  for (int r = 0; r < n; r++) ergo_cli_report_free(&runs[r]);
   free(runs);
   return rc;
 }

@@ -7,8 +7,8 @@
 #include <string.h>
 
 static const ergo_cli_command *const commands[] = {
-    &ergo_cli_info,  &ergo_cli_run,     &ergo_cli_compare,
-    &ergo_cli_sweep, &ergo_cli_restore, &ergo_cli_demo,
+    &ergo_cli_info,    &ergo_cli_run,  &ergo_cli_compare, &ergo_cli_sweep,
+    &ergo_cli_restore, &ergo_cli_demo, &ergo_cli_report,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

@@ -1,0 +1,103 @@
+# report.cmake - `ergo report` (tools/report.c): the runs it draws are made once (fixture
+# report_runs: tests/tools/report_runs.sh, with `ergo run` on the sim node and one real run with
+# the estimate meter); the HTML page driven in headless Chromium (tests/browser/report.py: every
+# chart drawn, no console error, SIMULATED said, a screenshot of each section kept in
+# build/tests/report/shots/); a chart as PNG and SVG (tests/browser/report_png.py); and each bad
+# input refused in one line, with no output file left behind.
+if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND ERGO_CHARTJS AND ERGO_D3)
+  set(rep_cli $<TARGET_FILE:ergo-cli>)
+  set(rep_dir ${CMAKE_CURRENT_BINARY_DIR}/report)
+  add_test(NAME report_runs COMMAND ${ERGO_EXPECT} "--match=report runs: OK" --
+    sh ${CMAKE_CURRENT_SOURCE_DIR}/tools/report_runs.sh ${rep_cli}
+    $<TARGET_FILE:ergo-example-miniapp> ${rep_dir})
+  set_tests_properties(report_runs PROPERTIES FIXTURES_SETUP report_runs TIMEOUT 120)
+
+  add_test(NAME report_html_browser COMMAND ${ERGO_EXPECT} "--match=ergo report html: OK" --
+    ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report.py ${rep_cli} ${rep_dir})
+  set_tests_properties(report_html_browser PROPERTIES FIXTURES_REQUIRED report_runs
+    SKIP_RETURN_CODE 77 TIMEOUT 180)
+
+  # One chart as a picture: PNG through Chromium's screenshot, SVG from d3's DOM.
+  add_test(NAME report_png_svg COMMAND ${ERGO_EXPECT} "--match=ergo report png: OK" --
+    ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_png.py ${rep_cli} ${rep_dir})
+  set_tests_properties(report_png_svg PROPERTIES FIXTURES_REQUIRED report_runs
+    SKIP_RETURN_CODE 77 TIMEOUT 180)
+
+  # Bad inputs: one line naming the file, the value and the fix, exit status 1 (2 for usage),
+  # and no out.html left behind (the wrapper says so when there is one).
+  set(bad_dir ${CMAKE_CURRENT_BINARY_DIR}/report-bad)
+  file(MAKE_DIRECTORY ${bad_dir})
+  set(bad_run "{\"format\": \"ergo-report\", \"version\": 2, \"platform\": \"sim\", \"threads\": [{\"thread\": 0, \"tree\": {\"name\": \"Global\", \"path\": \"Global\", \"depth\": 0, \"time_s\": 1.0, \"children\": []}}]}\n")
+  file(WRITE ${bad_dir}/run.json "${bad_run}")
+  string(REPLACE "\"version\": 2" "\"version\": 9" bad_v9 "${bad_run}")
+  file(WRITE ${bad_dir}/v9.json "${bad_v9}")
+  file(WRITE ${bad_dir}/other.json "{\"format\": \"ergo-compare\", \"version\": 1}\n")
+  file(WRITE ${bad_dir}/broken.json "{\"format\": \"ergo-report\", \"version\": 2,\n")
+  file(WRITE ${bad_dir}/run.txt "miniapp: 100 steps, profile default\n")
+  file(WRITE ${bad_dir}/model.json "{\"format\": \"ergo-model\", \"version\": 1, \"policy\": \"sweep\", \"objective\": \"energy\", \"node\": {\"platform\": \"sim\"}, \"regions\": {\"Global/A\": {\"config\": {\"threads\": \"x\"}, \"baseline\": {\"time_s\": 1, \"energy_j\": 1}, \"points\": []}}}\n")
+  file(WRITE ${bad_dir}/power.csv "time_s,package-0_W\n0.1,12.5\n0.2,abc\n")
+  file(WRITE ${bad_dir}/power-ok.csv "time_s,package-0_W\n0.1,12.5\n0.2,13.0\n")
+  file(WRITE ${bad_dir}/balance.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     AAAA\nhello\n")
+  set(bad_sh [=[rm -f out.html; "$@"; rc=$?; if [ -e out.html ]; then echo "out.html was written"; fi; exit $rc]=])
+  function(report_bad name rc re)
+    add_test(NAME report_bad_${name} COMMAND ${ERGO_EXPECT} --rc=${rc} "--match=^${re}\n$" --
+      sh -c "${bad_sh}" sh ${rep_cli} report --html out.html ${ARGN})
+    set_tests_properties(report_bad_${name} PROPERTIES WORKING_DIRECTORY ${bad_dir})
+  endfunction()
+  report_bad(missing_file 1
+    "ergo report: 'nothere\\.json' cannot be read: No such file or directory \\(fix: give the path of a file ergo wrote\\)"
+    run.json nothere.json)
+  report_bad(directory 1
+    "ergo report: '\\.' is not a regular file but a directory \\(fix: give the path of a file ergo wrote\\)"
+    run.json .)
+  report_bad(not_ergo 1
+    "ergo report: 'run\\.txt' is not a file ergo wrote: it starts with 'miniapp: 100 steps, pro', expected a JSON report \\(ERGO_REPORT_JSON\\), a model \\(ERGO_MODEL\\), a power CSV \\(ERGO_POWER_CSV\\) or a balance file \\(ERGO_BALANCE\\)"
+    run.json run.txt)
+  report_bad(other_format 1
+    "ergo report: 'other\\.json' is not an ergo run or model: its format is 'ergo-compare', expected 'ergo-report' \\(ERGO_REPORT_JSON, ergo run --report-json\\), 'ergo-model' \\(ERGO_MODEL\\) or 'ergo-oracle' \\(ergo-example-miniapp --oracle --json\\)"
+    run.json other.json)
+  report_bad(wrong_version 1
+    "ergo report: 'v9\\.json': is a report of another version: this ergo reads versions 1 and 2 \\(write the report again with it\\)"
+    v9.json)
+  report_bad(truncated 1
+    "ergo report: 'broken\\.json' is not valid JSON: [^\n]* \\(line [0-9]+, column [0-9]+\\)"
+    broken.json)
+  report_bad(model 1
+    "ergo report: tuning model 'model\\.json': regions\\[\"Global/A\"\\]\\.config\\.threads is not [^\n]*\\(fix: [^\n]*\\)"
+    run.json model.json)
+  report_bad(power_csv 1
+    "ergo report: 'power\\.csv' line 3: '0\\.2,abc' is not 2 numbers \\(a power CSV as ERGO_POWER_CSV writes it: time_s and watts per domain; fix: give the sampler's file unedited\\)"
+    run.json power.csv)
+  report_bad(balance 1
+    "ergo report: 'balance\\.txt' line 4: 'hello' is neither a header nor a step line of a balance file \\(fix: give the file ERGO_BALANCE wrote, unedited\\)"
+    run.json balance.txt)
+  report_bad(no_run 2
+    "ergo report: no run among the files: expected at least one JSON report \\(ERGO_REPORT_JSON, ergo run --report-json\\)"
+    power-ok.csv)
+  add_test(NAME report_bad_unwritable COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo: error: cannot write '/nonexistent/out\\.html': No such file or directory \\(fix: [^\n]*\\)\n$"
+    -- ${rep_cli} report --html /nonexistent/out.html ${bad_dir}/run.json)
+  # A region's name is data, never markup: no '<' of the data reaches the page as a tag or comment.
+  string(REPLACE "\"name\": \"Global\"" "\"name\": \"<!--<script>x</script>\"" esc_run "${bad_run}")
+  file(WRITE ${bad_dir}/markup.json "${esc_run}")
+  add_test(NAME report_html_data_escaped COMMAND ${ERGO_EXPECT} "--match=^ergo report: esc\\.html written \\(1 run\\)\nno markup from the data\n$" --
+    sh -c "${rep_cli} report --html esc.html markup.json && ! grep -F -e '<!--<script>x' esc.html && echo 'no markup from the data'")
+  set_tests_properties(report_html_data_escaped PROPERTIES WORKING_DIRECTORY ${bad_dir})
+
+  # The mini-app's --json is --oracle's form, alone a usage error.
+  add_test(NAME report_miniapp_json_alone COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=: --json goes with --oracle \\(see --help\\)\n$"
+    -- $<TARGET_FILE:ergo-example-miniapp> --json)
+
+  # No Chromium: --png says so in one line (and names --html, which needs none).
+  add_test(NAME report_png_no_chromium COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo report: no Chromium to render the picture with: none of chromium, chromium-browser, google-chrome is on PATH \\(fix: apt-get install chromium, or --chromium PATH; --html writes the page without one\\)\n$"
+    -- ${CMAKE_COMMAND} -E env PATH=/nonexistent ${rep_cli} report --png out.png ${bad_dir}/run.json)
+  add_test(NAME report_png_bad_chromium COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo report: --chromium '/nonexistent/chromium' cannot be run: No such file or directory \\(fix: the path of chromium\\)\n$"
+    -- ${rep_cli} report --png out.png --chromium /nonexistent/chromium ${bad_dir}/run.json)
+  # --svg of a Chart.js canvas is refused with the fix.
+  add_test(NAME report_svg_canvas COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo report: --svg draws the d3 charts \\(tree, balance\\); 'power' is a Chart\\.js canvas, which has no SVG \\(fix: --png\\)\n$"
+    -- ${rep_cli} report --svg out.svg --chart power ${bad_dir}/run.json ${bad_dir}/power-ok.csv)
+endif()
