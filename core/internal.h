@@ -139,7 +139,12 @@ static inline uint64_t ergo__name_hash(const char *name) {
     h = (h ^ w) * 0xff51afd7ed558ccdull;
     h ^= h >> 29;
   }
-  for (w = 0; i < len; i++) w = (w << 8) | (unsigned char)name[i];
+  if (i < len && len >= 8) { /* the tail: the last 8 bytes, those hashed shifted out (LE) */
+    memcpy(&w, name + len - 8, sizeof w);
+    w >>= 8 * (8 - (len - i));
+  } else {
+    for (w = 0; i < len; i++) w = (w << 8) | (unsigned char)name[i];
+  }
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 32;
   h *= 0xbf58476d1ce4e5b9ull;
