@@ -379,6 +379,7 @@ typedef struct ergo__snap {
   int level;
   int depth;
   int open;            /* the region was open when the snapshot was taken */
+  int pooled;          /* children live in the step snapshots' pool (ergo__snap_take_step) */
   double time_s;       /* inclusive seconds (includes an open call's time so far) */
   uint64_t calls;      /* completed calls */
   double min_s, max_s; /* per completed call; 0 when calls == 0; in a step snapshot -1 (unknown)
@@ -411,6 +412,18 @@ ERGO__HIDDEN int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap
 ERGO__HIDDEN int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now,
                                     ergo__snap *out);
 ERGO__HIDDEN void ergo__snap_free(ergo__snap *s);
+/* A step snapshot (since_step) at now whose nodes come from one mapping kept from step to step,
+ * not from the heap: ergo_step allocates nothing once the tree has stopped growing, and never
+ * frees the large blocks that move glibc's dynamic mmap and trim thresholds under the
+ * application.  Under ergo__g.lock (one at a time); ergo__snap_free it as any other. */
+ERGO__HIDDEN int ergo__snap_take_step(const ergo__tree *t, uint64_t now, ergo__snap *out);
+/* Unmap the step snapshots' pool (finalize). */
+ERGO__HIDDEN void ergo__snap_pool_release(void);
+/* Arrays the step keeps from step to step live in mappings of their own (mmap, grown with
+ * mremap), not in the application's heap: ergo__map_grow makes *p hold at least want bytes
+ * (zeroed when new; *cap: bytes mapped, 0 for none), 0 or -1; ergo__map_free unmaps it. */
+ERGO__HIDDEN int ergo__map_grow(void **p, size_t *cap, size_t want);
+ERGO__HIDDEN void ergo__map_free(void **p, size_t *cap);
 /* Ticks a node has accumulated by `now`, counting its open call so far. */
 ERGO__HIDDEN uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t now);
 
