@@ -60,8 +60,9 @@ static struct {
   int header_written;
 } B;
 
-/* Every array here lives in a mapping of its own (ergo__map_grow), not in the application's
- * heap; capacities are in elements.  The mapping's size in bytes from a capacity: whole pages. */
+/* Every array here but the components lives in a mapping of its own (ergo__map_grow), not in the
+ * application's heap; capacities are in elements.  The mapping's size in bytes from a capacity:
+ * whole pages. */
 static size_t mapped(size_t cap, size_t elem) {
   return cap ? (cap * elem + 4095) & ~(size_t)4095 : 0;
 }
@@ -71,6 +72,19 @@ static int grow(void **v, size_t *cap, size_t want, size_t elem) {
   size_t bytes = mapped(*cap, elem);
   if (ergo__map_grow(v, &bytes, want * elem)) return -1;
   *cap = bytes / elem;
+  return 0;
+}
+
+/* The components hold pointers (their paths): they stay in the heap, where a leak checker looks
+ * for pointers, and grow with realloc, which moves a large block with mremap and frees none. */
+static int grow_heap(void **v, size_t *cap, size_t want, size_t elem) {
+  if (want <= *cap) return 0;
+  size_t n = *cap ? *cap : 32;
+  while (n < want) n *= 2;
+  void *g = realloc(*v, n * elem);
+  if (!g) return -1;
+  *v = g;
+  *cap = n;
   return 0;
 }
 
@@ -84,7 +98,7 @@ void ergo__balance_reset(void) {
   for (size_t i = 0; i < B.ncomps; i++) free(B.comps[i].path);
   drop((void **)&B.table, &B.captable, sizeof *B.table);
   drop((void **)&B.rank, &B.caprank, sizeof *B.rank);
-  drop((void **)&B.comps, &B.capcomps, sizeof *B.comps);
+  free(B.comps);
   size_t capseen = B.capindex;
   drop((void **)&B.index, &B.capindex, sizeof *B.index);
   drop((void **)&B.seen, &capseen, sizeof *B.seen);
@@ -112,7 +126,7 @@ static void index_put(size_t *index, size_t mask, size_t i) {
 /* The component for parent's path followed by name, made on first sight; (size_t)-1: no memory. */
 static size_t comp_get(size_t parent, const char *name) {
   if (!B.ncomps) { /* the root */
-    if (grow((void **)&B.comps, &B.capcomps, 1, sizeof *B.comps)) return (size_t)-1;
+    if (grow_heap((void **)&B.comps, &B.capcomps, 1, sizeof *B.comps)) return (size_t)-1;
     char *root = calloc(1, 1);
     if (!root) return (size_t)-1;
     B.comps[0] = (comp){0, root, root, NULL, -1};
@@ -135,7 +149,7 @@ static size_t comp_get(size_t parent, const char *name) {
       return B.index[j] - 1;
     }
   }
-  if (grow((void **)&B.comps, &B.capcomps, B.ncomps + 1, sizeof *B.comps)) return (size_t)-1;
+  if (grow_heap((void **)&B.comps, &B.capcomps, B.ncomps + 1, sizeof *B.comps)) return (size_t)-1;
   if (!B.index || (B.ncomps + 1) * 2 > B.mask + 1) { /* at most half full */
     size_t cap = B.index ? (B.mask + 1) * 2 : 64;
     size_t *index = NULL, *fresh = NULL, ci = 0, cf = 0; /* new mappings: zeroed */
