@@ -230,6 +230,39 @@ typedef struct ergo__tree {
   size_t nnodes;             /* nodes below the root */
 } ergo__tree;
 
+/* The tree's table (tree.c): an entry is a node pointer with 16 bits of key_hash on top. */
+#define ERGO__TAB_EMPTY 0u
+#define ERGO__TAB_GONE 1u
+static inline uint64_t ergo__key_hash(const ergo__node *parent, uint64_t name_hash) {
+  uint64_t h = name_hash ^ ((uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull);
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return h;
+}
+/* The child `name` (hash: ergo__name_hash(name)) of parent in t's table, or NULL; inline, as a
+ * push whose prediction missed finds its node here.  lit: name is a literal, which the node
+ * keeps as its key when it has none. */
+static inline ergo__node *ergo__node_probe(ergo__tree *t, ergo__node *parent, const char *name,
+                                           uint64_t hash, int lit) {
+  if (!t->tab) return NULL;
+  uint64_t h = ergo__key_hash(parent, hash), tag = h & 0xffff000000000000ull;
+  size_t len = ergo__name_hash_len(hash);
+  for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
+    uint64_t e = t->tab[j];
+    if (e == ERGO__TAB_EMPTY) return NULL;
+    if (e == ERGO__TAB_GONE || (e & 0xffff000000000000ull) != tag) continue;
+    ergo__node *c = (ergo__node *)(uintptr_t)(e & 0x0000ffffffffffffull);
+    if (c->parent != parent) continue;
+    /* Equal hashes mean equal lengths: both texts have len characters to compare. */
+    if ((lit && c->key == name) ||
+        (ergo__interned_hash(c->name) == hash && ergo__interned_eq(c->name, name, len))) {
+      if (lit && !c->key) c->key = name;
+      return c;
+    }
+  }
+}
+
 /* Global state; written at init/finalize, read on the hot path. */
 typedef struct ergo__state {
   int initialized;
