@@ -6,13 +6,12 @@
  * `heap_ratio=` (auto over none).
  *
  * Built with the tests' fake-sysfs machine (ERGO_BENCH_FAKE_MACHINE) and run as root, the children
- * start on a machine with cpufreq (acpi-cpufreq, userspace governor) and uncore knobs, so
- * ERGO_KNOBS= auto opens what it would open on a compute node; elsewhere (or with --real) they run
- * on this machine, where auto may open only the thread knob. */
+ * start on a machine with cpufreq (acpi-cpufreq, userspace governor) and uncore knobs, so auto
+ * opens what it would open on a compute node; elsewhere (or with --real) they run on this
+ * machine, where auto may open only the thread knob.  --check: the test (counts only). */
 #define _GNU_SOURCE
 #include "ergo.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -55,19 +55,58 @@ static struct {
   size_t capparts, capsorted;
   long *slot; /* by rank: the part of that entry this step, or -1 */
   size_t capslot;
+  size_t capindex, caprank, *order, caporder; /* capacities of index and seen, rank, order */
+  size_t *tmp, captmp;                        /* sort_by_path's scratch */
   int header_written;
 } B;
 
+/* Every array here but the components lives in a mapping of its own (ergo__map_grow), not in the
+ * application's heap; capacities are in elements.  The mapping's size in bytes from a capacity:
+ * whole pages. */
+static size_t mapped(size_t cap, size_t elem) {
+  return cap ? (cap * elem + 4095) & ~(size_t)4095 : 0;
+}
+
+static int grow(void **v, size_t *cap, size_t want, size_t elem) {
+  if (want <= *cap) return 0;
+  size_t bytes = mapped(*cap, elem);
+  if (ergo__map_grow(v, &bytes, want * elem)) return -1;
+  *cap = bytes / elem;
+  return 0;
+}
+
+/* The components hold pointers (their paths): they stay in the heap, where a leak checker looks
+ * for pointers, and grow with realloc, which moves a large block with mremap and frees none. */
+static int grow_heap(void **v, size_t *cap, size_t want, size_t elem) {
+  if (want <= *cap) return 0;
+  size_t n = *cap ? *cap : 32;
+  while (n < want) n *= 2;
+  void *g = realloc(*v, n * elem);
+  if (!g) return -1;
+  *v = g;
+  *cap = n;
+  return 0;
+}
+
+static void drop(void **v, size_t *cap, size_t elem) {
+  size_t bytes = mapped(*cap, elem);
+  ergo__map_free(v, &bytes);
+  *cap = 0;
+}
+
 void ergo__balance_reset(void) {
   for (size_t i = 0; i < B.ncomps; i++) free(B.comps[i].path);
-  free(B.table);
-  free(B.rank);
+  drop((void **)&B.table, &B.captable, sizeof *B.table);
+  drop((void **)&B.rank, &B.caprank, sizeof *B.rank);
   free(B.comps);
-  free(B.index);
-  free(B.seen);
-  free(B.parts);
-  free(B.sorted);
-  free(B.slot);
+  size_t capseen = B.capindex;
+  drop((void **)&B.index, &B.capindex, sizeof *B.index);
+  drop((void **)&B.seen, &capseen, sizeof *B.seen);
+  drop((void **)&B.parts, &B.capparts, sizeof *B.parts);
+  drop((void **)&B.sorted, &B.capsorted, sizeof *B.sorted);
+  drop((void **)&B.slot, &B.capslot, sizeof *B.slot);
+  drop((void **)&B.order, &B.caporder, sizeof *B.order);
+  drop((void **)&B.tmp, &B.captmp, sizeof *B.tmp);
   memset(&B, 0, sizeof B);
 }
 
@@ -84,21 +123,10 @@ static void index_put(size_t *index, size_t mask, size_t i) {
   index[j] = i + 1;
 }
 
-static int grow(void **v, size_t *cap, size_t want, size_t elem) {
-  if (want <= *cap) return 0;
-  size_t n = *cap ? *cap : 32;
-  while (n < want) n *= 2;
-  void *g = realloc(*v, n * elem);
-  if (!g) return -1;
-  *v = g;
-  *cap = n;
-  return 0;
-}
-
 /* The component for parent's path followed by name, made on first sight; (size_t)-1: no memory. */
 static size_t comp_get(size_t parent, const char *name) {
   if (!B.ncomps) { /* the root */
-    if (grow((void **)&B.comps, &B.capcomps, 1, sizeof *B.comps)) return (size_t)-1;
+    if (grow_heap((void **)&B.comps, &B.capcomps, 1, sizeof *B.comps)) return (size_t)-1;
     char *root = calloc(1, 1);
     if (!root) return (size_t)-1;
     B.comps[0] = (comp){0, root, root, NULL, -1};
@@ -121,19 +149,22 @@ static size_t comp_get(size_t parent, const char *name) {
       return B.index[j] - 1;
     }
   }
-  if (grow((void **)&B.comps, &B.capcomps, B.ncomps + 1, sizeof *B.comps)) return (size_t)-1;
+  if (grow_heap((void **)&B.comps, &B.capcomps, B.ncomps + 1, sizeof *B.comps)) return (size_t)-1;
   if (!B.index || (B.ncomps + 1) * 2 > B.mask + 1) { /* at most half full */
     size_t cap = B.index ? (B.mask + 1) * 2 : 64;
-    size_t *index = calloc(cap, sizeof *index), *fresh = calloc(cap, sizeof *fresh);
-    if (!index || !fresh) {
-      free(index);
-      free(fresh);
+    size_t *index = NULL, *fresh = NULL, ci = 0, cf = 0; /* new mappings: zeroed */
+    if (grow((void **)&index, &ci, cap, sizeof *index) ||
+        grow((void **)&fresh, &cf, cap, sizeof *fresh)) {
+      drop((void **)&index, &ci, sizeof *index);
+      drop((void **)&fresh, &cf, sizeof *fresh);
       return (size_t)-1;
     }
-    free(B.index);
-    free(B.seen);
+    size_t capseen = B.capindex;
+    drop((void **)&B.index, &B.capindex, sizeof *B.index);
+    drop((void **)&B.seen, &capseen, sizeof *B.seen);
     B.index = index;
     B.seen = fresh;
+    B.capindex = ci < cf ? ci : cf;
     B.mask = cap - 1;
     for (size_t i = 1; i < B.ncomps; i++) index_put(B.index, B.mask, i);
   }
@@ -162,26 +193,37 @@ static long add(size_t c) {
   return (long)B.ntable++;
 }
 
-static int by_entry_path(const void *a, const void *b) {
-  return strcmp(B.comps[B.table[*(const size_t *)a].comp].path,
-                B.comps[B.table[*(const size_t *)b].comp].path);
+/* Sort the component numbers v[0..n) by path: a merge sort with its scratch in a kept mapping
+ * (qsort mallocs and frees a scratch as large as the array, in the application's heap). */
+static int sort_by_path(size_t *v, size_t n) {
+  if (grow((void **)&B.tmp, &B.captmp, n, sizeof *B.tmp)) return -1;
+  size_t *from = v, *to = B.tmp;
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t a = lo, b = mid, o = lo;
+      while (a < mid && b < hi)
+        to[o++] = strcmp(B.comps[from[b]].path, B.comps[from[a]].path) < 0 ? from[b++] : from[a++];
+      while (a < mid) to[o++] = from[a++];
+      while (b < hi) to[o++] = from[b++];
+    }
+    size_t *t = from;
+    from = to;
+    to = t;
+  }
+  if (from != v) memcpy(v, from, n * sizeof *v);
+  return 0;
 }
 
 /* rank[] for the entries as they are now: sorted by path, only after a step that added some. */
 static int rerank(void) {
-  size_t cap = 0;
-  size_t *order = NULL;
-  if (grow((void **)&order, &cap, B.ntable, sizeof *order)) return -1;
-  for (size_t i = 0; i < B.ntable; i++) order[i] = i;
-  if (B.ntable) qsort(order, B.ntable, sizeof *order, by_entry_path);
-  size_t *rank = realloc(B.rank, (B.ntable ? B.ntable : 1) * sizeof *rank);
-  if (!rank) {
-    free(order);
+  if (grow((void **)&B.order, &B.caporder, B.ntable, sizeof *B.order) ||
+      grow((void **)&B.rank, &B.caprank, B.ntable, sizeof *B.rank))
     return -1;
-  }
-  for (size_t i = 0; i < B.ntable; i++) rank[order[i]] = i;
-  free(order);
-  B.rank = rank;
+  for (size_t i = 0; i < B.ntable; i++) B.order[i] = B.table[i].comp;
+  if (sort_by_path(B.order, B.ntable)) return -1;
+  for (size_t i = 0; i < B.ntable; i++) B.order[i] = (size_t)B.comps[B.order[i]].entry;
+  for (size_t i = 0; i < B.ntable; i++) B.rank[B.order[i]] = i;
   B.ranked = 1;
   return 0;
 }
@@ -221,10 +263,6 @@ static void collect(parts *ps, const ergo__snap *n, size_t at, int indent, int m
   if (n->time_s > sum) ps->unaccounted += n->time_s - sum;
 }
 
-static int by_path(const void *a, const void *b) {
-  return strcmp(B.comps[((const part *)a)->comp].path, B.comps[((const part *)b)->comp].path);
-}
-
 static int by_rank(const void *a, const void *b) {
   size_t x = B.rank[((const part *)a)->e], y = B.rank[((const part *)b)->e];
   return (x > y) - (x < y);
@@ -246,12 +284,13 @@ static int order_parts(size_t n, size_t nreg) {
       grow((void **)&B.parts, &B.capparts, n, sizeof *B.parts))
     return -1;
   if (nfresh) {
+    if (grow((void **)&B.order, &B.caporder, nfresh, sizeof *B.order)) return -1;
     size_t k = 0;
     for (size_t i = 0; i < nreg; i++)
-      if (B.parts[i].e < 0) B.sorted[k++] = B.parts[i];
-    qsort(B.sorted, nfresh, sizeof *B.sorted, by_path);
+      if (B.parts[i].e < 0) B.order[k++] = B.parts[i].comp;
+    if (sort_by_path(B.order, nfresh)) return -1;
     for (size_t i = 0; i < nfresh; i++)
-      if (B.comps[B.sorted[i].comp].entry < 0 && add(B.sorted[i].comp) < 0) return -1;
+      if (B.comps[B.order[i]].entry < 0 && add(B.order[i]) < 0) return -1;
     for (size_t i = 0; i < nreg; i++) B.parts[i].e = B.comps[B.parts[i].comp].entry;
   }
   if (!B.ranked && rerank()) return -1;

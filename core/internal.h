@@ -139,7 +139,12 @@ static inline uint64_t ergo__name_hash(const char *name) {
     h = (h ^ w) * 0xff51afd7ed558ccdull;
     h ^= h >> 29;
   }
-  for (w = 0; i < len; i++) w = (w << 8) | (unsigned char)name[i];
+  if (i < len && len >= 8) { /* the tail: the last 8 bytes, those hashed shifted out (LE) */
+    memcpy(&w, name + len - 8, sizeof w);
+    w >>= 8 * (8 - (len - i));
+  } else {
+    for (w = 0; i < len; i++) w = (w << 8) | (unsigned char)name[i];
+  }
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 32;
   h *= 0xbf58476d1ce4e5b9ull;
@@ -224,6 +229,39 @@ typedef struct ergo__tree {
   ergo__chunk *chunks;       /* newest first */
   size_t nnodes;             /* nodes below the root */
 } ergo__tree;
+
+/* The tree's table (tree.c): an entry is a node pointer with 16 bits of key_hash on top. */
+#define ERGO__TAB_EMPTY 0u
+#define ERGO__TAB_GONE 1u
+static inline uint64_t ergo__key_hash(const ergo__node *parent, uint64_t name_hash) {
+  uint64_t h = name_hash ^ ((uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull);
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return h;
+}
+/* The child `name` (hash: ergo__name_hash(name)) of parent in t's table, or NULL; inline, as a
+ * push whose prediction missed finds its node here.  lit: name is a literal, which the node
+ * keeps as its key when it has none. */
+static inline ergo__node *ergo__node_probe(ergo__tree *t, ergo__node *parent, const char *name,
+                                           uint64_t hash, int lit) {
+  if (!t->tab) return NULL;
+  uint64_t h = ergo__key_hash(parent, hash), tag = h & 0xffff000000000000ull;
+  size_t len = ergo__name_hash_len(hash);
+  for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
+    uint64_t e = t->tab[j];
+    if (e == ERGO__TAB_EMPTY) return NULL;
+    if (e == ERGO__TAB_GONE || (e & 0xffff000000000000ull) != tag) continue;
+    ergo__node *c = (ergo__node *)(uintptr_t)(e & 0x0000ffffffffffffull);
+    if (c->parent != parent) continue;
+    /* Equal hashes mean equal lengths: both texts have len characters to compare. */
+    if ((lit && c->key == name) ||
+        (ergo__interned_hash(c->name) == hash && ergo__interned_eq(c->name, name, len))) {
+      if (lit && !c->key) c->key = name;
+      return c;
+    }
+  }
+}
 
 /* Global state; written at init/finalize, read on the hot path. */
 typedef struct ergo__state {
@@ -386,6 +424,7 @@ typedef struct ergo__snap {
   int level;
   int depth;
   int open;            /* the region was open when the snapshot was taken */
+  int pooled;          /* children live in the step snapshots' pool (ergo__snap_take_step) */
   double time_s;       /* inclusive seconds (includes an open call's time so far) */
   uint64_t calls;      /* completed calls */
   double min_s, max_s; /* per completed call; 0 when calls == 0; in a step snapshot -1 (unknown)
@@ -421,6 +460,18 @@ ERGO__HIDDEN int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap
 ERGO__HIDDEN int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now,
                                     ergo__snap *out);
 ERGO__HIDDEN void ergo__snap_free(ergo__snap *s);
+/* A step snapshot (since_step) at now whose nodes come from one mapping kept from step to step,
+ * not from the heap: ergo_step allocates nothing once the tree has stopped growing, and never
+ * frees the large blocks that move glibc's dynamic mmap and trim thresholds under the
+ * application.  Under ergo__g.lock (one at a time); ergo__snap_free it as any other. */
+ERGO__HIDDEN int ergo__snap_take_step(const ergo__tree *t, uint64_t now, ergo__snap *out);
+/* Unmap the step snapshots' pool (finalize). */
+ERGO__HIDDEN void ergo__snap_pool_release(void);
+/* Arrays the step keeps from step to step live in mappings of their own (mmap, grown with
+ * mremap), not in the application's heap: ergo__map_grow makes *p hold at least want bytes
+ * (zeroed when new; *cap: bytes mapped, 0 for none), 0 or -1; ergo__map_free unmaps it. */
+ERGO__HIDDEN int ergo__map_grow(void **p, size_t *cap, size_t want);
+ERGO__HIDDEN void ergo__map_free(void **p, size_t *cap);
 /* Ticks a node has accumulated by `now`, counting its open call so far. */
 ERGO__HIDDEN uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t now);
 

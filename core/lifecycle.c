@@ -357,6 +357,7 @@ int ergo__core_finalize(void) {
   ergo__g.main_tree = NULL;
   ergo__g.ntrees = 0;
   ergo__balance_reset();
+  ergo__snap_pool_release();
   pthread_mutex_unlock(&ergo__g.lock);
   ergo__tls_set_main(NULL, ~0u);
   ergo__hooks_reset();

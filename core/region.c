@@ -65,7 +65,6 @@ static const char *checked_name(const char *what, int level, const char *name, c
  * as the successor of the previous sibling so repeated sequences hit at once. */
 static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const char *name, int lit,
                               uint64_t hash, const char *file, int line) {
-  if (lit) hash = ergo__name_hash(name); /* a runtime name comes with its hash */
   ergo__node *c = ergo__node_find_in(t, pf->node, name, hash, lit);
   if (!c) {
     size_t len = strlen(name);
@@ -125,8 +124,13 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
       name = checked_name("ERGO_PUSH", level, name, file, line);
       hash = ergo__name_hash(name);
     }
-    c = child_slow(t, pf, level, name, lit, hash, file, line);
-    if (!c) return;
+    if (lit) hash = ergo__name_hash(name);
+    c = ergo__node_probe(t, pf->node, name, hash, lit); /* a known region: found inline */
+    if (ERGO__LIKELY(c != NULL)) {
+      if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);
+    } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {
+      return;
+    }
   }
   ergo__frame *f = &t->stack[++t->depth];
   f->node = c;

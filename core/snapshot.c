@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 uint64_t ergo__report_now(void) { return ergo__g.finalizing ? ergo__g.final_ticks : ergo__ticks(); }
 
@@ -47,17 +48,67 @@ static inline int key_before(const skey *x, const skey *y) {
 typedef struct sctx {
   skey *v, *tmp;
   size_t n, cap, tmpcap;
+  int pool; /* children from the step pool while it has room */
 } sctx;
+
+/* The step snapshots' pool: one anonymous mapping, grown (remapped) to the tree's size before a
+ * step's snapshot; a step that outgrows it meanwhile (another thread adding regions) takes the
+ * rest from the heap. */
+static struct {
+  char *base;
+  size_t cap, used;
+  skey *v, *tmp; /* the step snapshots' keys (sctx), kept too */
+  size_t vcap, tmpcap;
+} P;
+
+int ergo__map_grow(void **p, size_t *cap, size_t want) {
+  if (want <= *cap) return 0;
+  size_t n = *cap ? *cap : 65536;
+  while (n < want) n *= 2;
+  void *m = *cap ? mremap(*p, *cap, n, MREMAP_MAYMOVE)
+                 : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return -1;
+  *p = m;
+  *cap = n;
+  return 0;
+}
+
+void ergo__map_free(void **p, size_t *cap) {
+  if (*cap) munmap(*p, *cap);
+  *p = NULL;
+  *cap = 0;
+}
+
+void ergo__snap_pool_release(void) {
+  if (P.base) munmap(P.base, P.cap);
+  ergo__map_free((void **)&P.v, &P.vcap);
+  ergo__map_free((void **)&P.tmp, &P.tmpcap);
+  memset(&P, 0, sizeof P);
+}
+
+static ergo__snap *pool_take(size_t n) {
+  size_t want = n * sizeof(ergo__snap);
+  if (!P.base || P.cap - P.used < want) return NULL;
+  ergo__snap *v = (ergo__snap *)(void *)(P.base + P.used);
+  P.used += want;
+  return v;
+}
 
 /* Sort v[0..n) with key_before: a bottom-up merge sort with its comparison inline (qsort's
  * indirect calls were half of a big step snapshot).  0, or ERGO_ENOMEM. */
 static int sort_keys(sctx *cx, skey *v, size_t n) {
   if (n < 2) return 0;
   if (cx->tmpcap < n) {
-    skey *t = realloc(cx->tmp, n * sizeof *t);
-    if (!t) return ERGO_ENOMEM;
-    cx->tmp = t;
-    cx->tmpcap = n;
+    if (cx->pool) {
+      if (ergo__map_grow((void **)&P.tmp, &P.tmpcap, n * sizeof *P.tmp)) return ERGO_ENOMEM;
+      cx->tmp = P.tmp;
+      cx->tmpcap = P.tmpcap / sizeof *P.tmp;
+    } else {
+      skey *t = realloc(cx->tmp, n * sizeof *t);
+      if (!t) return ERGO_ENOMEM;
+      cx->tmp = t;
+      cx->tmpcap = n;
+    }
   }
   for (size_t i = 1; i < n; i++) { /* runs of 8 by insertion */
     if (i % 8 == 0) continue;
@@ -158,9 +209,15 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
       continue;
     if (cx->n == cx->cap) {
       size_t cap = cx->cap ? cx->cap * 2 : 256;
-      skey *v = realloc(cx->v, cap * sizeof *v);
-      if (!v) return ERGO_ENOMEM;
-      cx->v = v;
+      if (cx->pool) { /* in the kept mapping */
+        if (ergo__map_grow((void **)&P.v, &P.vcap, cap * sizeof *cx->v)) return ERGO_ENOMEM;
+        cx->v = P.v;
+        cap = P.vcap / sizeof *cx->v;
+      } else {
+        skey *v = realloc(cx->v, cap * sizeof *v);
+        if (!v) return ERGO_ENOMEM;
+        cx->v = v;
+      }
       cx->cap = cap;
     }
     cx->v[cx->n++] = (skey){ts, c->name, c};
@@ -168,8 +225,9 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
   size_t nc = cx->n - base;
   if (!nc) return 0;
   if (sort_keys(cx, cx->v + base, nc)) return ERGO_ENOMEM;
-  out->children = malloc(nc * sizeof *out->children);
-  if (!out->children) return ERGO_ENOMEM;
+  out->children = cx->pool ? pool_take(nc) : NULL;
+  out->pooled = out->children != NULL;
+  if (!out->children && !(out->children = malloc(nc * sizeof *out->children))) return ERGO_ENOMEM;
   int sorted = 1;
   for (size_t k = 0; k < nc; k++) {
     int rc = fill(t, cx->v[base + k].node, depth + 1, since_step, now, cx, &out->children[k]);
@@ -187,7 +245,29 @@ int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap *out) {
   return ergo__snap_take_at(t, since_step, ergo__report_now(), out);
 }
 
+static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, ergo__snap *out);
+
 int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__snap *out) {
+  return take(t, since_step, now, 0, out);
+}
+
+int ergo__snap_take_step(const ergo__tree *t, uint64_t now, ergo__snap *out) {
+  /* Room for every node of the tree, and some to grow by, rounded to pages. */
+  size_t need = (t->nnodes + t->nnodes / 8 + 64) * sizeof(ergo__snap);
+  need = (need + 65535) & ~(size_t)65535;
+  if (P.cap < need) {
+    ergo__snap_pool_release();
+    void *m = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) {
+      P.base = m;
+      P.cap = need;
+    }
+  }
+  P.used = 0;
+  return take(t, 1, now, 1, out);
+}
+
+static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, ergo__snap *out) {
   ergo__clock_refresh();
   ergo__quant_begin();
   const ergo__cold *rc0 = ergo__node_cold_peek(&t->root);
@@ -196,9 +276,17 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
   uint64_t root_loaded_calls = rc0 ? rc0->loaded_calls : 0;
   memset(out, 0, sizeof *out);
   sctx cx = {0};
+  if ((cx.pool = pool)) { /* the kept key arrays */
+    cx.v = P.v;
+    cx.cap = P.vcap / sizeof *P.v;
+    cx.tmp = P.tmp;
+    cx.tmpcap = P.tmpcap / sizeof *P.tmp;
+  }
   int rc = fill(t, &t->root, 0, since_step, now, &cx, out);
-  free(cx.v);
-  free(cx.tmp);
+  if (!pool) {
+    free(cx.v);
+    free(cx.tmp);
+  }
   if (rc) {
     ergo__snap_free(out);
     return rc;
@@ -231,7 +319,7 @@ int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__
 void ergo__snap_free(ergo__snap *s) {
   if (!s) return;
   for (size_t i = 0; i < s->nchildren; i++) ergo__snap_free(&s->children[i]);
-  free(s->children);
+  if (!s->pooled) free(s->children);
   s->children = NULL;
   s->nchildren = 0;
 }

@@ -94,7 +94,7 @@ int ergo_step_info(long step, const char *info) {
   pthread_mutex_lock(&ergo__g.lock);
   ergo__tree *t = ergo__g.main_tree;
   ergo__snap s;
-  int rc = ergo__snap_take_at(t, 1, now, &s);
+  int rc = ergo__snap_take_step(t, now, &s);
   if (rc) {
     pthread_mutex_unlock(&ergo__g.lock);
     return rc;

@@ -145,18 +145,11 @@ ergo__tree *ergo__node_tree(ergo__node *n) {
 }
 
 /* ---- children by (parent, name) -------------------------------------------------- */
-#define TAB_EMPTY 0u
-#define TAB_GONE 1u
+#define TAB_EMPTY ERGO__TAB_EMPTY
+#define TAB_GONE ERGO__TAB_GONE
 #define TAB_PTR(e) ((ergo__node *)(uintptr_t)((e)&0x0000ffffffffffffull))
 #define TAB_TAG(h) ((h)&0xffff000000000000ull)
-
-static uint64_t key_hash(const ergo__node *parent, uint64_t name_hash) {
-  uint64_t h = name_hash ^ ((uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull);
-  h ^= h >> 29;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 32;
-  return h;
-}
+#define key_hash ergo__key_hash
 
 uint64_t ergo__node_key(const ergo__node *parent, const char *name) {
   return key_hash(parent, ergo__name_hash(name));
@@ -164,22 +157,7 @@ uint64_t ergo__node_key(const ergo__node *parent, const char *name) {
 
 ergo__node *ergo__node_find_in(ergo__tree *t, ergo__node *parent, const char *name, uint64_t hash,
                                int lit) {
-  if (!t->tab) return NULL;
-  uint64_t h = key_hash(parent, hash), tag = TAB_TAG(h);
-  size_t len = ergo__name_hash_len(hash);
-  for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
-    uint64_t e = t->tab[j];
-    if (e == TAB_EMPTY) return NULL;
-    if (e == TAB_GONE || TAB_TAG(e) != tag) continue;
-    ergo__node *c = TAB_PTR(e);
-    if (c->parent != parent) continue;
-    /* Equal hashes mean equal lengths: both texts have len characters to compare. */
-    if ((lit && c->key == name) ||
-        (ergo__interned_hash(c->name) == hash && ergo__interned_eq(c->name, name, len))) {
-      if (lit && !c->key) c->key = name;
-      return c;
-    }
-  }
+  return ergo__node_probe(t, parent, name, hash, lit);
 }
 
 ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit) {

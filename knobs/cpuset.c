@@ -80,8 +80,22 @@ static void *load_thread(void *arg) {
   return NULL;
 }
 
+/* Under a sanitizer its allocator replaces glibc's (no heap of the application's to keep), and a
+ * first thread would start ThreadSanitizer's own, whose CPU mask joins the process's binding. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CPUSET_INLINE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CPUSET_INLINE 1
+#endif
+#endif
+#ifndef CPUSET_INLINE
+#define CPUSET_INLINE 0
+#endif
+
 int ergo__cpuset_get(ergo__cpuset *out, char *why, unsigned long whylen) {
   memset(out, 0, sizeof *out);
+  if (CPUSET_INLINE) return cpuset_load(out, why, whylen);
   load_job job = {out, why, whylen, 0};
   pthread_t th;
   if (pthread_create(&th, NULL, load_thread, &job) != 0) return cpuset_load(out, why, whylen);
