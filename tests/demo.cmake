@@ -39,8 +39,14 @@ for f in untuned online static; do
 done
 grep -q '"format": "ergo-model"' ergo-demo/model.json || { echo "FAIL: ergo-demo/model.json is not a model"; exit 1; }
 grep -q '^region ' ergo-demo/compare.txt || { echo "FAIL: compare.txt has no regions' table"; exit 1; }
+# With the web assets built, the runs' pictures: one page holding the three runs and the model.
+if [ "$3" = 1 ]; then
+  grep -q '^  \$ ergo report --html report.html untuned.json online.json static.json model.json' out.txt || { echo "FAIL: the demo does not show its ergo report command"; exit 1; }
+  grep -q 'report.html written (3 runs, a model, balance lines)' ergo-demo/report.txt || { echo "FAIL: ergo report's line: $(cat ergo-demo/report.txt)"; exit 1; }
+  grep -q 'SIMULATED' ergo-demo/report.html || { echo "FAIL: report.html does not say SIMULATED"; exit 1; }
+fi
 echo "demo: checked"
-]=] sh $<TARGET_FILE:ergo-cli> ${demo_dir})
+]=] sh $<TARGET_FILE:ergo-cli> ${demo_dir} $<IF:$<TARGET_EXISTS:ergo_web>,1,0>)
   set_tests_properties(example_demo PROPERTIES FAIL_REGULAR_EXPRESSION "FAIL:")
 
   # Its directory cannot be written (a file is in the way): one line naming it and the fix,

@@ -281,7 +281,7 @@ static int demo_main(int argc, char **argv) {
   unlink(probe);
   /* A failed run must not leave the last demo's report to be read as its own. */
   static const char *const old[] = {"untuned.json", "online.json", "static.json", "model.json",
-                                    "compare.txt"};
+                                    "compare.txt",  "report.html", "report.txt"};
   for (size_t k = 0; k < sizeof old / sizeof *old; k++) {
     snprintf(probe, sizeof probe, "%s/%s", dir, old[k]);
     unlink(probe);
@@ -355,6 +355,21 @@ static int demo_main(int argc, char **argv) {
     return failure("ergo compare failed (exit status %d); its output is in %s/compare.txt", rc,
                    dir);
   if (show_compare(dir, sim)) return ERGO_CLI_FAIL;
+
+#ifdef ERGO_CLI_WEB
+  /* The same runs as pictures: one page, nothing loaded from the network. */
+  printf("\npictures: the region trees, the online search's measurements per region, the three\n"
+         "runs' energy and the balance lines as one page (open it in a browser)\n");
+  char *pic[] = {self,          "report",      "--html",     "report.html",        "untuned.json",
+                 "online.json", "static.json", "model.json", "online-balance.txt", NULL};
+  printf("  $ ergo report --html report.html untuned.json online.json static.json model.json \\\n"
+         "        online-balance.txt > report.txt 2>&1\n");
+  rc = spawn(pic, dir, "report.txt", NULL);
+  if (rc < 0) return ERGO_CLI_FAIL;
+  if (rc != 0)
+    return failure("ergo report failed (exit status %d); its output is in %s/report.txt", rc, dir);
+  printf("  %s/report.html\n", dir);
+#endif
 
   /* What a user types next, each command real: the annotation, then this same CLI. */
   printf(
