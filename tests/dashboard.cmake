@@ -43,7 +43,7 @@ if(TARGET ergo_dashboard AND TARGET ergo-example-miniapp AND ERGO_WITH_MPI)
     ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/dashboard/mpi.py ${ERGO_DASH_APP}
     ${CMAKE_CURRENT_BINARY_DIR}/dashboard-mpi ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4
     --allow-run-as-root --oversubscribe ${MPIEXEC_PREFLAGS})
-  set_tests_properties(dashboard_mpi PROPERTIES TIMEOUT 180)
+  set_tests_properties(dashboard_mpi PROPERTIES TIMEOUT 180 ENVIRONMENT "${ERGO_MPI_TEST_ENV}")
 endif()
 # Without libmicrohttpd or Chart.js there is no libergo-dashboard: its tests say so.
 if(NOT TARGET ergo_dashboard)
