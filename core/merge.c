@@ -232,15 +232,20 @@ static int unpack_node(rd *r, ptree *t, pnode *s, int depth) {
     return -1;
   }
   s->name = get_str(r);
-  s->hash = get_u64(r);
-  s->level = (int)get_u32(r);
-  s->depth = (int)get_u32(r);
-  s->open = (int)get_u32(r);
-  s->time_s = get_f64(r);
-  s->calls = get_u64(r);
-  s->min_s = get_f64(r);
-  s->max_s = get_f64(r);
-  s->q_ok = get_u32(r);
+  /* The fixed figures at once: hash, level, depth, open, time, calls, min, max, q_ok. */
+  const char *f = skip(r, 8 + 3 * 4 + 4 * 8 + 4);
+  if (!f) return -1;
+  uint32_t u[3];
+  memcpy(&s->hash, f, 8);
+  memcpy(u, f + 8, sizeof u);
+  memcpy(&s->time_s, f + 20, 8);
+  memcpy(&s->calls, f + 28, 8);
+  memcpy(&s->min_s, f + 36, 8);
+  memcpy(&s->max_s, f + 44, 8);
+  memcpy(&s->q_ok, f + 52, 4);
+  s->level = (int)u[0];
+  s->depth = (int)u[1];
+  s->open = (int)u[2];
   int nq = 0;
   for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) nq += (s->q_ok >> qi) & 1;
   s->q = skip(r, (size_t)nq * 2 * ERGO_MAX_COMPONENTS * sizeof(double));
@@ -572,7 +577,8 @@ int ergo__merge_take(void) {
   ergo__merged_free();
   ergo__snap mine;
   pthread_mutex_lock(&ergo__g.lock);
-  int rc = ergo__snap_take(ergo__g.main_tree, 0, &mine);
+  /* Unsorted: rank 0 sorts the union of every rank's children anyway. */
+  int rc = ergo__snap_take_unsorted(ergo__g.main_tree, &mine);
   pthread_mutex_unlock(&ergo__g.lock);
   ergo__buf b = {0};
   /* A rank that could not take or pack its tree still joins the gather, with nothing. */
