@@ -446,41 +446,64 @@ static int merge_node(const merge_ctx *m, const pnode **per, ergo__snap *out) {
   /* Children: the union over ranks, grouped by name through a hash table keyed by the hashes the
    * ranks packed (O(c) in the c children of all ranks, whatever order each rank has them in), in
    * first-seen order, then sorted as every report is. */
-  size_t cap = 0;
-  for (int r = 0; r < m->n; r++) cap += per[r] ? per[r]->nchildren : 0;
+  size_t cap = 0, most = 0;
+  for (int r = 0; r < m->n; r++) {
+    size_t c = per[r] ? per[r]->nchildren : 0;
+    cap += c;
+    most = c > most ? c : most;
+  }
   if (!cap) return 0;
+  /* The table (group + 1, 0 empty) starts at twice one rank's children (the union is most often
+   * about that) and doubles when half full; each group's first node; the group of each child in
+   * walking order. */
   size_t tcap = 16;
-  while (tcap < 2 * cap) tcap *= 2;
-  /* One block: the table (group + 1, 0 empty), each group's first node, and the group of each
-   * child in walking order. */
-  size_t *tab = calloc(tcap + 2 * cap, sizeof *tab);
-  if (!tab) return ERGO_ENOMEM;
+  while (tcap < 2 * most) tcap *= 2;
+  uint32_t *tab = calloc(tcap, sizeof *tab), *gid = malloc(cap * sizeof *gid);
   const pnode **first = malloc(cap * sizeof *first);
-  if (!first) {
+  if (!tab || !gid || !first) {
     free(tab);
+    free(gid);
+    free(first);
     return ERGO_ENOMEM;
   }
-  size_t *gid = tab + tcap;
   size_t ng = 0, k = 0;
   for (int r = 0; r < m->n; r++)
     for (size_t i = 0; per[r] && i < per[r]->nchildren; i++) {
       const pnode *c = &per[r]->children[i];
+      if (2 * (ng + 1) > tcap) { /* rehash the groups into twice the room */
+        uint32_t *t2 = calloc(2 * tcap, sizeof *t2);
+        if (!t2) {
+          free(tab);
+          free(gid);
+          free(first);
+          return ERGO_ENOMEM;
+        }
+        tcap *= 2;
+        for (size_t g = 0; g < ng; g++) {
+          size_t j = first[g]->hash & (tcap - 1);
+          while (t2[j]) j = (j + 1) & (tcap - 1);
+          t2[j] = (uint32_t)(g + 1);
+        }
+        free(tab);
+        tab = t2;
+      }
       size_t j = c->hash & (tcap - 1);
       while (tab[j] &&
              (first[tab[j] - 1]->hash != c->hash || strcmp(first[tab[j] - 1]->name, c->name) != 0))
         j = (j + 1) & (tcap - 1);
       if (!tab[j]) {
         first[ng] = c;
-        tab[j] = ++ng;
+        tab[j] = (uint32_t)++ng;
       }
       gid[k++] = tab[j] - 1;
     }
+  free(tab);
   free(first);
   const pnode **sub = calloc(ng * (size_t)m->n, sizeof *sub);
   out->children = calloc(ng, sizeof *out->children);
   if (!sub || !out->children) {
     free(sub);
-    free(tab);
+    free(gid);
     return ERGO_ENOMEM;
   }
   k = 0;
@@ -490,7 +513,7 @@ static int merge_node(const merge_ctx *m, const pnode **per, ergo__snap *out) {
       const pnode **at = &sub[gid[k] * (size_t)m->n + (size_t)r];
       if (!*at) *at = &per[r]->children[i];
     }
-  free(tab);
+  free(gid);
   int rc = 0;
   for (size_t g = 0; g < ng && !rc; g++) {
     out->nchildren++;
