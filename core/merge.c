@@ -192,22 +192,60 @@ typedef struct rank_q {
   const char *comp[ERGO_MAX_COMPONENTS];
 } rank_q;
 
-/* A rank's region as rank 0 reads it: its figures, its amounts where they lie in the pack (for
+/* A rank's region as rank 0 reads it: where its name, figures and amounts lie in the pack (for
  * each quantity that measured it, in slot order: ERGO_MAX_COMPONENTS amounts then as many
- * seconds), its children next to each other in the rank's array of nodes. */
+ * seconds), its children next to each other in the rank's array of nodes.  48 bytes: the array
+ * of 16 ranks x 10 000 regions is written and its pages faulted in once, so it is kept small. */
 typedef struct pnode {
-  const char *name; /* inside the pack */
-  uint64_t hash;    /* ergo__name_hash(name), as the rank packed it */
-  int level, depth, open;
+  const char *name;    /* inside the pack */
+  const char *f;       /* the fixed figures inside the pack: FIG_* offsets (unaligned) */
+  const char *q;       /* inside the pack */
+  const char *setting; /* ERGO__SETTING_MAX u64 inside the pack, or NULL */
+  struct pnode *children;
+  uint32_t nchildren;
+  int setting_varied;
+} pnode;
+
+/* The fixed figures of a packed region, after its name: offsets and length. */
+enum {
+  FIG_HASH = 0,
+  FIG_LDO = 8,
+  FIG_TIME = 20,
+  FIG_CALLS = 28,
+  FIG_MIN = 36,
+  FIG_MAX = 44,
+  FIG_QOK = 52,
+  FIG_LEN = 56
+};
+typedef struct pfig {
+  uint32_t ldo[3]; /* level, depth, open */
   unsigned q_ok;
   double time_s, min_s, max_s;
   uint64_t calls;
-  const char *q;       /* inside the pack (unaligned) */
-  const char *setting; /* ERGO__SETTING_MAX u64 inside the pack, or NULL */
-  int setting_varied;
-  uint32_t nchildren;
-  struct pnode *children;
-} pnode;
+} pfig;
+static inline uint64_t p_hash(const pnode *s) {
+  uint64_t v;
+  memcpy(&v, s->f + FIG_HASH, sizeof v);
+  return v;
+}
+static inline double p_time(const pnode *s) {
+  double v;
+  memcpy(&v, s->f + FIG_TIME, sizeof v);
+  return v;
+}
+static inline unsigned p_qok(const pnode *s) {
+  uint32_t v;
+  memcpy(&v, s->f + FIG_QOK, sizeof v);
+  return v;
+}
+static inline void p_fig(const pnode *s, pfig *x) {
+  memcpy(x->ldo, s->f + FIG_LDO, sizeof x->ldo);
+  x->q_ok = p_qok(s);
+  x->time_s = p_time(s);
+  memcpy(&x->calls, s->f + FIG_CALLS, sizeof x->calls);
+  memcpy(&x->min_s, s->f + FIG_MIN, sizeof x->min_s);
+  memcpy(&x->max_s, s->f + FIG_MAX, sizeof x->max_s);
+}
 
 /* A rank's regions: every node in one array, the root first. */
 typedef struct ptree {
@@ -233,21 +271,10 @@ static int unpack_node(rd *r, ptree *t, pnode *s, int depth) {
   }
   s->name = get_str(r);
   /* The fixed figures at once: hash, level, depth, open, time, calls, min, max, q_ok. */
-  const char *f = skip(r, 8 + 3 * 4 + 4 * 8 + 4);
-  if (!f) return -1;
-  uint32_t u[3];
-  memcpy(&s->hash, f, 8);
-  memcpy(u, f + 8, sizeof u);
-  memcpy(&s->time_s, f + 20, 8);
-  memcpy(&s->calls, f + 28, 8);
-  memcpy(&s->min_s, f + 36, 8);
-  memcpy(&s->max_s, f + 44, 8);
-  memcpy(&s->q_ok, f + 52, 4);
-  s->level = (int)u[0];
-  s->depth = (int)u[1];
-  s->open = (int)u[2];
+  if (!(s->f = skip(r, FIG_LEN))) return -1;
+  unsigned q_ok = p_qok(s);
   int nq = 0;
-  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) nq += (s->q_ok >> qi) & 1;
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) nq += (q_ok >> qi) & 1;
   s->q = skip(r, (size_t)nq * 2 * ERGO_MAX_COMPONENTS * sizeof(double));
   uint32_t set = get_u32(r);
   s->setting_varied = (set & 2) != 0;
@@ -386,19 +413,21 @@ static int merge_node(const merge_ctx *m, const pnode **per, ergo__snap *out) {
   int have_min = 0;
   for (int r = 0; r < m->n; r++) {
     const pnode *s = per[r];
-    double t = s ? s->time_s : 0.0; /* a rank without the region spent no time in it */
+    pfig x = {0};
+    if (s) p_fig(s, &x);
+    double t = x.time_s; /* a rank without the region spent no time in it */
     sum += t;
     lo = t < lo ? t : lo;
     hi = t > hi ? t : hi;
     if (!s) continue;
     if (!out->name) {
       out->name = s->name;
-      out->level = s->level;
-      out->depth = s->depth;
+      out->level = (int)x.ldo[0];
+      out->depth = (int)x.ldo[1];
     }
     out->ranks_ran++;
-    out->open |= s->open;
-    out->calls += s->calls;
+    out->open |= (int)x.ldo[2];
+    out->calls += x.calls;
     /* The setting: the first rank's that has one; varied when another's differs. */
     if (s->setting && !out->has_setting) {
       out->has_setting = 1;
@@ -407,24 +436,23 @@ static int merge_node(const merge_ctx *m, const pnode **per, ergo__snap *out) {
       out->setting_varied = 1;
     }
     out->setting_varied |= s->setting && s->setting_varied;
-    if (s->calls) {
-      if (!have_min || s->min_s < out->min_s) out->min_s = s->min_s;
-      if (s->max_s > out->max_s) out->max_s = s->max_s;
+    if (x.calls) {
+      if (!have_min || x.min_s < out->min_s) out->min_s = x.min_s;
+      if (x.max_s > out->max_s) out->max_s = x.max_s;
       have_min = 1;
     }
     const char *qp = s->q; /* the amounts of each quantity that measured it, in slot order */
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       /* Below the meter's resolution where it was read, and measured nowhere: said so. */
-      if ((s->q_ok & ERGO__Q_BELOW(qi)) && !(out->q_ok & (1u << qi)))
-        out->q_ok |= ERGO__Q_BELOW(qi);
-      if (!(s->q_ok & (1u << qi))) continue;
+      if ((x.q_ok & ERGO__Q_BELOW(qi)) && !(out->q_ok & (1u << qi))) out->q_ok |= ERGO__Q_BELOW(qi);
+      if (!(x.q_ok & (1u << qi))) continue;
       const char *at = qp;
       qp += 2 * ERGO_MAX_COMPONENTS * sizeof(double);
       if (!(m->q_agree[r] & (1u << qi))) continue;
       double q[2][ERGO_MAX_COMPONENTS];
       memcpy(q, at, sizeof q);
       out->q_ok &= ~ERGO__Q_BELOW(qi);
-      out->q_ok |= (1u << qi) | (s->q_ok & ERGO__Q_LOWER(qi)); /* a lower bound anywhere */
+      out->q_ok |= (1u << qi) | (x.q_ok & ERGO__Q_LOWER(qi)); /* a lower bound anywhere */
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
         out->q[qi][c] += q[0][c];
         /* The reader's time in the region is the window its node's energy covers. */
@@ -434,7 +462,7 @@ static int merge_node(const merge_ctx *m, const pnode **per, ergo__snap *out) {
   }
   double mean = sum / m->n;
   for (int r = 0; r < m->n; r++) {
-    double d = (per[r] ? per[r]->time_s : 0.0) - mean;
+    double d = (per[r] ? p_time(per[r]) : 0.0) - mean;
     sq += d * d;
   }
   out->time_s = mean;
@@ -480,16 +508,17 @@ static int merge_node(const merge_ctx *m, const pnode **per, ergo__snap *out) {
         }
         tcap *= 2;
         for (size_t g = 0; g < ng; g++) {
-          size_t j = first[g]->hash & (tcap - 1);
+          size_t j = p_hash(first[g]) & (tcap - 1);
           while (t2[j]) j = (j + 1) & (tcap - 1);
           t2[j] = (uint32_t)(g + 1);
         }
         free(tab);
         tab = t2;
       }
-      size_t j = c->hash & (tcap - 1);
+      uint64_t hash = p_hash(c);
+      size_t j = hash & (tcap - 1);
       while (tab[j] &&
-             (first[tab[j] - 1]->hash != c->hash || strcmp(first[tab[j] - 1]->name, c->name) != 0))
+             (p_hash(first[tab[j] - 1]) != hash || strcmp(first[tab[j] - 1]->name, c->name) != 0))
         j = (j + 1) & (tcap - 1);
       if (!tab[j]) {
         first[ng] = c;
@@ -667,7 +696,7 @@ int ergo__merge_take(void) {
                  r, (unsigned long long)steps, ergo__facts_steps());
     const char *qp = root->q; /* the amounts of each quantity that measured it, in slot order */
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
-      if (!(root->q_ok & (1u << qi))) continue;
+      if (!(p_qok(root) & (1u << qi))) continue;
       double amount[ERGO_MAX_COMPONENTS];
       memcpy(amount, qp, sizeof amount);
       qp += 2 * sizeof amount;
@@ -677,7 +706,7 @@ int ergo__merge_take(void) {
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       if (same_quantity(&q[qi], qi)) {
         agree[r] |= 1u << qi;
-      } else if (q[qi].used && root->q_ok & (1u << qi)) {
+      } else if (q[qi].used && p_qok(root) & (1u << qi)) {
         ergo__error("ergo_finalize: rank %d measures %s over other components than rank 0; its %s "
                     "is left out of the merged report (fix: ERGO_REPORT_RANKS=1 writes it in that "
                     "rank's own files)",
