@@ -8,7 +8,7 @@
  * pre-order, then the sections (sections.c).  Strings are a u32 length, the bytes and a NUL, so a
  * name can be pointed at inside the gathered buffer.  A region carries only what it has: its
  * name's hash (ergo__name_hash, so rank 0 groups names without hashing them again), a quantity's
- * amounts only where it measured the region, the setting only where there is one (about 90 bytes
+ * amounts only where it measured the region, the setting only where there is one (about 85 bytes
  * a region without energy; format 4 took 650).  Rank 0 reads a pack in place: its regions become
  * small nodes in one array per rank that point at the amounts inside the pack, and only the
  * merged tree is made of full snapshots.  Sections merge by name as regions do: time is the mean
