@@ -460,6 +460,9 @@ ERGO__HIDDEN int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap
 ERGO__HIDDEN int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now,
                                     ergo__snap *out);
 ERGO__HIDDEN void ergo__snap_free(ergo__snap *s);
+/* A run snapshot (since_step 0, now) whose children stay in the tree's order, unsorted: for the
+ * MPI merge, which sorts the union of the ranks' children itself. */
+ERGO__HIDDEN int ergo__snap_take_unsorted(const ergo__tree *t, ergo__snap *out);
 /* A step snapshot (since_step) at now whose nodes come from one mapping kept from step to step,
  * not from the heap: ergo_step allocates nothing once the tree has stopped growing, and never
  * frees the large blocks that move glibc's dynamic mmap and trim thresholds under the

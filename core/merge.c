@@ -4,10 +4,15 @@
  *
  * A pack is this build's own bytes (every rank runs the same program): "ERGM", version, the
  * attached quantities (name and component names, so a rank measuring other domains is noticed),
- * the rank's host and ergo_step count (facts.c), then the tree in pre-order, then the sections
- * (sections.c).  Strings are a u32 length, the bytes and a NUL, so a name can be pointed at
- * inside the gathered buffer.  Sections merge by name as regions do: time is the mean over the
- * ranks, calls and amounts are sums. */
+ * the rank's host and ergo_step count (facts.c), the number of regions, then the tree in
+ * pre-order, then the sections (sections.c).  Strings are a u32 length, the bytes and a NUL, so a
+ * name can be pointed at inside the gathered buffer.  A region carries only what it has: its
+ * name's hash (ergo__name_hash, so rank 0 groups names without hashing them again), a quantity's
+ * amounts only where it measured the region, the setting only where there is one (about 85 bytes
+ * a region without energy; format 4 took 650).  Rank 0 reads a pack in place: its regions become
+ * small nodes in one array per rank that point at the amounts inside the pack, and only the
+ * merged tree is made of full snapshots.  Sections merge by name as regions do: time is the mean
+ * over the ranks, calls and amounts are sums. */
 #include "internal.h"
 #include "util/limit.h"
 
@@ -17,8 +22,9 @@
 #include <string.h>
 
 #define PACK_MAGIC "ERGM"
-/* 2: q_time_s after q; 3: the rank's host and steps, each region's setting; 4: the sections */
-#define PACK_VERSION 4u
+/* 2: q_time_s after q; 3: the rank's host and steps, each region's setting; 4: the sections;
+ * 5: the region count, each name's hash, amounts and setting only where present */
+#define PACK_VERSION 5u
 
 /* ---- packing ------------------------------------------------------------- */
 static void put_u32(ergo__buf *b, uint32_t v) { ergo__buf_put(b, &v, sizeof v); }
@@ -30,24 +36,74 @@ static void put_str(ergo__buf *b, const char *s) {
   ergo__buf_put(b, s, (size_t)len + 1);
 }
 
-static void pack_node(ergo__buf *b, const ergo__snap *s, int nq) {
-  put_str(b, s->name);
-  put_u32(b, (uint32_t)s->level);
-  put_u32(b, (uint32_t)s->depth);
-  put_u32(b, (uint32_t)s->open);
-  put_f64(b, s->time_s);
-  put_u64(b, s->calls);
-  put_f64(b, s->min_s);
-  put_f64(b, s->max_s);
-  put_u32(b, s->q_ok);
-  for (int qi = 0; qi < nq; qi++)
-    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, s->q[qi][c]);
-  for (int qi = 0; qi < nq; qi++)
-    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) put_f64(b, s->q_time_s[qi][c]);
-  put_u32(b, (uint32_t)(s->has_setting | s->setting_varied << 1));
-  for (int i = 0; i < ERGO__SETTING_MAX; i++) put_u64(b, (uint64_t)s->setting[i]);
-  put_u32(b, (uint32_t)s->nchildren);
-  for (size_t i = 0; i < s->nchildren; i++) pack_node(b, &s->children[i], nq);
+/* The most bytes a region takes beside its name's. */
+#define NODE_MAX                                                                                   \
+  (4 + 1 + 8 + 3 * 4 + 4 * 8 + 4 + ERGO_MAX_QUANTITIES * 2 * ERGO_MAX_COMPONENTS * 8 + 4 +         \
+   ERGO__SETTING_MAX * 8 + 4)
+
+/* Room for len more bytes in b (doubling); NULL once an allocation failed. */
+static char *room(ergo__buf *b, size_t len) {
+  if (b->fail) return NULL;
+  if (b->n + len > b->cap) {
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap < b->n + len) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+      b->fail = 1;
+      return NULL;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  return b->p + b->n;
+}
+/* The fewest: an empty name, no amounts, no setting. */
+#define NODE_MIN (4 + 1 + 8 + 3 * 4 + 4 * 8 + 4 + 4 + 4)
+#define W(w, v)                                                                                    \
+  do {                                                                                             \
+    __typeof__(v) w_ = (v);                                                                        \
+    memcpy(w, &w_, sizeof w_);                                                                     \
+    w += sizeof w_;                                                                                \
+  } while (0)
+
+static size_t count_nodes(const ergo__snap *s) {
+  size_t n = 1;
+  for (size_t i = 0; i < s->nchildren; i++) n += count_nodes(&s->children[i]);
+  return n;
+}
+
+static void pack_node(ergo__buf *b, const ergo__snap *s) {
+  uint32_t len = (uint32_t)strlen(s->name);
+  char *w = room(b, NODE_MAX + len), *start = w;
+  if (!w) return;
+  W(w, len);
+  memcpy(w, s->name, len);
+  w += len;
+  *w++ = '\0';
+  W(w, ergo__name_hash(s->name));
+  W(w, (uint32_t)s->level);
+  W(w, (uint32_t)s->depth);
+  W(w, (uint32_t)s->open);
+  W(w, s->time_s);
+  W(w, s->calls);
+  W(w, s->min_s);
+  W(w, s->max_s);
+  W(w, (uint32_t)s->q_ok);
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+    if (!(s->q_ok & (1u << qi))) continue; /* nothing reads a quantity that did not measure */
+    memcpy(w, s->q[qi], sizeof s->q[qi]);
+    w += sizeof s->q[qi];
+    memcpy(w, s->q_time_s[qi], sizeof s->q_time_s[qi]);
+    w += sizeof s->q_time_s[qi];
+  }
+  W(w, (uint32_t)(s->has_setting | s->setting_varied << 1));
+  if (s->has_setting) {
+    memcpy(w, s->setting, sizeof s->setting);
+    w += sizeof s->setting;
+  }
+  W(w, (uint32_t)s->nchildren);
+  b->n += (size_t)(w - start);
+  for (size_t i = 0; i < s->nchildren; i++) pack_node(b, &s->children[i]);
 }
 
 /* The quantity table (every slot, used or not, so slot i means the same on every rank that
@@ -66,7 +122,8 @@ static int pack(const ergo__snap *root, ergo__buf *b) {
   const char *host = ergo__fact_get("host");
   put_str(b, host ? host : "");
   put_u64(b, (uint64_t)ergo__facts_steps());
-  pack_node(b, root, ERGO_MAX_QUANTITIES);
+  put_u64(b, (uint64_t)count_nodes(root));
+  pack_node(b, root);
   ergo__section_fig *sec;
   size_t nsec = ergo__sections_take(&sec);
   put_u32(b, (uint32_t)nsec);
@@ -135,44 +192,107 @@ typedef struct rank_q {
   const char *comp[ERGO_MAX_COMPONENTS];
 } rank_q;
 
-static int unpack_node(rd *r, ergo__snap *s, int depth) {
-  memset(s, 0, sizeof *s);
+/* A rank's region as rank 0 reads it: where its name, figures and amounts lie in the pack (for
+ * each quantity that measured it, in slot order: ERGO_MAX_COMPONENTS amounts then as many
+ * seconds), its children next to each other in the rank's array of nodes.  48 bytes: the array
+ * of 16 ranks x 10 000 regions is written and its pages faulted in once, so it is kept small. */
+typedef struct pnode {
+  const char *name;    /* inside the pack */
+  const char *f;       /* the fixed figures inside the pack: FIG_* offsets (unaligned) */
+  const char *q;       /* inside the pack */
+  const char *setting; /* ERGO__SETTING_MAX u64 inside the pack, or NULL */
+  struct pnode *children;
+  uint32_t nchildren;
+  int setting_varied;
+} pnode;
+
+/* The fixed figures of a packed region, after its name: offsets and length. */
+enum {
+  FIG_HASH = 0,
+  FIG_LDO = 8,
+  FIG_TIME = 20,
+  FIG_CALLS = 28,
+  FIG_MIN = 36,
+  FIG_MAX = 44,
+  FIG_QOK = 52,
+  FIG_LEN = 56
+};
+typedef struct pfig {
+  uint32_t ldo[3]; /* level, depth, open */
+  unsigned q_ok;
+  double time_s, min_s, max_s;
+  uint64_t calls;
+} pfig;
+static inline uint64_t p_hash(const pnode *s) {
+  uint64_t v;
+  memcpy(&v, s->f + FIG_HASH, sizeof v);
+  return v;
+}
+static inline double p_time(const pnode *s) {
+  double v;
+  memcpy(&v, s->f + FIG_TIME, sizeof v);
+  return v;
+}
+static inline unsigned p_qok(const pnode *s) {
+  uint32_t v;
+  memcpy(&v, s->f + FIG_QOK, sizeof v);
+  return v;
+}
+static inline void p_fig(const pnode *s, pfig *x) {
+  memcpy(x->ldo, s->f + FIG_LDO, sizeof x->ldo);
+  x->q_ok = p_qok(s);
+  x->time_s = p_time(s);
+  memcpy(&x->calls, s->f + FIG_CALLS, sizeof x->calls);
+  memcpy(&x->min_s, s->f + FIG_MIN, sizeof x->min_s);
+  memcpy(&x->max_s, s->f + FIG_MAX, sizeof x->max_s);
+}
+
+/* A rank's regions: every node in one array, the root first. */
+typedef struct ptree {
+  pnode *v;
+  size_t n, used;
+} ptree;
+
+/* Skip len bytes (they stay in the pack); NULL when fewer are left. */
+static const char *skip(rd *r, size_t len) {
+  if (r->bad || (size_t)(r->end - r->p) < len) {
+    r->bad = 1;
+    return NULL;
+  }
+  const char *at = r->p;
+  r->p += len;
+  return at;
+}
+
+static int unpack_node(rd *r, ptree *t, pnode *s, int depth) {
   if (depth > 4096) { /* deeper than any stack ergo keeps: not a pack of ours */
     r->bad = 1;
     return -1;
   }
   s->name = get_str(r);
-  s->level = (int)get_u32(r);
-  s->depth = (int)get_u32(r);
-  s->open = (int)get_u32(r);
-  s->time_s = get_f64(r);
-  s->calls = get_u64(r);
-  s->min_s = get_f64(r);
-  s->max_s = get_f64(r);
-  s->q_ok = get_u32(r);
-  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
-    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) s->q[qi][c] = get_f64(r);
-  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
-    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) s->q_time_s[qi][c] = get_f64(r);
+  /* The fixed figures at once: hash, level, depth, open, time, calls, min, max, q_ok. */
+  if (!(s->f = skip(r, FIG_LEN))) return -1;
+  unsigned q_ok = p_qok(s);
+  int nq = 0;
+  for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) nq += (q_ok >> qi) & 1;
+  s->q = skip(r, (size_t)nq * 2 * ERGO_MAX_COMPONENTS * sizeof(double));
   uint32_t set = get_u32(r);
-  s->has_setting = (set & 1) != 0;
   s->setting_varied = (set & 2) != 0;
-  for (int i = 0; i < ERGO__SETTING_MAX; i++) s->setting[i] = (int64_t)get_u64(r);
+  s->setting = set & 1 ? skip(r, ERGO__SETTING_MAX * sizeof(uint64_t)) : NULL;
   uint32_t n = get_u32(r);
-  /* Each child takes far more than one byte: a count beyond the bytes left is corrupt. */
-  if (r->bad || n > (size_t)(r->end - r->p)) {
+  s->nchildren = 0;
+  s->children = NULL;
+  /* The children take the next n places of the rank's array, which the pack's count sized. */
+  if (r->bad || n > t->n - t->used) {
     r->bad = 1;
     return -1;
   }
   if (!n) return 0;
-  s->children = calloc(n, sizeof *s->children);
-  if (!s->children) {
-    r->bad = 1;
-    return -1;
-  }
+  s->children = &t->v[t->used];
+  t->used += n;
   for (uint32_t i = 0; i < n; i++) {
     s->nchildren = i + 1;
-    if (unpack_node(r, &s->children[i], depth + 1)) return -1;
+    if (unpack_node(r, t, &s->children[i], depth + 1)) return -1;
   }
   return 0;
 }
@@ -207,9 +327,12 @@ static int unpack_sections(rd *r, ergo__section_fig **out, size_t *n) {
   return 0;
 }
 
+/* A rank's pack read in place: *t's array malloc'd (free(t->v)), its root t->v[0]. */
 static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], const char **host,
-                  uint64_t *steps, ergo__snap *root, ergo__section_fig **secs, size_t *nsecs) {
+                  uint64_t *steps, ptree *t, ergo__section_fig **secs, size_t *nsecs) {
   rd r = {p, p + len, 0};
+  *secs = NULL;
+  *nsecs = 0;
   char magic[4];
   get(&r, magic, 4);
   if (r.bad || memcmp(magic, PACK_MAGIC, 4) != 0 || get_u32(&r) != PACK_VERSION ||
@@ -224,15 +347,20 @@ static int unpack(const char *p, size_t len, rank_q q[ERGO_MAX_QUANTITIES], cons
   }
   *host = get_str(&r);
   *steps = get_u64(&r);
-  if (r.bad) return -1;
-  if (unpack_node(&r, root, 0)) {
-    ergo__snap_free(root);
-    return -1;
-  }
-  if (unpack_sections(&r, secs, nsecs) || r.p != r.end) {
+  uint64_t count = get_u64(&r);
+  /* Each region takes NODE_MIN bytes at least: a count beyond what the bytes left hold is
+   * corrupt (and the array stays within a small multiple of the pack). */
+  if (r.bad || count < 1 || count > (uint64_t)(r.end - r.p) / NODE_MIN) return -1;
+  t->v = malloc((size_t)count * sizeof *t->v);
+  if (!t->v) return -1;
+  t->n = (size_t)count;
+  t->used = 1;
+  if (unpack_node(&r, t, &t->v[0], 0) || t->used != t->n || unpack_sections(&r, secs, nsecs) ||
+      r.p != r.end) {
     free(*secs);
     *secs = NULL;
-    ergo__snap_free(root);
+    free(t->v);
+    t->v = NULL;
     return -1;
   }
   return 0;
@@ -244,11 +372,11 @@ int ergo__merge_unpack_check(const char *p, size_t len) {
   rank_q q[ERGO_MAX_QUANTITIES];
   const char *host;
   uint64_t steps;
-  ergo__snap root;
-  ergo__section_fig *secs;
+  ptree t;
+  ergo__section_fig *secs = NULL;
   size_t nsecs;
-  if (unpack(p, len, q, &host, &steps, &root, &secs, &nsecs)) return -1;
-  ergo__snap_free(&root);
+  if (unpack(p, len, q, &host, &steps, &t, &secs, &nsecs)) return -1;
+  free(t.v);
   free(secs);
   return 0;
 }
@@ -279,56 +407,62 @@ static int cmp_merged(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-/* per[r]: rank r's node for this region, or NULL where it never ran. */
-static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *out) {
-  memset(out, 0, sizeof *out);
+/* per[r]: rank r's node for this region, or NULL where it never ran.  out: zeroed. */
+static int merge_node(const merge_ctx *m, const pnode **per, ergo__snap *out) {
   double sum = 0, sq = 0, lo = INFINITY, hi = 0;
   int have_min = 0;
   for (int r = 0; r < m->n; r++) {
-    const ergo__snap *s = per[r];
-    double t = s ? s->time_s : 0.0; /* a rank without the region spent no time in it */
+    const pnode *s = per[r];
+    pfig x = {0};
+    if (s) p_fig(s, &x);
+    double t = x.time_s; /* a rank without the region spent no time in it */
     sum += t;
     lo = t < lo ? t : lo;
     hi = t > hi ? t : hi;
     if (!s) continue;
     if (!out->name) {
       out->name = s->name;
-      out->level = s->level;
-      out->depth = s->depth;
+      out->level = (int)x.ldo[0];
+      out->depth = (int)x.ldo[1];
     }
     out->ranks_ran++;
-    out->open |= s->open;
-    out->calls += s->calls;
+    out->open |= (int)x.ldo[2];
+    out->calls += x.calls;
     /* The setting: the first rank's that has one; varied when another's differs. */
-    if (s->has_setting && !out->has_setting) {
+    if (s->setting && !out->has_setting) {
       out->has_setting = 1;
       memcpy(out->setting, s->setting, sizeof out->setting);
-    } else if (s->has_setting && memcmp(out->setting, s->setting, sizeof out->setting) != 0) {
+    } else if (s->setting && memcmp(out->setting, s->setting, sizeof out->setting) != 0) {
       out->setting_varied = 1;
     }
-    out->setting_varied |= s->has_setting && s->setting_varied;
-    if (s->calls) {
-      if (!have_min || s->min_s < out->min_s) out->min_s = s->min_s;
-      if (s->max_s > out->max_s) out->max_s = s->max_s;
+    out->setting_varied |= s->setting && s->setting_varied;
+    if (x.calls) {
+      if (!have_min || x.min_s < out->min_s) out->min_s = x.min_s;
+      if (x.max_s > out->max_s) out->max_s = x.max_s;
       have_min = 1;
     }
+    const char *qp = s->q; /* the amounts of each quantity that measured it, in slot order */
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       /* Below the meter's resolution where it was read, and measured nowhere: said so. */
-      if ((s->q_ok & ERGO__Q_BELOW(qi)) && !(out->q_ok & (1u << qi)))
-        out->q_ok |= ERGO__Q_BELOW(qi);
-      if (!(s->q_ok & (1u << qi)) || !(m->q_agree[r] & (1u << qi))) continue;
+      if ((x.q_ok & ERGO__Q_BELOW(qi)) && !(out->q_ok & (1u << qi))) out->q_ok |= ERGO__Q_BELOW(qi);
+      if (!(x.q_ok & (1u << qi))) continue;
+      const char *at = qp;
+      qp += 2 * ERGO_MAX_COMPONENTS * sizeof(double);
+      if (!(m->q_agree[r] & (1u << qi))) continue;
+      double q[2][ERGO_MAX_COMPONENTS];
+      memcpy(q, at, sizeof q);
       out->q_ok &= ~ERGO__Q_BELOW(qi);
-      out->q_ok |= (1u << qi) | (s->q_ok & ERGO__Q_LOWER(qi)); /* a lower bound anywhere */
+      out->q_ok |= (1u << qi) | (x.q_ok & ERGO__Q_LOWER(qi)); /* a lower bound anywhere */
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
-        out->q[qi][c] += s->q[qi][c];
+        out->q[qi][c] += q[0][c];
         /* The reader's time in the region is the window its node's energy covers. */
-        if (m->q_reads[r][qi] & (1u << c)) out->q_time_s[qi][c] += s->q_time_s[qi][c];
+        if (m->q_reads[r][qi] & (1u << c)) out->q_time_s[qi][c] += q[1][c];
       }
     }
   }
   double mean = sum / m->n;
   for (int r = 0; r < m->n; r++) {
-    double d = (per[r] ? per[r]->time_s : 0.0) - mean;
+    double d = (per[r] ? p_time(per[r]) : 0.0) - mean;
     sq += d * d;
   }
   out->time_s = mean;
@@ -337,38 +471,64 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
   out->r_max_s = hi;
   out->r_std_s = sqrt(sq / m->n); /* over all ranks: the population's deviation */
 
-  /* Children: the union over ranks, grouped by name through a hash table (O(c) in the c
-   * children of all ranks, whatever order each rank has them in), in first-seen order, then
-   * sorted as every report is. */
-  size_t cap = 0;
-  for (int r = 0; r < m->n; r++) cap += per[r] ? per[r]->nchildren : 0;
+  /* Children: the union over ranks, grouped by name through a hash table keyed by the hashes the
+   * ranks packed (O(c) in the c children of all ranks, whatever order each rank has them in), in
+   * first-seen order, then sorted as every report is. */
+  size_t cap = 0, most = 0;
+  for (int r = 0; r < m->n; r++) {
+    size_t c = per[r] ? per[r]->nchildren : 0;
+    cap += c;
+    most = c > most ? c : most;
+  }
   if (!cap) return 0;
+  /* The table (group + 1, 0 empty) starts at twice one rank's children (the union is most often
+   * about that) and doubles when half full; each group's first node; the group of each child in
+   * walking order. */
   size_t tcap = 16;
-  while (tcap < 2 * cap) tcap *= 2;
-  size_t *tab = calloc(tcap, sizeof *tab);                /* group + 1, 0 empty */
-  const ergo__snap **first = malloc(cap * sizeof *first); /* each group's first node */
-  size_t *gid = malloc(cap * sizeof *gid); /* group of each child, in walking order */
-  if (!tab || !first || !gid) {
+  while (tcap < 2 * most) tcap *= 2;
+  uint32_t *tab = calloc(tcap, sizeof *tab), *gid = malloc(cap * sizeof *gid);
+  const pnode **first = malloc(cap * sizeof *first);
+  if (!tab || !gid || !first) {
     free(tab);
-    free(first);
     free(gid);
+    free(first);
     return ERGO_ENOMEM;
   }
   size_t ng = 0, k = 0;
   for (int r = 0; r < m->n; r++)
     for (size_t i = 0; per[r] && i < per[r]->nchildren; i++) {
-      const ergo__snap *c = &per[r]->children[i];
-      size_t j = ergo__name_hash(c->name) & (tcap - 1);
-      while (tab[j] && strcmp(first[tab[j] - 1]->name, c->name) != 0) j = (j + 1) & (tcap - 1);
+      const pnode *c = &per[r]->children[i];
+      if (2 * (ng + 1) > tcap) { /* rehash the groups into twice the room */
+        uint32_t *t2 = calloc(2 * tcap, sizeof *t2);
+        if (!t2) {
+          free(tab);
+          free(gid);
+          free(first);
+          return ERGO_ENOMEM;
+        }
+        tcap *= 2;
+        for (size_t g = 0; g < ng; g++) {
+          size_t j = p_hash(first[g]) & (tcap - 1);
+          while (t2[j]) j = (j + 1) & (tcap - 1);
+          t2[j] = (uint32_t)(g + 1);
+        }
+        free(tab);
+        tab = t2;
+      }
+      uint64_t hash = p_hash(c);
+      size_t j = hash & (tcap - 1);
+      while (tab[j] &&
+             (p_hash(first[tab[j] - 1]) != hash || strcmp(first[tab[j] - 1]->name, c->name) != 0))
+        j = (j + 1) & (tcap - 1);
       if (!tab[j]) {
         first[ng] = c;
-        tab[j] = ++ng;
+        tab[j] = (uint32_t)++ng;
       }
       gid[k++] = tab[j] - 1;
     }
   free(tab);
   free(first);
-  const ergo__snap **sub = calloc(ng * (size_t)m->n, sizeof *sub);
+  const pnode **sub = calloc(ng * (size_t)m->n, sizeof *sub);
   out->children = calloc(ng, sizeof *out->children);
   if (!sub || !out->children) {
     free(sub);
@@ -379,7 +539,7 @@ static int merge_node(const merge_ctx *m, const ergo__snap **per, ergo__snap *ou
   for (int r = 0; r < m->n; r++)
     for (size_t i = 0; per[r] && i < per[r]->nchildren; i++, k++) {
       /* A name twice on one rank (not from ergo's trees) merges its first node, as before. */
-      const ergo__snap **at = &sub[gid[k] * (size_t)m->n + (size_t)r];
+      const pnode **at = &sub[gid[k] * (size_t)m->n + (size_t)r];
       if (!*at) *at = &per[r]->children[i];
     }
   free(gid);
@@ -469,7 +629,8 @@ int ergo__merge_take(void) {
   ergo__merged_free();
   ergo__snap mine;
   pthread_mutex_lock(&ergo__g.lock);
-  int rc = ergo__snap_take(ergo__g.main_tree, 0, &mine);
+  /* Unsorted: rank 0 sorts the union of every rank's children anyway. */
+  int rc = ergo__snap_take_unsorted(ergo__g.main_tree, &mine);
   pthread_mutex_unlock(&ergo__g.lock);
   ergo__buf b = {0};
   /* A rank that could not take or pack its tree still joins the gather, with nothing. */
@@ -498,14 +659,14 @@ int ergo__merge_take(void) {
     return 0;
   }
   int n = ergo__rk.size;
-  ergo__snap *roots = calloc((size_t)n, sizeof *roots);
-  const ergo__snap **per = calloc((size_t)n, sizeof *per);
+  ptree *trees = calloc((size_t)n, sizeof *trees);
+  const pnode **per = calloc((size_t)n, sizeof *per);
   unsigned *agree = calloc((size_t)n, sizeof *agree);
   unsigned(*reads)[ERGO_MAX_QUANTITIES] = calloc((size_t)n, sizeof *reads);
   M.hosts = calloc((size_t)n, sizeof *M.hosts);
   ergo__section_fig **secs = calloc((size_t)n, sizeof *secs);
   size_t *nsecs = calloc((size_t)n, sizeof *nsecs);
-  rc = roots && per && agree && reads && M.hosts && secs && nsecs ? 0 : ERGO_ENOMEM;
+  rc = trees && per && agree && reads && M.hosts && secs && nsecs ? 0 : ERGO_ENOMEM;
   size_t off = 0;
   for (int r = 0; r < n && !rc; off += lens[r], r++) {
     rank_q q[ERGO_MAX_QUANTITIES];
@@ -519,13 +680,13 @@ int ergo__merge_take(void) {
                   r, why);
       continue;
     }
-    if (unpack(M.all + off, lens[r], q, &host, &steps, &roots[r], &secs[r], &nsecs[r])) {
+    if (unpack(M.all + off, lens[r], q, &host, &steps, &trees[r], &secs[r], &nsecs[r])) {
       ergo__error("ergo_finalize: rank %d sent regions rank 0 cannot read (%zu bytes); the merged "
                   "report leaves it out (fix: run the same ergo build on every rank)",
                   r, lens[r]);
       continue;
     }
-    per[r] = &roots[r];
+    const pnode *root = per[r] = &trees[r].v[0];
     size_t h = 0;
     while (h < M.nhosts && strcmp(M.hosts[h], host) != 0) h++;
     if (h == M.nhosts && *host) M.hosts[M.nhosts++] = host;
@@ -533,13 +694,19 @@ int ergo__merge_take(void) {
       ergo__warn("ergo_finalize: rank %d called ergo_step %llu times, rank 0 %ld times; the "
                  "merged report's steps are rank 0's (fix: call ergo_step on every rank)",
                  r, (unsigned long long)steps, ergo__facts_steps());
-    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++)
+    const char *qp = root->q; /* the amounts of each quantity that measured it, in slot order */
+    for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
+      if (!(p_qok(root) & (1u << qi))) continue;
+      double amount[ERGO_MAX_COMPONENTS];
+      memcpy(amount, qp, sizeof amount);
+      qp += 2 * sizeof amount;
       for (int c = 0; c < ERGO_MAX_COMPONENTS; c++)
-        if (roots[r].q_ok & (1u << qi) && roots[r].q[qi][c] > 0) reads[r][qi] |= 1u << c;
+        if (amount[c] > 0) reads[r][qi] |= 1u << c;
+    }
     for (int qi = 0; qi < ERGO_MAX_QUANTITIES; qi++) {
       if (same_quantity(&q[qi], qi)) {
         agree[r] |= 1u << qi;
-      } else if (q[qi].used && roots[r].q_ok & (1u << qi)) {
+      } else if (q[qi].used && p_qok(root) & (1u << qi)) {
         ergo__error("ergo_finalize: rank %d measures %s over other components than rank 0; its %s "
                     "is left out of the merged report (fix: ERGO_REPORT_RANKS=1 writes it in that "
                     "rank's own files)",
@@ -562,11 +729,11 @@ int ergo__merge_take(void) {
                "report instead",
                n);
   }
-  for (int r = 0; roots && r < n; r++) ergo__snap_free(&roots[r]);
+  for (int r = 0; trees && r < n; r++) free(trees[r].v);
   for (int r = 0; secs && r < n; r++) free(secs[r]);
   free(secs);
   free(nsecs);
-  free(roots);
+  free(trees);
   free(per);
   free(agree);
   free(reads);

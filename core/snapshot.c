@@ -48,7 +48,8 @@ static inline int key_before(const skey *x, const skey *y) {
 typedef struct sctx {
   skey *v, *tmp;
   size_t n, cap, tmpcap;
-  int pool; /* children from the step pool while it has room */
+  int pool;     /* children from the step pool while it has room */
+  int unsorted; /* children left in the tree's order (ergo__snap_take_unsorted) */
 } sctx;
 
 /* The step snapshots' pool: one anonymous mapping, grown (remapped) to the tree's size before a
@@ -224,7 +225,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
   }
   size_t nc = cx->n - base;
   if (!nc) return 0;
-  if (sort_keys(cx, cx->v + base, nc)) return ERGO_ENOMEM;
+  if (!cx->unsorted && sort_keys(cx, cx->v + base, nc)) return ERGO_ENOMEM;
   out->children = cx->pool ? pool_take(nc) : NULL;
   out->pooled = out->children != NULL;
   if (!out->children && !(out->children = malloc(nc * sizeof *out->children))) return ERGO_ENOMEM;
@@ -233,7 +234,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
     int rc = fill(t, cx->v[base + k].node, depth + 1, since_step, now, cx, &out->children[k]);
     out->nchildren = k + 1;
     if (rc) return rc;
-    if (k && cmp_snap(&out->children[k - 1], &out->children[k]) > 0) sorted = 0;
+    if (k && !cx->unsorted && cmp_snap(&out->children[k - 1], &out->children[k]) > 0) sorted = 0;
   }
   cx->n = base;
   /* A child that changed between its key and its figures (another thread's tree): sort anew. */
@@ -245,10 +246,15 @@ int ergo__snap_take(const ergo__tree *t, int since_step, ergo__snap *out) {
   return ergo__snap_take_at(t, since_step, ergo__report_now(), out);
 }
 
-static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, ergo__snap *out);
+static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, int unsorted,
+                ergo__snap *out);
 
 int ergo__snap_take_at(const ergo__tree *t, int since_step, uint64_t now, ergo__snap *out) {
-  return take(t, since_step, now, 0, out);
+  return take(t, since_step, now, 0, 0, out);
+}
+
+int ergo__snap_take_unsorted(const ergo__tree *t, ergo__snap *out) {
+  return take(t, 0, ergo__report_now(), 0, 1, out);
 }
 
 int ergo__snap_take_step(const ergo__tree *t, uint64_t now, ergo__snap *out) {
@@ -264,10 +270,11 @@ int ergo__snap_take_step(const ergo__tree *t, uint64_t now, ergo__snap *out) {
     }
   }
   P.used = 0;
-  return take(t, 1, now, 1, out);
+  return take(t, 1, now, 1, 0, out);
 }
 
-static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, ergo__snap *out) {
+static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, int unsorted,
+                ergo__snap *out) {
   ergo__clock_refresh();
   ergo__quant_begin();
   const ergo__cold *rc0 = ergo__node_cold_peek(&t->root);
@@ -276,6 +283,7 @@ static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, erg
   uint64_t root_loaded_calls = rc0 ? rc0->loaded_calls : 0;
   memset(out, 0, sizeof *out);
   sctx cx = {0};
+  cx.unsorted = unsorted;
   if ((cx.pool = pool)) { /* the kept key arrays */
     cx.v = P.v;
     cx.cap = P.vcap / sizeof *P.v;

@@ -733,11 +733,84 @@ static void test_siblings_in_other_orders(void **state) {
   ergo_finalize();
 }
 
+/* ---- a large merge, figure for figure as the format-4 merge made it ------------------------ */
+#define ND 700
+#define DIGEST_WANT 0x18ffb82ff9fdfe01ull
+/* Rank r of 4: "Loop" with ND siblings from its own offset, 1 in 5 on that rank alone (the
+ * union, 1260, outgrows the merge's first table), each with one or two children of its own; rank
+ * 3 also has "Tail".  Every duration depends on k and r. */
+static void build_digest(int r) {
+  char name[32], inner[32];
+  ERGO_PUSH(1, "Loop");
+  for (int i = 0; i < ND; i++) {
+    int k = (i + r * ND / 4) % ND;
+    if (k % 5 == r)
+      snprintf(name, sizeof name, "rank%d_only_%d", r, k);
+    else
+      snprintf(name, sizeof name, "sib_%d", k);
+    ERGO_PUSH(2, name);
+    region_ms(3, "inner", (uint64_t)(k % 3 + r));
+    if ((k + r) % 4 == 0) {
+      snprintf(inner, sizeof inner, "inner_%d", k % 7);
+      region_ms(3, inner, (uint64_t)(k % 5 + 1));
+    }
+    advance_ms((uint64_t)(k % 11 == 0) * (uint64_t)(r + 1));
+    ERGO_POP(2, name);
+  }
+  ERGO_POP(1, "Loop");
+  if (r == 3) region_ms(1, "Tail", 2);
+}
+
+/* FNV-1a over every figure of a merged node and its subtree, in the report's order. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+static uint64_t digest(uint64_t h, const ergo__snap *s) {
+  h = fnv(h, s->name, strlen(s->name) + 1);
+  int ints[] = {s->level,     s->depth,       s->open,          s->nranks,
+                s->ranks_ran, s->has_setting, s->setting_varied};
+  h = fnv(h, ints, sizeof ints);
+  double d[] = {s->time_s, s->min_s, s->max_s, s->r_min_s, s->r_max_s, s->r_std_s};
+  h = fnv(h, d, sizeof d);
+  h = fnv(h, &s->calls, sizeof s->calls);
+  h = fnv(h, &s->q_ok, sizeof s->q_ok);
+  h = fnv(h, s->q, sizeof s->q);
+  h = fnv(h, s->q_time_s, sizeof s->q_time_s);
+  h = fnv(h, s->setting, sizeof s->setting);
+  h = fnv(h, &s->nchildren, sizeof s->nchildren);
+  for (size_t i = 0; i < s->nchildren; i++) h = digest(h, &s->children[i]);
+  return h;
+}
+
+/* 4 ranks of ND siblings and their children: the merged tree is, bit for bit, the one the
+ * merge of pack format 4 (before the compact format 5) made: its digest, and its size. */
+static void test_large_merge_unchanged(void **state) {
+  (void)state;
+  job_size = 4;
+  builder = build_digest;
+  for (int r = 1; r < job_size; r++) run_rank(r, "dram-0");
+  const ergo__snap *m = merge_on_rank0();
+  assert_non_null(m);
+  assert_int_equal(merge_errors, 0);
+  const ergo__snap *loop = child(m, "Loop");
+  assert_non_null(loop);
+  size_t nodes = 0;
+  for (size_t i = 0; i < loop->nchildren; i++) nodes += 1 + loop->children[i].nchildren;
+  uint64_t h = digest(0xcbf29ce484222325ull, m);
+  print_message("merged: %zu siblings, %zu nodes under Loop, digest %016llx\n", loop->nchildren,
+                nodes, (unsigned long long)h);
+  assert_int_equal(h, DIGEST_WANT);
+  ergo_finalize();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_settings_and_hosts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_three_ranks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_siblings_in_other_orders, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_large_merge_unchanged, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_components, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sections_merged, setup, teardown),
       cmocka_unit_test_setup_teardown(test_power_per_domain, setup, teardown),
