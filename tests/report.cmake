@@ -4,12 +4,13 @@
 # chart drawn, no console error, SIMULATED said, a screenshot of each section kept in
 # build/tests/report/shots/); a chart as PNG and SVG (tests/browser/report_png.py); and each bad
 # input refused in one line, with no output file left behind.
-if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND ERGO_CHARTJS AND ERGO_D3)
+if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timers AND ERGO_CHARTJS
+   AND ERGO_D3)
   set(rep_cli $<TARGET_FILE:ergo-cli>)
   set(rep_dir ${CMAKE_CURRENT_BINARY_DIR}/report)
   add_test(NAME report_runs COMMAND ${ERGO_EXPECT} "--match=report runs: OK" --
     sh ${CMAKE_CURRENT_SOURCE_DIR}/tools/report_runs.sh ${rep_cli}
-    $<TARGET_FILE:ergo-example-miniapp> ${rep_dir})
+    $<TARGET_FILE:ergo-example-miniapp> ${rep_dir} $<TARGET_FILE:ergo-example-timers>)
   set_tests_properties(report_runs PROPERTIES FIXTURES_SETUP report_runs TIMEOUT 120)
 
   add_test(NAME report_html_browser COMMAND ${ERGO_EXPECT} "--match=ergo report html: OK" --
