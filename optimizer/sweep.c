@@ -56,9 +56,9 @@ struct ergo__sweep {
   int fin[ERGO__SWEEP_FINALISTS];
   int nfin, rung, rungs;
   /* The baseline's measurements in order (log time, log energy), to see its work change while
-   * the schedule runs; bmark: how many the last look saw. */
+   * the schedule runs. */
   double (*blog)[2];
-  int nblog, cblog, bmark;
+  int nblog, cblog;
   int changed;
   int ext; /* the candidate extend() measures (-1: none yet) */
 };
@@ -667,21 +667,28 @@ static int winner(const ergo__sweep *s) {
 
 static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 
-/* Whether the baseline's measurements since the last look (the last rung of the final phase)
- * disagree with those before it (in
- * mean log time or energy by more than ERGO__SWEEP_DRIFT, or 5 standard errors of the noise if
- * more): the region's work changed while its schedule ran, and what was measured before cannot
- * be compared with what was measured after. */
+/* Whether the baseline's measurements changed level while the schedule ran: at some split of
+ * them in time order, the mean log time or energy after it differs from the mean before it by
+ * more than ERGO__SWEEP_DRIFT, or 5 standard errors if more, the sigma the one within the two
+ * sides (the pooled noise of the schedule would count the change itself as noise).  Then the
+ * region's work changed, and what was measured before cannot be compared with what was measured
+ * after. */
 static int base_moved(const ergo__sweep *s) {
-  int a = s->bmark, b = s->nblog - s->bmark;
-  if (a < 2 || b < 2) return 0;
+  int n = s->nblog;
+  if (n < 4) return 0;
   for (int k = 0; k < 2; k++) {
-    double m0 = 0, m1 = 0;
-    for (int i = 0; i < a; i++) m0 += s->blog[i][k];
-    for (int i = a; i < s->nblog; i++) m1 += s->blog[i][k];
-    double d = m1 / b - m0 / a,
-           lim = fmax(ERGO__SWEEP_DRIFT, 5 * noise(s, k) * sqrt(1.0 / a + 1.0 / b));
-    if (fabs(d) > lim) return 1;
+    double tot = 0, tot2 = 0, a1 = 0, a2 = 0;
+    for (int i = 0; i < n; i++) tot += s->blog[i][k], tot2 += s->blog[i][k] * s->blog[i][k];
+    for (int c = 1; c < n - 1; c++) { /* c measurements before the split */
+      a1 += s->blog[c - 1][k];
+      a2 += s->blog[c - 1][k] * s->blog[c - 1][k];
+      if (c < 2 || n - c < 2) continue;
+      double m0 = a1 / c, m1 = (tot - a1) / (n - c);
+      double ss = (a2 - c * m0 * m0) + (tot2 - a2 - (n - c) * m1 * m1);
+      double sd = ss > 0 ? sqrt(ss / (n - 2)) : 0;
+      double lim = fmax(ERGO__SWEEP_DRIFT, 5 * sd * sqrt(1.0 / c + 1.0 / (n - c)));
+      if (fabs(m1 - m0) > lim) return 1;
+    }
   }
   return 0;
 }
@@ -740,7 +747,6 @@ static void final_step(ergo__sweep *s) {
     final_choice(s);
     return;
   }
-  s->bmark = s->nblog;
   if (s->rungs < 0) {
     /* The first rung: the best points as their neighbourhoods say (under noise).  Under a
      * slowdown bound each is judged with another margin, from one band outside the bound to
