@@ -60,7 +60,7 @@ struct ergo__sweep {
   double (*blog)[2];
   int nblog, cblog;
   int changed;
-  int ext; /* the candidate extend() measures (-1: none yet) */
+  int ext, ext_to; /* the candidate extend() measures (-1: none yet), to how many */
 };
 
 static int value_index(const ergo__space *sp, int slot, int64_t v) {
@@ -693,6 +693,21 @@ static int base_moved(const ergo__sweep *s) {
   return 0;
 }
 
+/* The next block of extend()'s measurements of candidate p (`left` to go), the candidate and
+ * the baseline taking turns: a change of the work shows in the baseline's block (base_moved())
+ * before the budget is spent on it, and a slow drift weighs on both alike.  The executions
+ * planned (0 when the budget is spent). */
+static int plan_block(ergo__sweep *s, int p, int left) {
+  int got = 0, block = left < ERGO__SWEEP_BLOCK ? left : ERGO__SWEEP_BLOCK, nb = s->pts[s->base].n;
+  int nbase = s->pts[p].n + block - nb;
+  if (nbase < block / 2) nbase = block / 2; /* never none: the baseline shows a change */
+  for (int i = 0; i < block || i < nbase; i++) {
+    if (i < block) got += enqueue(s, p, 1, 1, 0);
+    if (i < nbase) got += enqueue(s, s->base, 1, 1, 0);
+  }
+  return got;
+}
+
 /* After the race, under noise: a candidate whose estimate beats the winner's but that is not
  * better than the baseline with confidence yet is measured again, with the baseline alongside,
  * as often as it needs to be (doubling its measurements) to be shown better if its mean holds,
@@ -702,19 +717,30 @@ static int base_moved(const ergo__sweep *s) {
  * more. */
 static int extend(ergo__sweep *s) {
   if (s->explicit_grid || fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION) return 0;
-  int w = winner(s), min_n = s->repeats + ERGO__SWEEP_FINAL, nb = s->pts[s->base].n;
+  int w, min_n = s->repeats + ERGO__SWEEP_FINAL, nb = s->pts[s->base].n;
+  /* The candidate's planned measurements are taken in full before it is judged again: stopping
+   * at the first look that passes would pass far more than 5 % of the points outside the bound
+   * (each look is another chance). */
+  if (s->ext >= 0 && s->pts[s->ext].n < s->ext_to)
+    return plan_block(s, s->ext, s->ext_to - s->pts[s->ext].n) > 0;
+  w = winner(s);
+  /* Under a slowdown bound also a point the search measured once whose neighbourhood says it
+   * is good: the race's finalists were picked by bands of apparent slowdown, and the point
+   * just inside the bound is often one of the many measured once around them.  Without a bound
+   * the race's candidates only: there a point measured once is the luckiest of hundreds. */
+  int least = s->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? 1 : min_n;
   double wv = value_at(s, w == s->base ? ergo__sweep_mean(&s->pts[w]) : smoothed(s, w), 0.0);
   int pick = -1, pick_extra = 0;
   double pv = 0;
   for (int p = 0; p < s->npts; p++) {
     const ergo__sweep_point *pt = &s->pts[p];
-    if (p == s->base || pt->n < min_n || confident(s, p)) continue;
+    if (p == s->base || pt->n < least || confident(s, p)) continue;
     double v = value_at(s, smoothed(s, p), 0.0);
     /* The candidate measured last stays while it is worth it: measurements spread over several
      * candidates would show none of them better. */
     if (!(v < wv) || (pick >= 0 && (pick == s->ext || (p != s->ext && !(v < pv))))) continue;
     /* The fewest doublings after which it would pass, within the executions left. */
-    for (int extra = pt->n;; extra *= 2) {
+    for (int extra = pt->n < min_n ? min_n - pt->n : pt->n;; extra *= 2) {
       int want = pt->n + extra, cost = extra + (want > nb ? want - nb : 0);
       if (cost > s->budget - s->qlen) break;
       if (confident_n(s, p, extra)) {
@@ -725,16 +751,8 @@ static int extend(ergo__sweep *s) {
   }
   if (pick < 0) return 0;
   s->ext = pick;
-  /* A block at a time, the candidate and the baseline taking turns: a change of the work shows
-   * in the baseline's block (base_moved()) before the budget is spent on it, and a slow drift
-   * weighs on both alike. */
-  int block = pick_extra < ERGO__SWEEP_BLOCK ? pick_extra : ERGO__SWEEP_BLOCK;
-  int nbase = s->pts[pick].n + block - nb;
-  for (int i = 0; i < block || i < nbase; i++) {
-    if (i < block) enqueue(s, pick, 1, 1, 0);
-    if (i < nbase) enqueue(s, s->base, 1, 1, 0);
-  }
-  return 1;
+  s->ext_to = s->pts[pick].n + pick_extra;
+  return plan_block(s, pick, pick_extra) > 0;
 }
 
 /* The final phase, one rung at a time (successive halving): the candidates, each measured up
