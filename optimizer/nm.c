@@ -1049,6 +1049,10 @@ int ergo__nm_applied(const ergo__nm *nm, int point[D]) {
 int ergo__nm_over_budget(const ergo__nm *nm) { return nm->over; }
 double ergo__nm_noise(const ergo__nm *nm, int which) { return seen_sigma(nm, which ? 1 : 0); }
 
+void ergo__nm_set_horizon(ergo__nm *nm, int horizon) {
+  if (horizon >= 1) nm->o.horizon = horizon;
+}
+
 void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j) {
   double d[2] = {0, 0};
   for (int k = 0; k < 2 && nm->memo[0].all.n; k++) {

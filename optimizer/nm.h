@@ -75,6 +75,9 @@ int ergo__nm_over_budget(const ergo__nm *nm);
 /* The budget's debt so far in seconds and joules (negative: credit), the executions handed
  * out since the search ended counted at their points' means; 0 without a budget. */
 void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j);
+/* The budget's horizon from now on (executions, >= 1): a region called several times per step
+ * runs that many executions per step, so its horizon of steps is that many times longer. */
+void ergo__nm_set_horizon(ergo__nm *nm, int horizon);
 /* The sigma of one measurement's log time (which 0) or log energy (1) as the repeated points
  * show it (the options' guess until they do). */
 double ergo__nm_noise(const ergo__nm *nm, int which);

@@ -55,6 +55,12 @@ struct ergo__sweep {
   /* final phase: the candidates still in the race, the rung being measured */
   int fin[ERGO__SWEEP_FINALISTS];
   int nfin, rung, rungs;
+  /* The baseline's measurements in order (log time, log energy), to see its work change while
+   * the schedule runs. */
+  double (*blog)[2];
+  int nblog, cblog;
+  int changed;
+  int ext, ext_to; /* the candidate extend() measures (-1: none yet), to how many */
 };
 
 static int value_index(const ergo__space *sp, int slot, int64_t v) {
@@ -382,7 +388,7 @@ ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *ob
   s->repeats = spec && spec->repeats > 0 ? spec->repeats : 1;
   s->budget = spec && spec->budget > 0 ? spec->budget : ERGO__SWEEP_BUDGET;
   s->explicit_grid = ergo__sweep_explicit(spec);
-  s->best = s->base = s->center = -1;
+  s->best = s->base = s->center = s->ext = -1;
   int base[ERGO__SPACE_DIMS] = {0}, dims = 0;
   for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     if (!space->n[i]) continue;
@@ -415,6 +421,7 @@ void ergo__sweep_free(ergo__sweep *s) {
   free(s->sq);
   free(s->pidx);
   free(s->q);
+  free(s->blog);
   free(s);
 }
 
@@ -660,11 +667,104 @@ static int winner(const ergo__sweep *s) {
 
 static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 
+/* Whether the baseline's measurements changed level while the schedule ran: at some split of
+ * them in time order, the mean log time or energy after it differs from the mean before it by
+ * more than ERGO__SWEEP_DRIFT, or 5 standard errors if more, the sigma the one within the two
+ * sides (the pooled noise of the schedule would count the change itself as noise).  Then the
+ * region's work changed, and what was measured before cannot be compared with what was measured
+ * after. */
+static int base_moved(const ergo__sweep *s) {
+  int n = s->nblog;
+  if (n < 4) return 0;
+  for (int k = 0; k < 2; k++) {
+    double tot = 0, tot2 = 0, a1 = 0, a2 = 0;
+    for (int i = 0; i < n; i++) tot += s->blog[i][k], tot2 += s->blog[i][k] * s->blog[i][k];
+    for (int c = 1; c < n - 1; c++) { /* c measurements before the split */
+      a1 += s->blog[c - 1][k];
+      a2 += s->blog[c - 1][k] * s->blog[c - 1][k];
+      if (c < 2 || n - c < 2) continue;
+      double m0 = a1 / c, m1 = (tot - a1) / (n - c);
+      double ss = (a2 - c * m0 * m0) + (tot2 - a2 - (n - c) * m1 * m1);
+      double sd = ss > 0 ? sqrt(ss / (n - 2)) : 0;
+      double lim = fmax(ERGO__SWEEP_DRIFT, 5 * sd * sqrt(1.0 / c + 1.0 / (n - c)));
+      if (fabs(m1 - m0) > lim) return 1;
+    }
+  }
+  return 0;
+}
+
+/* The next block of extend()'s measurements of candidate p (`left` to go), the candidate and
+ * the baseline taking turns: a change of the work shows in the baseline's block (base_moved())
+ * before the budget is spent on it, and a slow drift weighs on both alike.  The executions
+ * planned (0 when the budget is spent). */
+static int plan_block(ergo__sweep *s, int p, int left) {
+  int got = 0, block = left < ERGO__SWEEP_BLOCK ? left : ERGO__SWEEP_BLOCK, nb = s->pts[s->base].n;
+  int nbase = s->pts[p].n + block - nb;
+  if (nbase < block / 2) nbase = block / 2; /* never none: the baseline shows a change */
+  for (int i = 0; i < block || i < nbase; i++) {
+    if (i < block) got += enqueue(s, p, 1, 1, 0);
+    if (i < nbase) got += enqueue(s, s->base, 1, 1, 0);
+  }
+  return got;
+}
+
+/* After the race, under noise: a candidate whose estimate beats the winner's but that is not
+ * better than the baseline with confidence yet is measured again, with the baseline alongside,
+ * as often as it needs to be (doubling its measurements) to be shown better if its mean holds,
+ * while the budget lasts; the best such candidate first.  A race sized for the noise seen early
+ * can end a few measurements short of the interval a point near a slowdown bound needs, and the
+ * baseline would be kept though the budget had hundreds of executions left.  1 when it planned
+ * more. */
+static int extend(ergo__sweep *s) {
+  if (s->explicit_grid || fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION) return 0;
+  int w, min_n = s->repeats + ERGO__SWEEP_FINAL, nb = s->pts[s->base].n;
+  /* The candidate's planned measurements are taken in full before it is judged again: stopping
+   * at the first look that passes would pass far more than 5 % of the points outside the bound
+   * (each look is another chance). */
+  if (s->ext >= 0 && s->pts[s->ext].n < s->ext_to)
+    return plan_block(s, s->ext, s->ext_to - s->pts[s->ext].n) > 0;
+  w = winner(s);
+  /* Under a slowdown bound also a point the search measured once whose neighbourhood says it
+   * is good: the race's finalists were picked by bands of apparent slowdown, and the point
+   * just inside the bound is often one of the many measured once around them.  Without a bound
+   * the race's candidates only: there a point measured once is the luckiest of hundreds. */
+  int least = s->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? 1 : min_n;
+  double wv = value_at(s, w == s->base ? ergo__sweep_mean(&s->pts[w]) : smoothed(s, w), 0.0);
+  int pick = -1, pick_extra = 0;
+  double pv = 0;
+  for (int p = 0; p < s->npts; p++) {
+    const ergo__sweep_point *pt = &s->pts[p];
+    if (p == s->base || pt->n < least || confident(s, p)) continue;
+    double v = value_at(s, smoothed(s, p), 0.0);
+    /* The candidate measured last stays while it is worth it: measurements spread over several
+     * candidates would show none of them better. */
+    if (!(v < wv) || (pick >= 0 && (pick == s->ext || (p != s->ext && !(v < pv))))) continue;
+    /* The fewest doublings after which it would pass, within the executions left. */
+    for (int extra = pt->n < min_n ? min_n - pt->n : pt->n;; extra *= 2) {
+      int want = pt->n + extra, cost = extra + (want > nb ? want - nb : 0);
+      if (cost > s->budget - s->qlen) break;
+      if (confident_n(s, p, extra)) {
+        pick = p, pick_extra = extra, pv = v;
+        break;
+      }
+    }
+  }
+  if (pick < 0) return 0;
+  s->ext = pick;
+  s->ext_to = s->pts[pick].n + pick_extra;
+  return plan_block(s, pick, pick_extra) > 0;
+}
+
 /* The final phase, one rung at a time (successive halving): the candidates, each measured up
  * to the rung's count with the baseline alongside; the better half goes on, with twice the
  * measurements, until one is left with final_n().  Many points measured once hold lucky ones;
  * racing a few with growing means is how the noise is kept from choosing. */
 static void final_step(ergo__sweep *s) {
+  if (s->rungs >= 0 && base_moved(s)) {
+    s->changed = 1;
+    final_choice(s);
+    return;
+  }
   if (s->rungs < 0) {
     /* The first rung: the best points as their neighbourhoods say (under noise).  Under a
      * slowdown bound each is judged with another margin, from one band outside the bound to
@@ -697,9 +797,11 @@ static void final_step(ergo__sweep *s) {
     }
     s->rungs = rungs_of(s->nfin);
     s->rung = 0;
-  } else if (s->out_of_budget || s->rung == s->rungs) {
+  } else if (s->out_of_budget || (s->rung >= s->rungs && !extend(s))) {
     final_choice(s);
     return;
+  } else if (s->rung >= s->rungs) {
+    return; /* extend() planned more measurements */
   } else {
     rank(s);
     s->nfin = (s->nfin + 1) / 2;
@@ -779,6 +881,18 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
   p->energy_j += m->energy_j;
   p->resource += m->resource;
   p->n++;
+  if (e.point == s->base && m->time_s > 0 && m->energy_j > 0) {
+    if (s->nblog == s->cblog) {
+      int cap = s->cblog ? 2 * s->cblog : 64;
+      double(*b)[2] = realloc(s->blog, (size_t)cap * sizeof *b);
+      if (b) s->blog = b, s->cblog = cap;
+    }
+    if (s->nblog < s->cblog) {
+      s->blog[s->nblog][0] = log(m->time_s);
+      s->blog[s->nblog][1] = log(m->energy_j);
+      s->nblog++;
+    }
+  }
   s->sq[e.point][0] += m->time_s * m->time_s;
   s->sq[e.point][1] += m->energy_j * m->energy_j;
 }
@@ -798,4 +912,5 @@ const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {
 }
 int ergo__sweep_executions(const ergo__sweep *s) { return s->told; }
 int ergo__sweep_done(const ergo__sweep *s) { return s->phase == PH_DONE; }
+int ergo__sweep_changed(const ergo__sweep *s) { return s->changed; }
 double ergo__sweep_noise(const ergo__sweep *s, int which) { return noise(s, which ? 1 : 0); }

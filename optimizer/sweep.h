@@ -25,6 +25,11 @@
 /* Under noise, the width wanted of the winner's confidence interval (log ratio to the baseline). */
 #define ERGO__SWEEP_CI 0.025
 #define ERGO__SWEEP_BAND 0.01
+/* A change of the baseline's mean log time or energy past which its work changed (or 5 standard
+ * errors of the noise, if more). */
+#define ERGO__SWEEP_DRIFT 0.10
+/* Measurements of a candidate planned at once after the race (with the baseline's alongside). */
+#define ERGO__SWEEP_BLOCK 8
 /* Under a slowdown bound, a point's time counts this many standard errors slower than its
  * mean (a guard against choosing the luckiest of many measurements). */
 #define ERGO__SWEEP_MARGIN 0.25
@@ -118,6 +123,10 @@ const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count);
 /* Executions told so far, warm-up included; 1 when the schedule is over. */
 int ergo__sweep_executions(const ergo__sweep *s);
 int ergo__sweep_done(const ergo__sweep *s);
+
+/* 1 when the baseline's work changed while the schedule ran (its measurements before and after
+ * its final phase disagree): what it chose compares work that differs; start it again. */
+int ergo__sweep_changed(const ergo__sweep *s);
 
 /* The relative sigma of one measurement of time (which 0) or energy (1) as the repeated points
  * show it (0 before any point was measured twice). */

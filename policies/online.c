@@ -37,6 +37,8 @@
 /* Executions in a row that ran under another config than asked (the knobs
  * refused it, or a parent's config was in force) before a region gives up. */
 #define ONLINE_MISMATCHES 3
+/* Executions per step past which the budget's horizon no longer grows with them. */
+#define ONLINE_MAX_CALLS 64
 
 typedef struct online_region {
   ergo__nm *nm;   /* NULL: gave up, the region inherits */
@@ -49,6 +51,7 @@ typedef struct online_region {
   double watch_lt, watch_le;
   long retuned_at;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
+  int calls;              /* executions per step, the most seen (the budget's horizon scales) */
   struct online_region *next;
 } online_region;
 
@@ -235,7 +238,7 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
     ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
     /* Paid back within what is left of the region's first `horizon` executions (or two
      * searches' worth, if less is left). */
-    long left = (long)opt.horizon - or->execs;
+    long left = (long)opt.horizon * (or->calls > 1 ? or->calls : 1) - or->execs;
     opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
     ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
     if (!fresh) return; /* no memory: it keeps its config */
@@ -248,6 +251,16 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
     return;
   }
   or->execs++;
+  /* ERGO_TUNE_BUDGET's horizon is a number of the run's steps: a region called k times per
+   * step (a call-size unit whose work is normalised, a loop body) gets k times the executions,
+   * else its budget would end a third of the way into a 200-step run and its choice run
+   * unbounded for the rest. */
+  long ran = p->steps - or->first_step + 1;
+  int calls = ran > 0 ? (int)((or->execs + ran - 1) / ran) : 1;
+  if (calls > or->calls && calls <= ONLINE_MAX_CALLS) {
+    or->calls = calls;
+    ergo__nm_set_horizon(or->nm, ((online_priv *)p->priv)->opt.horizon * calls);
+  }
   int chosen = or->chosen;
   or->chosen = 0;
   next_point(or);

@@ -149,7 +149,10 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
     ergo__sweep_tell(sr->sched, m);
     return;
   }
-  if (!p->retune || !drifted(sr, applied, m)) return; /* ERGO_RETUNE=off: never */
+  /* Its work changed while the schedule ran (the schedule said so as it ended: started again
+   * after one execution at its choice), or at its choice since. */
+  int changed = ergo__sweep_changed(sr->sched) && sr->retunes < SWEEP_RETUNES;
+  if (!p->retune || !(changed || drifted(sr, applied, m))) return; /* ERGO_RETUNE=off: never */
   ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
   if (!fresh) return; /* no memory: it keeps its config */
   ergo__sweep_free(sr->prev);

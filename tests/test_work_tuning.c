@@ -210,6 +210,37 @@ static void test_split_by_call_size(void **state) {
   json_decref(doc);
 }
 
+/* The sim node's virtual seconds of `steps` steps of one region called three times per step at
+ * 0.05, 0.2 and 0.8 times the mixed work (the sim node counts its work, so it is one unit). */
+static double multisize_run(const char *policy, int steps) {
+  ergo_config c = sim_config(policy, "energy");
+  assert_int_equal(ergo_init(&c), 0);
+  static const double size[3] = {0.05, 0.2, 0.8};
+  uint64_t t0 = ergo__sim()->now_ns;
+  for (long s = 0; s < steps; s++) {
+    for (int k = 0; k < 3; k++) {
+      ERGO_PUSH(1, "fft");
+      ergo_sim_work_desc d = {mixed.gcycles * size[k], mixed.gbytes * size[k], mixed.serial};
+      assert_int_equal(ergo_sim_work(&d), 0);
+      ERGO_POP(1, "fft");
+    }
+    assert_int_equal(ergo_step(s), 0);
+  }
+  double t = (double)(ergo__sim()->now_ns - t0) * 1e-9;
+  assert_int_equal(ergo_finalize(), 0);
+  return t;
+}
+
+/* ERGO_TUNE_BUDGET's horizon is 200 of the run's steps: a region run three times per step keeps
+ * the tuning run's time within 1.10x the untuned run's over 200 steps under the energy
+ * objective (whose choice alone runs far slower), not only over its first 200 executions. */
+static void test_budget_per_step(void **state) {
+  (void)state;
+  double mon = multisize_run("monitor", 200), on = multisize_run("online", 200);
+  print_message("online's tuning run: %.4f of monitor's time\n", on / mon);
+  assert_true(on <= 1.10 * mon);
+}
+
 /* The same region telling its work with ergo_region_work: one unit, compared per unit of work
  * (the report says "units"); bad values and a call outside every region are one warning each
  * and change nothing. */
@@ -325,6 +356,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_growing_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_growing_sweep, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_split_by_call_size, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_budget_per_step, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_hint, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_significance_in_report, setup, test_dir_teardown),
   };
