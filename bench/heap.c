@@ -12,6 +12,8 @@
 #define _GNU_SOURCE
 #include "ergo.h"
 
+#include "median.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,16 +187,6 @@ static int run_child(const char *knobs, long steps, figures *out) {
              &out->init_grow) != 5)
     return -1;
   return 0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int main(int argc, char **argv) {

@@ -10,6 +10,7 @@
  * (NAME: the profile's name, or a substring of profiles' or nodes' names).  Benchmarks print
  * figures; they never fail on them (exit 1 only when a run cannot start). */
 #include "../examples/miniapp_work.h"
+#include "median.h"
 #include "runtime/toolkit.h"
 
 #include <ergo_sim.h>
@@ -498,15 +499,6 @@ static int max_executions(const char *path) {
   }
   ergo__model_free(&m);
   return most;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* The objective's value of a whole run against monitor's run (the run-level baseline). */

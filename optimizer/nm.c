@@ -303,13 +303,13 @@ static double search_value(const ergo__nm *nm, const rec *q) {
 
 /* ---- the response surface (with noise only) ---- */
 
-/* Fit the model to every measured point; its value is what all of them say
- * about one point, where the point's own few measurements are a guess. */
-static void refit(ergo__nm *nm) {
+/* Every measured point as a sample of a fit (weight: its measurements), into nm->samples; with
+ * `energy` only the points that measured energy.  Returns how many. */
+static int samples_of(ergo__nm *nm, int energy) {
   int n = 0;
   for (int i = 0; i < nm->nmemo; i++) {
     const sums *q = &nm->memo[i].all;
-    if (q->n == 0) continue;
+    if (q->n == 0 || (energy && !(q->e > 0))) continue;
     ergo__nm_sample *s = &nm->samples[n++];
     coords(nm, nm->memo[i].p, s->y);
     s->w = q->n;
@@ -317,6 +317,13 @@ static void refit(ergo__nm *nm) {
     s->log_e = q->le / q->n;
     s->r = q->r / q->n;
   }
+  return n;
+}
+
+/* Fit the model to every measured point; its value is what all of them say
+ * about one point, where the point's own few measurements are a guess. */
+static void refit(ergo__nm *nm) {
+  int n = samples_of(nm, 0);
   if (!nm->noisy || !ergo__nm_model_fit(&nm->mod, nm->nact, nm->samples, n)) nm->mod.ok = 0;
 }
 
@@ -633,17 +640,7 @@ static double overrun(const ergo__nm *nm, const rec *q) {
  * when points were added. */
 static const ergo__nm_model *cost_model(ergo__nm *nm) {
   if (nm->cost_points == nm->nmemo) return nm->cost.ok ? &nm->cost : NULL;
-  int n = 0;
-  for (int i = 0; i < nm->nmemo; i++) {
-    const sums *q = &nm->memo[i].all;
-    if (q->n == 0 || !(q->e > 0)) continue;
-    ergo__nm_sample *s = &nm->samples[n++];
-    coords(nm, nm->memo[i].p, s->y);
-    s->w = q->n;
-    s->log_t = q->lt / q->n;
-    s->log_e = q->le / q->n;
-    s->r = q->r / q->n;
-  }
+  int n = samples_of(nm, 1);
   nm->cost_points = nm->nmemo;
   if (!ergo__nm_model_fit(&nm->cost, nm->nact, nm->samples, n)) nm->cost.ok = 0;
   return nm->cost.ok ? &nm->cost : NULL;
