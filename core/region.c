@@ -120,11 +120,8 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   if (ERGO__UNLIKELY(lit ? (!c || c->key != name)
                          : (!name || !c || ergo__interned_hash(c->name) != hash ||
                             !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash))))) {
-    if (ERGO__UNLIKELY(!name)) {
-      name = checked_name("ERGO_PUSH", level, name, file, line);
-      hash = ergo__name_hash(name);
-    }
-    if (lit) hash = ergo__name_hash(name);
+    if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
+    if (lit || !hash) hash = ergo__name_hash(name);     /* a literal, or a NULL name replaced */
     c = ergo__node_probe(t, pf->node, name, hash, lit); /* a known region: found inline */
     if (ERGO__LIKELY(c != NULL)) {
       if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);

@@ -108,6 +108,12 @@ static record *record_of(ergo_region *r) {
   return *slot;
 }
 
+/* The region's record, or NULL when it has none (never measured, or no slot). */
+static record *record_at(const ergo_region *r) {
+  record **slot = (record **)ergo_region_slot((ergo_region *)r, P.slot);
+  return slot ? *slot : NULL;
+}
+
 /* The main thread's work counters now: ergo_region_work's, and the sim node's modelled work (the
  * platform's work counter; none on a real node yet). */
 static void work_now(ergo__work_sample *w) {
@@ -131,8 +137,7 @@ static void enter(void *ctx, ergo_region *r, int level) {
 static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
   (void)ctx;
   if (ergo_region_thread(r) != 0) return;
-  record **slot = (record **)ergo_region_slot(r, P.slot);
-  record *rec = slot ? *slot : NULL;
+  record *rec = record_at(r);
   if (!rec) return;
   ergo__region_measurement m = {(double)elapsed_ns * 1e-9, -1, {0, 0, -1}};
   if (P.meter) {
@@ -159,23 +164,21 @@ static void finalize(void *ctx) {
 
 /* Where the energy layer's reports find a region's energy state. */
 static void **energy_state(const ergo_region *r) {
-  if (!P.attached) return NULL;
-  record **slot = (record **)ergo_region_slot((ergo_region *)r, P.slot);
-  record *rec = slot ? *slot : NULL;
+  record *rec = P.attached ? record_at(r) : NULL;
   return rec ? &rec->energy : NULL;
 }
 
 /* The setting the tuner applied to a region, for the reports (core/facts.c asks at a snapshot). */
 static int setting_of(void *ctx, const ergo__node *n, int64_t v[ERGO__SETTING_MAX], int *varied) {
   (void)ctx;
-  record *rec = *(record **)ergo_region_slot((ergo_region *)n, P.slot);
+  record *rec = record_at(n);
   return rec && ergo__tuner_setting(rec->tuner, v, ERGO__NKNOBS, varied);
 }
 
 /* How the tuner judged a region, for the reports. */
 static int significance_of(void *ctx, const ergo__node *n, ergo__significance *out) {
   (void)ctx;
-  record *rec = *(record **)ergo_region_slot((ergo_region *)n, P.slot);
+  record *rec = record_at(n);
   return ergo__tuner_significance(rec ? rec->tuner : NULL, n->level, &out->judged, &out->reason,
                                   &out->mean_s, &out->work);
 }

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -518,6 +519,36 @@ static int run_browser(char *const *argv, int out) {
   return 0;
 }
 
+/* A whole file, NUL-terminated (its length without the NUL in *len), or NULL. */
+static char *read_whole(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *text = NULL;
+  size_t cap = 0, n = 0;
+  int bad = !f;
+  while (!bad) {
+    if (cap - n < 2) { /* room for more and the NUL */
+      char *more = realloc(text, cap ? 2 * cap : 65536);
+      if (!(bad = !more)) text = more, cap = cap ? 2 * cap : 65536;
+      continue;
+    }
+    size_t got = fread(text + n, 1, cap - n - 1, f);
+    n += got;
+    if (!got) break;
+  }
+  if (f) bad |= ferror(f), fclose(f);
+  *len = bad ? 0 : n;
+  if (bad)
+    free(text);
+  else
+    text[n] = '\0';
+  return bad ? NULL : text;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+  (void)st, (void)ftw;
+  return (type == FTW_DP ? rmdir(path) : unlink(path)), 0; /* what stays is only a leftover */
+}
+
 /* The one-chart page rendered to `out` as PNG (screenshot) or SVG (the DOM's chart). */
 static int picture(const inputs *in, const char *chart, int svg, const char *out,
                    const char *chromium) {
@@ -527,9 +558,14 @@ static int picture(const inputs *in, const char *chart, int svg, const char *out
   char *html = page(in, chart, &len);
   if (!html) return ERGO_CLI_FAIL;
   const char *tmpdir = getenv("TMPDIR");
+  if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
   char dir[PATH_MAX], file[PATH_MAX + 32], url[PATH_MAX + 64], shot[PATH_MAX + 32],
       prof[PATH_MAX + 32];
-  snprintf(dir, sizeof dir, "%s/ergo-report-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  if (snprintf(dir, sizeof dir, "%s/ergo-report-XXXXXX", tmpdir) >= (int)sizeof dir) {
+    free(html);
+    return fail("TMPDIR='%.64s...' is too long for a temporary directory (fix: a shorter TMPDIR)",
+                tmpdir);
+  }
   if (!mkdtemp(dir)) {
     free(html);
     return fail("cannot make a temporary directory '%s': %s (fix: TMPDIR)", dir, strerror(errno));
@@ -553,29 +589,17 @@ static int picture(const inputs *in, const char *chart, int svg, const char *out
   if (rc == ERGO_CLI_OK && !svg) {
     if (run_browser(argv, -1))
       rc = ERGO_CLI_FAIL;
-    else {
-      FILE *f = fopen(shot, "rb");
-      if (f && fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        rewind(f);
-        pic = n > 0 ? malloc((size_t)n) : NULL;
-        if (pic && fread(pic, 1, (size_t)n, f) == (size_t)n) piclen = (size_t)n;
-      }
-      if (f) fclose(f);
-      if (!piclen) rc = fail("'%s' wrote no screenshot of the chart", browser);
-    }
+    else if (!(pic = read_whole(shot, &piclen)) || !piclen)
+      rc = fail("'%s' wrote no screenshot of the chart", browser);
   } else if (rc == ERGO_CLI_OK) {
     char dom[PATH_MAX + 32];
     snprintf(dom, sizeof dom, "%s/dom.html", dir);
     int fd = open(dom, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 || run_browser(argv, fd)) rc = ERGO_CLI_FAIL;
     if (fd >= 0) close(fd);
-    FILE *f = rc == ERGO_CLI_OK ? fopen(dom, "r") : NULL;
-    char *text = NULL;
-    size_t cap = 0;
-    if (f) {
-      ssize_t n = getdelim(&text, &cap, '\0', f);
-      fclose(f);
+    size_t n = 0;
+    char *text = rc == ERGO_CLI_OK ? read_whole(dom, &n) : NULL;
+    if (text) {
       const char *a = n > 0 ? strstr(text, "<svg") : NULL;
       const char *b = a ? strstr(a, "</svg>") : NULL;
       for (const char *c = b; c; c = strstr(c + 1, "</svg>")) b = c;
@@ -590,21 +614,14 @@ static int picture(const inputs *in, const char *chart, int svg, const char *out
         } else
           piclen = 0;
       }
-      unlink(dom);
     }
     free(text);
     if (rc == ERGO_CLI_OK && !piclen) rc = fail("'%s' drew no SVG of the chart", browser);
   }
   if (rc == ERGO_CLI_OK && ergo__atomic_write(out, pic, piclen)) rc = ERGO_CLI_FAIL;
   free(pic);
-  /* The temporary directory and Chromium's profile in it. */
-  char *rm[] = {"/bin/rm", "-rf", dir, NULL};
-  pid_t pid = fork();
-  if (pid == 0) {
-    execv(rm[0], rm);
-    _exit(127);
-  }
-  if (pid > 0) waitpid(pid, NULL, 0);
+  /* The temporary directory and Chromium's profile in it, deepest first, links not followed. */
+  nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
   if (rc == ERGO_CLI_OK) printf(CMD ": %s written (%s)\n", out, chart);
   return rc;
 }
