@@ -332,10 +332,13 @@ static void check_period(int asked_ms) {
 #define UPDATE_PROBE_S 0.01
 
 /* The counter's update interval: the shortest time between changes of the summed counters over
- * up to UPDATE_GAPS changes, polled for at most UPDATE_PROBE_S (a late read only lengthens a
- * gap, so the shortest is the counter's own).  A counter that does not move twice in that time,
- * as on a quiet fake machine, leaves it unknown: 0. */
+ * up to UPDATE_GAPS changes (a late read only lengthens a gap, so the shortest is the counter's
+ * own).  A counter that does not move in UPDATE_PROBE_S, as on a quiet fake machine, leaves it
+ * unknown: 0.  One that moved but not yet twice (a busy machine held this thread, or the
+ * counter's updater, back) is polled on, up to UPDATE_PROBE_MAX_S: a busy node must not turn
+ * the threshold off. */
 #define UPDATE_GAPS 6
+#define UPDATE_PROBE_MAX_S 0.25
 static double update_interval(void) {
   double j[ERGO__METER_MAX_DOMAINS], last = -1, t_change = -1, best = 0;
   int gaps = 0;
@@ -344,7 +347,9 @@ static double update_interval(void) {
   for (;;) {
     clock_gettime(CLOCK_MONOTONIC, &b);
     double t = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-    if (t > UPDATE_PROBE_S || gaps >= UPDATE_GAPS || ergo__meter_read(&E.meter, j) != 0)
+    int moved = t_change >= 0, one_gap = gaps > 0;
+    if ((t > UPDATE_PROBE_S && (!moved || one_gap)) || t > UPDATE_PROBE_MAX_S ||
+        gaps >= UPDATE_GAPS || ergo__meter_read(&E.meter, j) != 0)
       return best;
     double sum = 0;
     for (int d = 0; d < E.meter.ndomains; d++) sum += j[d];

@@ -469,6 +469,37 @@ static const char *status_text(int status) {
   return buf;
 }
 
+/* Wait for a victim that was sent a signal.  One that is still alive after 5 s (its own alarm
+ * ends it at 30 s, failing the test) has its signal state printed first: which signals are
+ * pending, blocked, ignored and caught, and where it sleeps, so a failure seen once says why. */
+static int reap_signalled(pid_t pid, int sig) {
+  int status = 0;
+  for (int waited_ms = 0;; waited_ms += 10) {
+    pid_t r = waitpid(pid, &status, waited_ms < 5000 ? WNOHANG : 0);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return status;
+    if (waited_ms == 4990) {
+      char path[64], line[256];
+      fprintf(stderr, "victim %d still alive 5 s after signal %d; its /proc status:\n", (int)pid,
+              sig);
+      const char *files[] = {"status", "wchan", "stack"};
+      for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, files[k]);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+          if (k > 0 || strncmp(line, "Sig", 3) == 0 || strncmp(line, "Shd", 3) == 0 ||
+              strncmp(line, "State", 5) == 0 || strncmp(line, "Threads", 7) == 0)
+            fprintf(stderr, "  %s: %s%s", files[k], line, strchr(line, '\n') ? "" : "\n");
+        if (f) fclose(f);
+      }
+    }
+    if (waited_ms < 5000) {
+      struct timespec nap = {0, 10 * 1000 * 1000};
+      nanosleep(&nap, NULL);
+    }
+  }
+}
+
 /* Run a victim that ends by itself (or by `send` from here once ready), check how it ended,
  * then that the tree is byte for byte as before and no state file is left. */
 static void run_victim(const char *mode, int send, const char *expected_status) {
@@ -477,7 +508,7 @@ static void run_victim(const char *mode, int send, const char *expected_status) 
   assert_true(pid > 0);
   wait_ready(ready);
   if (send) assert_int_equal(kill(pid, send), 0);
-  assert_string_equal(status_text(reap(pid)), expected_status);
+  assert_string_equal(status_text(send ? reap_signalled(pid, send) : reap(pid)), expected_status);
   assert_tree_pristine();
   assert_int_equal(access(state_file(pid), F_OK), -1);
   assert_int_equal(state_dir_entries(), 0);
