@@ -985,13 +985,23 @@ static void confirm(ergo__nm *nm) {
     int left = (nm->o.max_evals - nm->evals) / 2;
     if (n == 0 || n > 2 * left || left < CONFIRM_MIN) continue; /* not tried: no test made */
     if (n > left) n = left;
+    if (!afford(nm, c->p)) {
+      /* The budget cannot pay for measuring c again (this run would not run it either): no
+       * test is made.  Without a slowdown bound c stands on its selection's test, for a later
+       * run under static; a time bound is never taken unconfirmed. */
+      if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) {
+        nm->confirmed = (int)(c - nm->memo);
+        break;
+      }
+      continue;
+    }
     tries++;
     memset(&c->conf, 0, sizeof c->conf);
     memset(&nm->base_conf, 0, sizeof nm->base_conf);
     nm->confirming = (int)(c - nm->memo);
     for (int k = 0; k < 2 * n && !nm->over; k++) {
       const int *p = k % 2 ? nm->memo[0].p : c->p;
-      if (!afford(nm, p)) break;
+      if (k && !afford(nm, p)) break;
       measure(nm, p);
     }
     nm->confirming = 0;

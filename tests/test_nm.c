@@ -584,6 +584,9 @@ static run_cost tuning_run(const ergo__sim_work *w, const ergo__objective *o, do
   opt.budget_time = budget_time;
   opt.budget_energy = budget_energy;
   opt.horizon = horizon;
+  /* With noise as online runs it: 24 executions more for the confirmation. */
+  opt.confirm = sigma > 0 ? 24 : 0;
+  opt.max_evals += opt.confirm;
   ergo__nm *nm = ergo__nm_new(&g, o, &opt);
   assert_non_null(nm);
   rng = 0xb0d6e7ull;
