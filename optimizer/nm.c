@@ -629,10 +629,10 @@ static int payback(const ergo__nm *nm, const ledger *l, const rec *a, const rec 
 }
 
 /* 1 when some eligible point keeps the budget after `extra` more debt and `more` executions,
- * alone or after paying back at some measured point. */
-static int affordable(const ergo__nm *nm, const double extra[2], int more) {
+ * alone or after paying back at some measured point; `low` as ledger_of's. */
+static int affordable(const ergo__nm *nm, const double extra[2], int more, int low) {
   ledger l;
-  ledger_of(nm, extra, more, 0, &l);
+  ledger_of(nm, extra, more, low, &l);
   for (int i = 0; i < nm->nmemo; i++) {
     if (!eligible(nm, &nm->memo[i])) continue;
     for (int j = 0; j < nm->nmemo; j++)
@@ -686,14 +686,29 @@ static int afford(ergo__nm *nm, const int p[D]) {
     }
     extra[k] = high - (1 + allowance(nm, k)) * ref;
   }
-  if (affordable(nm, extra, 1)) return 1;
+  if (affordable(nm, extra, 1, 0)) return 1;
   double none[2] = {0, 0};
   /* The first simplex is how anything is learnt: its points are measured while nothing known
    * pays a debt back yet (the overrun is at most those few executions' excess). */
   if (nm->nmemo <= nm->nact + 1 && !q) return 1;
-  if (!affordable(nm, none, 0)) nm->over = 1;
+  if (!affordable(nm, none, 0, 0)) nm->over = 1;
   nm->skipped++;
   return 0;
+}
+
+/* Whether the whole confirmation of c, n executions at c and n at the baseline, leaves the debt
+ * affordable, judged as the plan after the search is (the baseline at the low end of its
+ * interval, MARGIN in hand): the confirmation is the last exploration, and the plan must pay it. */
+static int afford_confirmation(const ergo__nm *nm, const rec *c, int n) {
+  if (!budgeted(nm) || nm->memo[0].all.n == 0) return 1;
+  double extra[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    if (!limited(nm, k)) continue;
+    double ref = base_ref(nm, k, 0);
+    extra[k] =
+        n * (point_mean(&c->all, k) - (1 + allowance(nm, k)) * ref) - n * allowance(nm, k) * ref;
+  }
+  return affordable(nm, extra, 2 * n, 1);
 }
 
 /* Once the search is over: the point the region runs at (nm->applied) and, before it, the
@@ -985,8 +1000,8 @@ static void confirm(ergo__nm *nm) {
     int left = (nm->o.max_evals - nm->evals) / 2;
     if (n == 0 || n > 2 * left || left < CONFIRM_MIN) continue; /* not tried: no test made */
     if (n > left) n = left;
-    if (!afford(nm, c->p)) {
-      /* The budget cannot pay for measuring c again (this run would not run it either): no
+    if (!afford_confirmation(nm, c, n)) {
+      /* The budget cannot pay for measuring c again (this run would not run it long either): no
        * test is made.  Without a slowdown bound c stands on its selection's test, for a later
        * run under static; a time bound is never taken unconfirmed. */
       if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) {
