@@ -246,7 +246,7 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
     /* Paid back within what is left of the region's first `horizon` executions (or two
      * searches' worth, if less is left). */
     long left = (long)opt.horizon * (or->calls > 1 ? or->calls : 1) - or->execs;
-    opt.horizon = left > 2 * opt.max_evals ? (int)left : 2 * opt.max_evals;
+    opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
     ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
     if (!fresh) return; /* no memory: it keeps its config */
     ergo__nm_free(or->prev);
