@@ -93,6 +93,8 @@ typedef struct sums {
 typedef struct rec {
   int p[D];
   sums all, fresh;
+  sums conf;    /* its confirmation's measurements (see ERGO__NM_CONFIRM) */
+  int rejected; /* its confirmation failed, or could not be afforded */
 } rec;
 
 struct ergo__nm {
@@ -107,6 +109,12 @@ struct ergo__nm {
   int evals;
   int search_limit; /* evals the simplex may use; the rest confirms */
   int deciding;     /* measurements now are fresh */
+  int decide_limit; /* evals the search and the selection may use; the rest confirms */
+
+  /* The confirmation (see ERGO__NM_CONFIRM): the candidate being confirmed (index into memo,
+   * 0 none), the baseline's measurements taken alongside it, the outcome. */
+  int confirming, confirmed, confirm_over;
+  sums base_conf;
 
   int asked, want[D]; /* a point handed out, not yet told */
   int done, final;    /* final: index into memo */
@@ -138,6 +146,7 @@ void ergo__nm_options_default(ergo__nm_options *o) {
   o->max_evals = 40;
   o->repeats = 1;
   o->noise_rel = 0;
+  o->confirm = 0;
   o->seed = 0;
   o->budget_time = -1;
   o->budget_energy = -1;
@@ -438,22 +447,28 @@ static double log_ratio(const ergo__nm *nm, const sums *q, const sums *b, int wh
  * no single measurement decides: better when the upper CONFIDENCE bound on
  * the log ratio of its objective to the baseline's is below 0, and under
  * energy@X% when the upper bound on its time ratio is within log(1 + X). */
+/* How measurements s compare with the baseline's b at one-sided confidence conf: 1 better, -1
+ * not (worse, or too slow), 0 undecided; 0 with fewer than two on either side. */
+static int judge(const ergo__nm *nm, const sums *s, const sums *b, double conf) {
+  if (s->n < 2 || b->n < 2) return 0;
+  double sig, dof, d = log_ratio(nm, s, b, log_kind(&nm->obj), &sig, &dof);
+  double hi = ergo__nm_log_ratio_bound(d, sig, s->n, b->n, dof, conf),
+         lo = ergo__nm_log_ratio_bound(d, -sig, s->n, b->n, dof, conf);
+  int fast = 1;
+  if (nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) {
+    double bound = log1p(nm->obj.slowdown), dt = log_ratio(nm, s, b, 0, &sig, &dof);
+    if (ergo__nm_log_ratio_bound(dt, -sig, s->n, b->n, dof, conf) > bound) return -1;
+    fast = ergo__nm_log_ratio_bound(dt, sig, s->n, b->n, dof, conf) <= bound;
+  }
+  if (lo >= 0) return -1;
+  return hi < 0 && fast ? 1 : 0;
+}
+
 static int verdict(const ergo__nm *nm, const rec *q) {
   const sums *s = nm->noisy ? &q->fresh : &q->all, *b = &nm->memo[0].all;
   if (q == &nm->memo[0] || s->n == 0 || b->n == 0) return -1;
   if (!nm->noisy) return value(nm, s) < value(nm, b) ? 1 : -1;
-  if (s->n < 2 || b->n < 2) return 0;
-  double sig, dof, d = log_ratio(nm, s, b, log_kind(&nm->obj), &sig, &dof);
-  double hi = ergo__nm_log_ratio_bound(d, sig, s->n, b->n, dof, CONFIDENCE),
-         lo = ergo__nm_log_ratio_bound(d, -sig, s->n, b->n, dof, CONFIDENCE);
-  int fast = 1;
-  if (nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) {
-    double bound = log1p(nm->obj.slowdown), dt = log_ratio(nm, s, b, 0, &sig, &dof);
-    if (ergo__nm_log_ratio_bound(dt, -sig, s->n, b->n, dof, CONFIDENCE) > bound) return -1;
-    fast = ergo__nm_log_ratio_bound(dt, sig, s->n, b->n, dof, CONFIDENCE) <= bound;
-  }
-  if (lo >= 0) return -1;
-  return hi < 0 && fast ? 1 : 0;
+  return judge(nm, s, b, CONFIDENCE);
 }
 
 static int beats(const ergo__nm *nm, const rec *q) { return verdict(nm, q) > 0; }
@@ -475,6 +490,7 @@ static int hopeful(const ergo__nm *nm, const rec *q, int left) {
 /* The final choice: the best-ranked point that is better than the baseline with confidence;
  * the baseline when none does. */
 static int choose(const ergo__nm *nm) {
+  if (nm->confirm_over) return nm->confirmed;
   int f = 0;
   for (int i = 1; i < nm->nmemo; i++)
     if (beats(nm, &nm->memo[i]) && (!f || estimate(nm, &nm->memo[i]) < estimate(nm, &nm->memo[f])))
@@ -613,10 +629,10 @@ static int payback(const ergo__nm *nm, const ledger *l, const rec *a, const rec 
 }
 
 /* 1 when some eligible point keeps the budget after `extra` more debt and `more` executions,
- * alone or after paying back at some measured point. */
-static int affordable(const ergo__nm *nm, const double extra[2], int more) {
+ * alone or after paying back at some measured point; `low` as ledger_of's. */
+static int affordable(const ergo__nm *nm, const double extra[2], int more, int low) {
   ledger l;
-  ledger_of(nm, extra, more, 0, &l);
+  ledger_of(nm, extra, more, low, &l);
   for (int i = 0; i < nm->nmemo; i++) {
     if (!eligible(nm, &nm->memo[i])) continue;
     for (int j = 0; j < nm->nmemo; j++)
@@ -670,14 +686,29 @@ static int afford(ergo__nm *nm, const int p[D]) {
     }
     extra[k] = high - (1 + allowance(nm, k)) * ref;
   }
-  if (affordable(nm, extra, 1)) return 1;
+  if (affordable(nm, extra, 1, 0)) return 1;
   double none[2] = {0, 0};
   /* The first simplex is how anything is learnt: its points are measured while nothing known
    * pays a debt back yet (the overrun is at most those few executions' excess). */
   if (nm->nmemo <= nm->nact + 1 && !q) return 1;
-  if (!affordable(nm, none, 0)) nm->over = 1;
+  if (!affordable(nm, none, 0, 0)) nm->over = 1;
   nm->skipped++;
   return 0;
+}
+
+/* Whether the whole confirmation of c, n executions at c and n at the baseline, leaves the debt
+ * affordable, judged as the plan after the search is (the baseline at the low end of its
+ * interval, MARGIN in hand): the confirmation is the last exploration, and the plan must pay it. */
+static int afford_confirmation(const ergo__nm *nm, const rec *c, int n) {
+  if (!budgeted(nm) || nm->memo[0].all.n == 0) return 1;
+  double extra[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    if (!limited(nm, k)) continue;
+    double ref = base_ref(nm, k, 0);
+    extra[k] =
+        n * (point_mean(&c->all, k) - (1 + allowance(nm, k)) * ref) - n * allowance(nm, k) * ref;
+  }
+  return affordable(nm, extra, 2 * n, 1);
 }
 
 /* Once the search is over: the point the region runs at (nm->applied) and, before it, the
@@ -847,7 +878,7 @@ static rec *ranked(ergo__nm *nm, rec *const *top, int k) {
  * BASE_EXTRA more times. */
 static void decide(ergo__nm *nm) {
   nm->deciding = 1;
-  for (int proposals = 0; room(nm, nm->o.max_evals);) {
+  for (int proposals = 0; room(nm, nm->decide_limit);) {
     refit(nm);
     double c[D];
     int mp[D];
@@ -872,20 +903,129 @@ static void decide(ergo__nm *nm) {
    * measured in turn (the side with fewer measurements first), so the interval
    * narrows as far as the noise needs, until a candidate is better with
    * confidence, none is left undecided, or the budget is spent. */
-  while (room(nm, nm->o.max_evals)) {
+  while (room(nm, nm->decide_limit)) {
     rec *top[SETTLE_RANKS], *lead = NULL;
     int better = 0;
     refit(nm);
     for (int k = 0; k < SETTLE_RANKS && !better && !lead && (top[k] = ranked(nm, top, k)); k++) {
       int v = verdict(nm, top[k]);
       better = v > 0;
-      if (v == 0 && hopeful(nm, top[k], nm->o.max_evals - nm->evals)) lead = top[k];
+      if (v == 0 && hopeful(nm, top[k], nm->decide_limit - nm->evals)) lead = top[k];
     }
     if (better || !lead) break;
     const int *next = lead->fresh.n > nm->memo[0].all.n ? nm->memo[0].p : lead->p;
     if (!afford(nm, next)) break;
     measure(nm, next);
   }
+  refit(nm);
+}
+
+/* ---- the confirmation ---- */
+/*
+ * ERGO__NM_CONFIRM.  The candidate chosen above passed a 95 % test, but it is the best of
+ * several that were tested, on measurements the search looked at after each one: its own
+ * measured advantage, and the baseline's mean it was compared with, are biased in its favour
+ * (the winner's curse), and at 5 % noise that let points 1.085x slower than the baseline
+ * through a 5 % bound.  So before it replaces the baseline it is measured again, in turn with
+ * the baseline, n times each, on measurements none of the earlier ones can bias, and it
+ * replaces the baseline only when these alone pass the same test (one look, once all 2n are
+ * in).  n is sized by the noise: enough for the test to pass if the candidate's advantage were
+ * CONFIRM_SHRINK of what was estimated (the less favourable of its own measurements and the
+ * surface fitted to every point), at least CONFIRM_MIN.  A candidate that needs more than
+ * what is left is not tried; one that fails is dropped and the next best is tried, at most
+ * CONFIRM_TRIES in all, each at 1 - (1 - CONFIDENCE) / CONFIRM_TRIES, so that the chance of
+ * passing one that is not better stays within 1 - CONFIDENCE.  None passes: the baseline
+ * stays.  The budget's ledger decides every measurement as elsewhere.
+ */
+#define CONFIRM_TRIES 2
+#define CONFIRM_MIN 3
+#define CONFIRM_SHRINK 0.75
+#define CONFIRM_POWER 0.9
+
+/* The surface's log time, log energy and value at p; 0 where it does not cover p. */
+static int model_at(const ergo__nm *nm, const int p[D], double *lt, double *le, double *v) {
+  ergo__measure m;
+  if (!predict(nm, p, 0, &m)) return 0;
+  *lt = log(m.time_s);
+  *le = log(m.energy_j);
+  *v = value_of(nm, &m);
+  return 1;
+}
+
+/* The log ratio to the baseline of quantity `which` (log_kind) the surface predicts at q;
+ * -INFINITY where it has none (so the measurements decide). */
+static double model_ratio(const ergo__nm *nm, const rec *q, int which) {
+  double lq, eq, vq, lb, eb, vb;
+  if (!model_at(nm, q->p, &lq, &eq, &vq) || !model_at(nm, nm->memo[0].p, &lb, &eb, &vb))
+    return -INFINITY;
+  switch (which) {
+  case 0: return lq - lb;
+  case 1: return eq - eb;
+  case 2: return eq + lq - eb - lb;
+  case 3: return eq + 2 * lq - eb - 2 * lb;
+  default: return vq > 0 && vb > 0 ? log(vq / vb) : -INFINITY;
+  }
+}
+
+/* Measurements per side for q's confirmation at confidence conf (see above); 0 when what is
+ * known says it cannot pass. */
+static int confirm_size(const ergo__nm *nm, const rec *q, double conf) {
+  const sums *b = &nm->memo[0].all;
+  double z = gsl_cdf_ugaussian_Pinv(conf) + gsl_cdf_ugaussian_Pinv(CONFIRM_POWER),
+         need = CONFIRM_MIN, sig, dof;
+  int kinds[2] = {log_kind(&nm->obj), 0};
+  for (int k = 0; k < (nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? 2 : 1); k++) {
+    double d =
+        fmax(log_ratio(nm, &q->fresh, b, kinds[k], &sig, &dof), model_ratio(nm, q, kinds[k]));
+    double margin = (k ? log1p(nm->obj.slowdown) : 0) - d;
+    if (!(margin > 0)) return 0;
+    double n = 2 * pow(z * sig / (CONFIRM_SHRINK * margin), 2);
+    if (n > need) need = n;
+  }
+  return need < 1e6 ? (int)ceil(need) : 1000000;
+}
+
+static void confirm(ergo__nm *nm) {
+  double conf = 1 - (1 - CONFIDENCE) / CONFIRM_TRIES;
+  for (int tries = 0; tries < CONFIRM_TRIES;) {
+    refit(nm);
+    rec *c = NULL;
+    for (int i = 1; i < nm->nmemo; i++) {
+      rec *q = &nm->memo[i];
+      if (!q->rejected && beats(nm, q) && (!c || estimate(nm, q) < estimate(nm, c))) c = q;
+    }
+    if (!c) break;
+    int n = confirm_size(nm, c, conf);
+    c->rejected = 1; /* tried once at most */
+    int left = (nm->o.max_evals - nm->evals) / 2;
+    if (n == 0 || n > 2 * left || left < CONFIRM_MIN) continue; /* not tried: no test made */
+    if (n > left) n = left;
+    if (!afford_confirmation(nm, c, n)) {
+      /* The budget cannot pay for measuring c again (this run would not run it long either): no
+       * test is made.  Without a slowdown bound c stands on its selection's test, for a later
+       * run under static; a time bound is never taken unconfirmed. */
+      if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) {
+        nm->confirmed = (int)(c - nm->memo);
+        break;
+      }
+      continue;
+    }
+    tries++;
+    memset(&c->conf, 0, sizeof c->conf);
+    memset(&nm->base_conf, 0, sizeof nm->base_conf);
+    nm->confirming = (int)(c - nm->memo);
+    for (int k = 0; k < 2 * n && !nm->over; k++) {
+      const int *p = k % 2 ? nm->memo[0].p : c->p;
+      if (k && !afford(nm, p)) break;
+      measure(nm, p);
+    }
+    nm->confirming = 0;
+    if (c->conf.n == n && nm->base_conf.n == n && judge(nm, &c->conf, &nm->base_conf, conf) > 0) {
+      nm->confirmed = (int)(c - nm->memo);
+      break;
+    }
+  }
+  nm->confirm_over = 1;
   refit(nm);
 }
 
@@ -905,6 +1045,7 @@ static void search(ergo__nm *nm) {
   nm_run(nm, y0, step);
   restarts(nm);
   if (nm->noisy) decide(nm);
+  if (nm->noisy && nm->o.confirm) confirm(nm);
 }
 
 static void co_main(unsigned hi, unsigned lo) {
@@ -936,9 +1077,10 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
   ergo__nm_options def;
   ergo__nm_options_default(&def);
   if (!o) o = &def;
-  if (o->max_evals < 1 || o->repeats < 1 || !(o->noise_rel >= 0) || !isfinite(o->noise_rel) ||
-      o->horizon < 1 || !isfinite(o->budget_time) || !isfinite(o->budget_energy) ||
-      !isfinite(o->debt_time) || !isfinite(o->debt_energy))
+  if (o->max_evals < 1 || o->repeats < 1 || o->confirm < 0 || o->confirm >= o->max_evals ||
+      !(o->noise_rel >= 0) || !isfinite(o->noise_rel) || o->horizon < 1 ||
+      !isfinite(o->budget_time) || !isfinite(o->budget_energy) || !isfinite(o->debt_time) ||
+      !isfinite(o->debt_energy))
     return NULL;
   for (int d = 0; d < g->dims; d++)
     if (g->n[d] < 1 || g->start[d] < 0 || g->start[d] >= g->n[d]) return NULL;
@@ -956,8 +1098,10 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
    * least the baseline and one simplex. */
   int reserve = nm->noisy ? DECIDERS * o->repeats + BASE_EXTRA + SETTLE : 0,
       least = o->repeats + nm->nact + 1;
-  nm->search_limit = o->max_evals - reserve;
-  if (nm->search_limit < least) nm->search_limit = least < o->max_evals ? least : o->max_evals;
+  nm->decide_limit = o->max_evals - (nm->noisy ? o->confirm : 0);
+  nm->search_limit = nm->decide_limit - reserve;
+  if (nm->search_limit < least)
+    nm->search_limit = least < nm->decide_limit ? least : nm->decide_limit;
   nm->cap = o->max_evals + 1;
   nm->memo = calloc((size_t)nm->cap, sizeof *nm->memo);
   nm->samples = calloc((size_t)nm->cap, sizeof *nm->samples);
@@ -1023,7 +1167,9 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
     memcpy(q->p, point, sizeof q->p);
   }
   add(&q->all, m);
-  if (nm->deciding) add(&q->fresh, m);
+  if (nm->confirming && q == &nm->memo[nm->confirming]) add(&q->conf, m);
+  if (nm->confirming && q == &nm->memo[0]) add(&nm->base_conf, m);
+  if (nm->deciding && !nm->confirming) add(&q->fresh, m);
   nm->evals++;
   nm->asked = 0;
   nm->inside = compute_inside(nm);

@@ -30,6 +30,12 @@ typedef struct ergo__nm_options {
                          the real noise: the search then uses that, and a decision the larger of
                          the two */
   unsigned long seed; /* reserved: nothing is randomised, the optimiser is deterministic */
+  /* With noise: executions of max_evals kept for the confirmation (0, the default: none).  The
+   * candidate about to replace the baseline and the baseline are measured again, in turn, on
+   * fresh measurements sized by the noise, and the candidate replaces the baseline only when
+   * those alone pass the test (see ERGO__NM_CONFIRM in nm.c); else the next candidate, or the
+   * baseline stays. */
+  int confirm;
   /* The cost of tuning (see ERGO__NM_BUDGET in nm.c): over the region's first `horizon`
    * executions, its time at most (1 + budget_time) times the baseline's and its energy at most
    * (1 + budget_energy) times; < 0 = that quantity is not bounded (the default: no budget).

@@ -17,6 +17,9 @@
 #define ONLINE_BUDGET 40
 /* With noise: measurements of the baseline and of each deciding config. */
 #define ONLINE_REPEATS 3
+/* With noise: executions beyond ONLINE_BUDGET for confirming the choice on fresh measurements,
+ * in turn with the baseline's (optimizer/nm.c, ERGO__NM_CONFIRM). */
+#define ONLINE_CONFIRM 24
 /* The noise of one measurement assumed on real hardware until the repeats
  * show it (RAPL on regions of 100 ms and more is usually quieter). */
 #define ONLINE_NOISE 0.02
@@ -138,6 +141,10 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
    * modest guess, which the optimiser corrects from what the repeats show. */
   o->opt.noise_rel = p->sim ? p->cfg->sim_noise : ONLINE_NOISE;
   o->opt.repeats = p->sim && p->cfg->sim_noise <= 0 ? 1 : ONLINE_REPEATS;
+  if (o->opt.repeats > 1) {
+    o->opt.confirm = ONLINE_CONFIRM;
+    o->opt.max_evals += ONLINE_CONFIRM;
+  }
   char bad[512];
   if (ergo__online_budget_parse(getenv(ONLINE_BUDGET_VAR), &o->opt.budget_energy,
                                 &o->opt.budget_time, &o->opt.horizon, bad, sizeof bad) &&
@@ -148,7 +155,7 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
   if (p->talk)
     ergo__info("online: each significant region searches for its setting in up to %d executions, "
                "then runs at its choice: up to %d steps for a region run once per step",
-               ONLINE_BUDGET, ONLINE_BUDGET);
+               o->opt.max_evals, o->opt.max_evals);
   return 0;
 }
 
@@ -450,7 +457,7 @@ static int online_progress(ergo__policy *p, char *buf, size_t len) {
       continue;
     }
     int evals = ergo__nm_evals(or->nm);
-    long l = ONLINE_BUDGET > evals ? ONLINE_BUDGET - evals : 1; /* the search may end early */
+    long l = o->opt.max_evals > evals ? o->opt.max_evals - evals : 1; /* it may end early */
     left += l;
     long ran = p->steps - or->first_step;
     if (ran > 0 && or->execs > 0) {
@@ -474,9 +481,9 @@ static int online_inspect(ergo__policy *p, ergo__region_state *r, ergo__policy_v
   ergo__nm_best(or->nm, point, NULL, NULL);
   config_of(&p->space, point, &v->best);
   v->evals = ergo__nm_evals(or->nm);
-  v->budget = ONLINE_BUDGET;
-  v->done = ergo__nm_done(or->nm);
   online_priv *o = p->priv;
+  v->budget = o->opt.max_evals;
+  v->done = ergo__nm_done(or->nm);
   memcpy(start, o->grid.start, sizeof start);
   /* The search keeps the baseline unless a point beats it with that confidence. */
   v->confidence =
