@@ -5,8 +5,21 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 ergo__state ergo__g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The lookup tables (the interned names', each tree's children) live in mappings of their own,
+ * zeroed, never in the application's heap: past 128 KiB malloc would map them itself, and freeing
+ * such a block when the table grows raises glibc's mmap and trim thresholds under the application
+ * (its next large temporaries then come from the heap top, trimmed and faulted in again). */
+static void *tab_map(size_t bytes) {
+  void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return m == MAP_FAILED ? NULL : m;
+}
+static void tab_unmap(void *p, size_t bytes) {
+  if (p) munmap(p, bytes);
+}
 
 /* ---- interned names: one copy per process ------------------------------------ */
 static struct {
@@ -17,12 +30,12 @@ static struct {
 } I = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int intern_grow(void) {
-  size_t cap = I.v ? (I.mask + 1) * 2 : 256;
-  const char **v = calloc(cap, sizeof *v);
-  uint64_t *h = calloc(cap, sizeof *h);
+  size_t cap = I.v ? (I.mask + 1) * 2 : 512; /* a page a table */
+  const char **v = tab_map(cap * sizeof *v);
+  uint64_t *h = tab_map(cap * sizeof *h);
   if (!v || !h) {
-    free(v);
-    free(h);
+    tab_unmap(v, cap * sizeof *v);
+    tab_unmap(h, cap * sizeof *h);
     return -1;
   }
   for (size_t i = 0; I.v && i <= I.mask; i++) {
@@ -32,8 +45,10 @@ static int intern_grow(void) {
     v[j] = I.v[i];
     h[j] = I.h[i];
   }
-  free(I.v);
-  free(I.h);
+  if (I.v) {
+    tab_unmap(I.v, (I.mask + 1) * sizeof *I.v);
+    tab_unmap(I.h, (I.mask + 1) * sizeof *I.h);
+  }
   I.v = v;
   I.h = h;
   I.mask = cap - 1;
@@ -98,7 +113,7 @@ void ergo__tree_free(ergo__tree *t) {
     free(c);
   }
   free_cold(&t->root);
-  free(t->tab);
+  if (t->tab) tab_unmap(t->tab, (t->tab_mask + 1) * sizeof *t->tab);
   free(t->stack);
   free(t);
 }
@@ -174,9 +189,9 @@ static void tab_put(uint64_t *tab, size_t mask, ergo__node *c, uint64_t h) {
 static int tab_reserve(ergo__tree *t) {
   size_t cap = t->tab ? t->tab_mask + 1 : 0;
   if ((t->tab_used + 1) * 4 <= cap * 3) return 0;
-  size_t ncap = 64;
+  size_t ncap = 64; /* the mapping is a page: small tables waste a little of it */
   while ((t->nnodes + 1) * 2 > ncap) ncap *= 2; /* at most half full after growing */
-  uint64_t *tab = calloc(ncap, sizeof *tab);
+  uint64_t *tab = tab_map(ncap * sizeof *tab);
   if (!tab) return -1;
   size_t used = 0;
   for (size_t j = 0; j < cap; j++) {
@@ -185,7 +200,7 @@ static int tab_reserve(ergo__tree *t) {
     tab_put(tab, ncap - 1, c, key_hash(c->parent, ergo__name_hash(c->name)));
     used++;
   }
-  free(t->tab);
+  if (t->tab) tab_unmap(t->tab, cap * sizeof *t->tab);
   t->tab = tab;
   t->tab_mask = ncap - 1;
   t->tab_used = used;
