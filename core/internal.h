@@ -92,9 +92,8 @@ struct ergo_region {
   const char *key;  /* literal pointer pushed with (NULL: none yet) */
   const char *name; /* interned once per process (ergo__intern), at most ERGO_NAME_MAX chars */
   struct ergo_region *parent, *first_child, *next_sibling;
-  uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with 16 bits
-                   * of its literal pointer on top (ergo__hint_tag): a literal push that will not
-                   * find it there does not read it */
+  uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with bits
+                   * of its literal pointer and of its name's hash on top (ergo__hint_make) */
   uint64_t total; /* ticks over completed calls */
   uint64_t calls;
   uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
@@ -105,11 +104,20 @@ struct ergo_region {
 };
 typedef struct ergo_region ergo__node;
 
-/* A node pointer fits in 48 bits (the tree's table relies on it too); the hint keeps a tag of the
- * predicted node's literal pointer in the 16 above. */
-static inline uint64_t ergo__hint_tag(const char *key) {
+/* A node pointer fits in 48 bits (the tree's table relies on it too); the hint keeps above it 8
+ * bits of the predicted node's literal pointer (ERGO__HINT_LIT) and 8 of its name's hash
+ * (ERGO__HINT_NAME): a push that cannot match the prediction, by pointer or by name, does not
+ * read the node. */
+#define ERGO__HINT_LIT 0xff00000000000000ull
+#define ERGO__HINT_NAME 0x00ff000000000000ull
+static inline uint64_t ergo__hint_lit(const char *key) {
   uint64_t p = (uint64_t)(uintptr_t)key;
-  return ((p ^ (p >> 16) ^ (p >> 32)) & 0xffffull) << 48;
+  return ((p ^ (p >> 16) ^ (p >> 32)) & 0xffull) << 56;
+}
+static inline uint64_t ergo__hint_name(uint64_t name_hash) { return (name_hash & 0xffull) << 48; }
+/* The hint predicting node c, whose name's hash is name_hash. */
+static inline uint64_t ergo__hint_make(const ergo__node *c, uint64_t name_hash) {
+  return (uint64_t)(uintptr_t)c | ergo__hint_lit(c->key) | ergo__hint_name(name_hash);
 }
 static inline ergo__node *ergo__hint_node(uint64_t hint) {
   return (ergo__node *)(uintptr_t)(hint & 0x0000ffffffffffffull);
@@ -165,16 +173,22 @@ static inline uint64_t ergo__interned_hash(const char *interned) {
 /* Whether the first len characters of name are those of the interned name (whose length is
  * len): whole words while they last, inline, then the rest. */
 static inline int ergo__interned_eq(const char *interned, const char *name, size_t len) {
+  uint64_t x, y;
+  if (len < 8) {
+    for (size_t i = 0; i < len; i++)
+      if (interned[i] != name[i]) return 0;
+    return 1;
+  }
   size_t i = 0;
   for (; i + 8 <= len; i += 8) {
-    uint64_t x, y;
     memcpy(&x, interned + i, 8);
     memcpy(&y, name + i, 8);
     if (x != y) return 0;
   }
-  for (; i < len; i++)
-    if (interned[i] != name[i]) return 0;
-  return 1;
+  if (i == len) return 1;
+  memcpy(&x, interned + len - 8, 8); /* the tail: the last word, overlapping the one before */
+  memcpy(&y, name + len - 8, 8);
+  return x == y;
 }
 /* strcmp's order for two interned names, a word at a time: their texts are padded with zeros to
  * whole 8-byte words, so a word holding the end of both is equal in full. */

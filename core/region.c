@@ -84,7 +84,7 @@ static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const c
     }
     if (lit) c->key = name;
   }
-  if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);
+  if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
   return c;
 }
 
@@ -107,16 +107,18 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   if (ERGO__UNLIKELY(t->depth + 1 >= t->cap) && grow(t)) return;
   ergo__frame *pf = &t->stack[t->depth];
   ergo__node *c;
-  if (!pf->prev)
-    c = pf->node->first_child;
-  else if (lit && (pf->prev->hint & 0xffff000000000000ull) != ergo__hint_tag(name))
-    c = NULL; /* predicted another literal: not worth a cache miss to read it */
-  else
-    c = ergo__hint_node(pf->prev->hint);
-  /* A runtime name is hashed once: the hash is checked against the predicted node's (kept with
-   * its interned name) before any text, and finds the node in the table when it differs. */
+  /* A runtime name is hashed once: the hash is checked against the prediction's tag, then the
+   * predicted node's (kept with its interned name) before any text, and finds the node in the
+   * table when they differ. */
   uint64_t hash = 0;
   if (!lit && ERGO__LIKELY(name != NULL)) hash = ergo__name_hash(name);
+  if (!pf->prev)
+    c = pf->node->first_child;
+  else if (lit ? (pf->prev->hint ^ ergo__hint_lit(name)) & ERGO__HINT_LIT
+               : (pf->prev->hint ^ ergo__hint_name(hash)) & ERGO__HINT_NAME)
+    c = NULL; /* predicted another region: not worth a cache miss to read it */
+  else
+    c = ergo__hint_node(pf->prev->hint);
   if (ERGO__UNLIKELY(lit ? (!c || c->key != name)
                          : (!name || !c || ergo__interned_hash(c->name) != hash ||
                             !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash))))) {
@@ -124,7 +126,7 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
     if (lit || !hash) hash = ergo__name_hash(name);     /* a literal, or a NULL name replaced */
     c = ergo__node_probe(t, pf->node, name, hash, lit); /* a known region: found inline */
     if (ERGO__LIKELY(c != NULL)) {
-      if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);
+      if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
     } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {
       return;
     }

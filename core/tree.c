@@ -27,7 +27,25 @@ static struct {
   const char **v; /* open addressing; NULL empty */
   uint64_t *h;
   size_t mask, n;
+  char *slab; /* the names' text: 64 KiB mappings, kept for the process */
+  size_t slab_used;
 } I = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+#define SLAB_BYTES 65536
+/* bytes (a multiple of 8, at most 136) for a name's hash and text, zeroed, from the slab: a block
+ * of up to 64 bytes does not straddle two cache lines (a lookup reads one line for it). */
+static char *intern_block(size_t bytes) {
+  size_t at = I.slab_used;
+  if (bytes <= 64 && at / 64 != (at + bytes - 1) / 64) at = (at + 63) & ~(size_t)63;
+  if (!I.slab || at + bytes > SLAB_BYTES) {
+    char *m = tab_map(SLAB_BYTES); /* the old slab's rest stays unused */
+    if (!m) return NULL;
+    I.slab = m;
+    at = 0;
+  }
+  I.slab_used = at + bytes;
+  return I.slab + at;
+}
 
 static int intern_grow(void) {
   size_t cap = I.v ? (I.mask + 1) * 2 : 512; /* a page a table */
@@ -68,7 +86,7 @@ const char *ergo__intern(const char *name, uint64_t hash) {
   /* The hash rides in the 8 bytes before the text (ergo__interned_hash); the text is padded with
    * zeros to whole 8-byte words (ergo__interned_cmp reads it a word at a time). */
   size_t len = ergo__name_hash_len(hash), words = len / 8 + 1;
-  char *block = calloc(1 + words, 8);
+  char *block = intern_block((1 + words) * 8);
   if (!block) goto done;
   memcpy(block, &hash, sizeof hash);
   char *copy = block + sizeof hash;
