@@ -87,16 +87,19 @@ typedef struct ergo__cold {
 /* A region node: 112 bytes on 64-bit Linux.  Nodes live in their tree's arena and are found
  * through the tree's hash table keyed by (parent, name); the sibling list is for walks.  A
  * thread reading another thread's tree (ERGO_REPORT_THREADS) follows first_child/next_sibling
- * with acquire loads: they are stored with release once the node is whole. */
+ * with acquire loads: they are stored with release once the node is whole.  The first 64 bytes
+ * are what a push and its pop read and write (finding it, its figures); a tree's chunks start
+ * nodes on a cache line, so they span one or two lines. */
 struct ergo_region {
   const char *key;  /* literal pointer pushed with (NULL: none yet) */
   const char *name; /* interned once per process (ergo__intern), at most ERGO_NAME_MAX chars */
-  struct ergo_region *parent, *first_child, *next_sibling;
+  struct ergo_region *parent;
   uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with bits
                    * of its literal pointer and of its name's hash on top (ergo__hint_make) */
   uint64_t total; /* ticks over completed calls */
   uint64_t calls;
-  uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
+  uint64_t min, max; /* ticks per call; min == UINT64_MAX: none yet */
+  struct ergo_region *first_child, *next_sibling;
   uint64_t step_total, step_calls; /* figures at the last ergo_step */
   int level;
   int thread;       /* index of the tree: 0 = main */
@@ -212,7 +215,7 @@ static inline int ergo__interned_cmp(const char *a, const char *b) {
 typedef struct ergo__chunk {
   struct ergo__chunk *next;
   size_t used, cap;
-  ergo__node nodes[];
+  ergo__node nodes[] __attribute__((aligned(64))); /* the chunk itself is aligned to 64 */
 } ergo__chunk;
 
 typedef struct ergo__frame {
@@ -267,6 +270,7 @@ static inline ergo__node *ergo__node_probe(ergo__tree *t, ergo__node *parent, co
     if (e == ERGO__TAB_EMPTY) return NULL;
     if (e == ERGO__TAB_GONE || (e & 0xffff000000000000ull) != tag) continue;
     ergo__node *c = (ergo__node *)(uintptr_t)(e & 0x0000ffffffffffffull);
+    __builtin_prefetch(&c->max, 1); /* the figures' line, if not the one read now: for the pop */
     if (c->parent != parent) continue;
     /* Equal hashes mean equal lengths: both texts have len characters to compare. */
     if ((lit && c->key == name) ||

@@ -229,7 +229,7 @@ static ergo__node *arena_new(ergo__tree *t) {
   ergo__chunk *ch = t->chunks;
   if (!ch || ch->used == ch->cap) {
     size_t cap = 64; /* ~7 KiB: little slack per tree, well under malloc's mmap threshold */
-    ch = malloc(sizeof *ch + cap * sizeof(ergo__node));
+    ch = aligned_alloc(64, sizeof *ch + cap * sizeof(ergo__node));
     if (!ch) return NULL;
     ch->cap = cap;
     ch->used = 0;
