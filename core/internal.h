@@ -247,23 +247,25 @@ typedef struct ergo__tree {
   size_t nnodes;             /* nodes below the root */
 } ergo__tree;
 
-/* The tree's table (tree.c): an entry is a node pointer with 16 bits of key_hash on top. */
+/* The tree's table (tree.c): an entry is a node pointer with the key's tag on top. */
 #define ERGO__TAB_EMPTY 0u
 #define ERGO__TAB_GONE 1u
+/* The key of (parent, name) in the tree's table: the name's hash (mixed already) xor a mix of the
+ * parent's address, which does not wait for the name, so a lookup adds one xor to hashing the
+ * name.  Its low bits pick the slot; bits 32-47 are its tag (ergo__key_tag). */
 static inline uint64_t ergo__key_hash(const ergo__node *parent, uint64_t name_hash) {
-  uint64_t h = name_hash ^ ((uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull);
-  h ^= h >> 29;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 32;
-  return h;
+  uint64_t p = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull;
+  return name_hash ^ p ^ (p >> 29);
 }
+/* The 16 bits of a key kept above the node pointer in its table entry. */
+static inline uint64_t ergo__key_tag(uint64_t key) { return (key << 16) & 0xffff000000000000ull; }
 /* The child `name` (hash: ergo__name_hash(name)) of parent in t's table, or NULL; inline, as a
  * push whose prediction missed finds its node here.  lit: name is a literal, which the node
  * keeps as its key when it has none. */
 static inline ergo__node *ergo__node_probe(ergo__tree *t, ergo__node *parent, const char *name,
                                            uint64_t hash, int lit) {
   if (!t->tab) return NULL;
-  uint64_t h = ergo__key_hash(parent, hash), tag = h & 0xffff000000000000ull;
+  uint64_t h = ergo__key_hash(parent, hash), tag = ergo__key_tag(h);
   size_t len = ergo__name_hash_len(hash);
   for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
     uint64_t e = t->tab[j];
@@ -312,8 +314,8 @@ ERGO__HIDDEN ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, 
                                              uint64_t hash, int level);
 /* Take out the node created last in its tree (no children): checkpoint rollback. */
 ERGO__HIDDEN void ergo__node_remove_last(ergo__node *n);
-/* The 64-bit key of (parent, name) in the tree's table: its low bits pick the slot, its top 16
- * bits are kept beside the pointer (tests make names that collide). */
+/* The 64-bit key of (parent, name) in the tree's table: its low bits pick the slot, its bits
+ * 32-47 are kept beside the pointer (tests make names that collide). */
 ERGO__HIDDEN uint64_t ergo__node_key(const ergo__node *parent, const char *name);
 /* The tree a node belongs to. */
 ERGO__HIDDEN ergo__tree *ergo__node_tree(ergo__node *n);

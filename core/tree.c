@@ -181,7 +181,7 @@ ergo__tree *ergo__node_tree(ergo__node *n) {
 #define TAB_EMPTY ERGO__TAB_EMPTY
 #define TAB_GONE ERGO__TAB_GONE
 #define TAB_PTR(e) ((ergo__node *)(uintptr_t)((e)&0x0000ffffffffffffull))
-#define TAB_TAG(h) ((h)&0xffff000000000000ull)
+#define TAB_TAG(h) ergo__key_tag(h)
 #define key_hash ergo__key_hash
 
 uint64_t ergo__node_key(const ergo__node *parent, const char *name) {
