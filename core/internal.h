@@ -158,8 +158,6 @@ static inline uint64_t ergo__name_hash(const char *name) {
   }
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 32;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 29;
   return (h >> 7) | ((uint64_t)len << 57); /* the length rides in the top 7 bits */
 }
 #pragma GCC diagnostic pop
