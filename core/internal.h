@@ -241,8 +241,12 @@ typedef struct ergo__tree {
    * the tree's own thread only (other threads walk the sibling lists). */
   uint64_t *tab;
   size_t tab_mask, tab_used; /* capacity - 1 (capacity a power of 2); entries not empty */
-  ergo__chunk *chunks;       /* newest first */
-  size_t nnodes;             /* nodes below the root */
+  /* Children by (parent, literal pointer), laid out as tab: a node is here once it has a key,
+   * so a literal push finds it without reading (or hashing) the literal's text. */
+  uint64_t *ptab;
+  size_t ptab_mask, ptab_used, ptab_n; /* ptab_n: nodes in it */
+  ergo__chunk *chunks;                 /* newest first */
+  size_t nnodes;                       /* nodes below the root */
 } ergo__tree;
 
 /* The tree's table (tree.c): an entry is a node pointer with the key's tag on top. */
@@ -257,6 +261,30 @@ static inline uint64_t ergo__key_hash(const ergo__node *parent, uint64_t name_ha
 }
 /* The 16 bits of a key kept above the node pointer in its table entry. */
 static inline uint64_t ergo__key_tag(uint64_t key) { return (key << 16) & 0xffff000000000000ull; }
+/* The key of (parent, literal pointer) in the tree's ptab: both mixed at once. */
+static inline uint64_t ergo__lit_hash(const ergo__node *parent, const char *key) {
+  uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull ^
+               (uint64_t)(uintptr_t)key * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
+}
+/* The child of parent whose key is the literal pointer `key`, or NULL (not there yet, or its key
+ * is another pointer to the same text: the caller then finds it by the text). */
+static inline ergo__node *ergo__lit_probe(const ergo__tree *t, const ergo__node *parent,
+                                          const char *key) {
+  if (!t->ptab) return NULL;
+  uint64_t h = ergo__lit_hash(parent, key), tag = ergo__key_tag(h);
+  for (size_t j = h & t->ptab_mask;; j = (j + 1) & t->ptab_mask) {
+    uint64_t e = t->ptab[j];
+    if (e == ERGO__TAB_EMPTY) return NULL;
+    if (e == ERGO__TAB_GONE || (e & 0xffff000000000000ull) != tag) continue;
+    ergo__node *c = (ergo__node *)(uintptr_t)(e & 0x0000ffffffffffffull);
+    __builtin_prefetch(&c->max, 1); /* the figures' line, if not the one read now: for the pop */
+    if (c->parent == parent && c->key == key) return c;
+  }
+}
+/* Enter c, whose key is set, in its tree's ptab (on no memory it is left out: found by text). */
+ERGO__HIDDEN void ergo__lit_add(ergo__tree *t, ergo__node *c);
+
 /* The child `name` (hash: ergo__name_hash(name)) of parent in t's table, or NULL; inline, as a
  * push whose prediction missed finds its node here.  lit: name is a literal, which the node
  * keeps as its key when it has none. */

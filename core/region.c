@@ -82,7 +82,10 @@ static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const c
                   file ? file : "?", line, level, name);
       return NULL;
     }
-    if (lit) c->key = name;
+    if (lit) {
+      c->key = name;
+      ergo__lit_add(t, c);
+    }
   }
   if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
   return c;
@@ -123,12 +126,22 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
                          : (!name || !c || ergo__interned_hash(c->name) != hash ||
                             !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash))))) {
     if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
-    if (lit || !hash) hash = ergo__name_hash(name);     /* a literal, or a NULL name replaced */
-    c = ergo__node_probe(t, pf->node, name, hash, lit); /* a known region: found inline */
-    if (ERGO__LIKELY(c != NULL)) {
-      if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
-    } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {
-      return;
+    /* A literal is looked up by its pointer first: no text read.  (Its hint then carries no bits
+     * of the name's hash, which would take reading the interned text.) */
+    if (lit && ERGO__LIKELY((c = ergo__lit_probe(t, pf->node, name)) != NULL)) {
+      if (pf->prev) pf->prev->hint = ergo__hint_make(c, 0);
+    } else {
+      if (lit || !hash) hash = ergo__name_hash(name);   /* a literal, or a NULL name replaced */
+      c = ergo__node_probe(t, pf->node, name, hash, 0); /* a known region: found inline */
+      if (ERGO__LIKELY(c != NULL)) {
+        if (lit && !c->key) { /* its first literal push: found by pointer from now on */
+          c->key = name;
+          ergo__lit_add(t, c);
+        }
+        if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
+      } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {
+        return;
+      }
     }
   }
   ergo__frame *f = &t->stack[++t->depth];

@@ -132,6 +132,7 @@ void ergo__tree_free(ergo__tree *t) {
   }
   free_cold(&t->root);
   if (t->tab) tab_unmap(t->tab, (t->tab_mask + 1) * sizeof *t->tab);
+  if (t->ptab) tab_unmap(t->ptab, (t->ptab_mask + 1) * sizeof *t->ptab);
   free(t->stack);
   free(t);
 }
@@ -225,6 +226,45 @@ static int tab_reserve(ergo__tree *t) {
   return 0;
 }
 
+/* Room for one more entry in the ptab, as tab_reserve. */
+static int ptab_reserve(ergo__tree *t) {
+  size_t cap = t->ptab ? t->ptab_mask + 1 : 0;
+  if ((t->ptab_used + 1) * 4 <= cap * 3) return 0;
+  size_t ncap = 64;
+  while ((t->ptab_n + 1) * 2 > ncap) ncap *= 2;
+  uint64_t *tab = tab_map(ncap * sizeof *tab);
+  if (!tab) return -1;
+  size_t used = 0;
+  for (size_t j = 0; j < cap; j++) {
+    if (t->ptab[j] <= TAB_GONE) continue;
+    ergo__node *c = TAB_PTR(t->ptab[j]);
+    tab_put(tab, ncap - 1, c, ergo__lit_hash(c->parent, c->key));
+    used++;
+  }
+  if (t->ptab) tab_unmap(t->ptab, cap * sizeof *t->ptab);
+  t->ptab = tab;
+  t->ptab_mask = ncap - 1;
+  t->ptab_used = used;
+  return 0;
+}
+
+void ergo__lit_add(ergo__tree *t, ergo__node *c) {
+  if (ptab_reserve(t)) return;
+  tab_put(t->ptab, t->ptab_mask, c, ergo__lit_hash(c->parent, c->key));
+  t->ptab_used++;
+  t->ptab_n++;
+}
+
+/* Mark n's entry (key h) removed: 1, or 0 when it is not there. */
+static int tab_drop(uint64_t *tab, size_t mask, const ergo__node *n, uint64_t h) {
+  for (size_t j = h & mask; tab[j] != TAB_EMPTY; j = (j + 1) & mask)
+    if (tab[j] > TAB_GONE && TAB_PTR(tab[j]) == n) {
+      tab[j] = TAB_GONE;
+      return 1;
+    }
+  return 0;
+}
+
 static ergo__node *arena_new(ergo__tree *t) {
   ergo__chunk *ch = t->chunks;
   if (!ch || ch->used == ch->cap) {
@@ -282,12 +322,9 @@ ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
 
 void ergo__node_remove_last(ergo__node *n) {
   ergo__tree *t = ergo__node_tree(n);
-  uint64_t h = key_hash(n->parent, ergo__name_hash(n->name));
-  for (size_t j = h & t->tab_mask; t->tab[j] != TAB_EMPTY; j = (j + 1) & t->tab_mask)
-    if (t->tab[j] > TAB_GONE && TAB_PTR(t->tab[j]) == n) {
-      t->tab[j] = TAB_GONE;
-      break;
-    }
+  tab_drop(t->tab, t->tab_mask, n, key_hash(n->parent, ergo__name_hash(n->name)));
+  if (n->key && t->ptab && tab_drop(t->ptab, t->ptab_mask, n, ergo__lit_hash(n->parent, n->key)))
+    t->ptab_n--;
   ergo__node **link = &n->parent->first_child;
   while (*link != n) link = &(*link)->next_sibling;
   *link = n->next_sibling;
