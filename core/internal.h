@@ -236,31 +236,50 @@ typedef struct ergo__tree {
   double step_loaded_s;
   int index; /* 0 = main thread */
   struct ergo__tree *next;
-  /* Children by (parent, name): open addressing, linear probing; an entry is a node pointer
-   * with 16 bits of the hash in its top bits, 0 empty, 1 a removed node.  Read and written by
-   * the tree's own thread only (other threads walk the sibling lists). */
-  uint64_t *tab;
+  /* Children by (parent, name): open addressing, linear probing; an entry (ergo__tab_entry) is a
+   * node's index in the tree and 6 bits of the key's hash, 0 empty, 1 a removed node: 4 bytes a
+   * slot.  Read and written by the tree's own thread only (other threads walk the sibling
+   * lists). */
+  uint32_t *tab;
   size_t tab_mask, tab_used; /* capacity - 1 (capacity a power of 2); entries not empty */
   /* Children by (parent, literal pointer), laid out as tab: a node is here once it has a key,
    * so a literal push finds it without reading (or hashing) the literal's text. */
-  uint64_t *ptab;
+  uint32_t *ptab;
   size_t ptab_mask, ptab_used, ptab_n; /* ptab_n: nodes in it */
-  ergo__chunk *chunks;                 /* newest first */
-  size_t nnodes;                       /* nodes below the root */
+  /* Node i (its index) is dir[i / ERGO__CHUNK_NODES]->nodes[i % ERGO__CHUNK_NODES]. */
+  struct ergo__chunk **dir;
+  size_t ndir, dir_cap;
+  uint32_t found;      /* the entry of the node ergo__node_probe found last */
+  ergo__chunk *chunks; /* newest first */
+  size_t nnodes;       /* nodes below the root */
 } ergo__tree;
 
-/* The tree's table (tree.c): an entry is a node pointer with the key's tag on top. */
+/* The tree's tables (tree.c): an entry is (node index + 1) << ERGO__TAG_BITS | the key's tag. */
 #define ERGO__TAB_EMPTY 0u
 #define ERGO__TAB_GONE 1u
+#define ERGO__TAG_BITS 6
+#define ERGO__CHUNK_NODES 64
+/* The most nodes one tree holds: their indexes fit in 32 - ERGO__TAG_BITS bits. */
+#define ERGO__TREE_MAX_NODES ((1u << (32 - ERGO__TAG_BITS)) - 1)
 /* The key of (parent, name) in the tree's table: the name's hash (mixed already) xor a mix of the
  * parent's address, which does not wait for the name, so a lookup adds one xor to hashing the
- * name.  Its low bits pick the slot; bits 32-47 are its tag (ergo__key_tag). */
+ * name.  Its low bits pick the slot; bits 32-37 are its tag (ergo__key_tag). */
 static inline uint64_t ergo__key_hash(const ergo__node *parent, uint64_t name_hash) {
   uint64_t p = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull;
   return name_hash ^ p ^ (p >> 29);
 }
-/* The 16 bits of a key kept above the node pointer in its table entry. */
-static inline uint64_t ergo__key_tag(uint64_t key) { return (key << 16) & 0xffff000000000000ull; }
+/* The bits of a key kept beside the node's index in its table entry. */
+static inline uint32_t ergo__key_tag(uint64_t key) {
+  return (uint32_t)(key >> 32) & ((1u << ERGO__TAG_BITS) - 1);
+}
+static inline uint32_t ergo__tab_entry(uint32_t index, uint64_t key) {
+  return (index + 1) << ERGO__TAG_BITS | ergo__key_tag(key);
+}
+/* The node of a (full) table entry. */
+static inline ergo__node *ergo__tab_node(const ergo__tree *t, uint32_t e) {
+  uint32_t i = (e >> ERGO__TAG_BITS) - 1;
+  return &t->dir[i / ERGO__CHUNK_NODES]->nodes[i % ERGO__CHUNK_NODES];
+}
 /* The key of (parent, literal pointer) in the tree's ptab: both mixed at once. */
 static inline uint64_t ergo__lit_hash(const ergo__node *parent, const char *key) {
   uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull ^
@@ -272,18 +291,20 @@ static inline uint64_t ergo__lit_hash(const ergo__node *parent, const char *key)
 static inline ergo__node *ergo__lit_probe(const ergo__tree *t, const ergo__node *parent,
                                           const char *key) {
   if (!t->ptab) return NULL;
-  uint64_t h = ergo__lit_hash(parent, key), tag = ergo__key_tag(h);
+  uint64_t h = ergo__lit_hash(parent, key);
+  uint32_t tag = ergo__key_tag(h), tmask = (1u << ERGO__TAG_BITS) - 1;
   for (size_t j = h & t->ptab_mask;; j = (j + 1) & t->ptab_mask) {
-    uint64_t e = t->ptab[j];
+    uint32_t e = t->ptab[j];
     if (e == ERGO__TAB_EMPTY) return NULL;
-    if (e == ERGO__TAB_GONE || (e & 0xffff000000000000ull) != tag) continue;
-    ergo__node *c = (ergo__node *)(uintptr_t)(e & 0x0000ffffffffffffull);
+    if (e == ERGO__TAB_GONE || (e & tmask) != tag) continue;
+    ergo__node *c = ergo__tab_node(t, e);
     __builtin_prefetch(&c->max, 1); /* the figures' line, if not the one read now: for the pop */
     if (c->parent == parent && c->key == key) return c;
   }
 }
-/* Enter c, whose key is set, in its tree's ptab (on no memory it is left out: found by text). */
-ERGO__HIDDEN void ergo__lit_add(ergo__tree *t, ergo__node *c);
+/* Enter c, whose key is set, in its tree's ptab (on no memory it is left out: found by text);
+ * e: its entry in tab (t->found after ergo__node_probe found it). */
+ERGO__HIDDEN void ergo__lit_add(ergo__tree *t, ergo__node *c, uint32_t e);
 
 /* The child `name` (hash: ergo__name_hash(name)) of parent in t's table, or NULL; inline, as a
  * push whose prediction missed finds its node here.  lit: name is a literal, which the node
@@ -291,19 +312,21 @@ ERGO__HIDDEN void ergo__lit_add(ergo__tree *t, ergo__node *c);
 static inline ergo__node *ergo__node_probe(ergo__tree *t, ergo__node *parent, const char *name,
                                            uint64_t hash, int lit) {
   if (!t->tab) return NULL;
-  uint64_t h = ergo__key_hash(parent, hash), tag = ergo__key_tag(h);
+  uint64_t h = ergo__key_hash(parent, hash);
+  uint32_t tag = ergo__key_tag(h), tmask = (1u << ERGO__TAG_BITS) - 1;
   size_t len = ergo__name_hash_len(hash);
   for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
-    uint64_t e = t->tab[j];
+    uint32_t e = t->tab[j];
     if (e == ERGO__TAB_EMPTY) return NULL;
-    if (e == ERGO__TAB_GONE || (e & 0xffff000000000000ull) != tag) continue;
-    ergo__node *c = (ergo__node *)(uintptr_t)(e & 0x0000ffffffffffffull);
+    if (e == ERGO__TAB_GONE || (e & tmask) != tag) continue;
+    ergo__node *c = ergo__tab_node(t, e);
     __builtin_prefetch(&c->max, 1); /* the figures' line, if not the one read now: for the pop */
     if (c->parent != parent) continue;
     /* Equal hashes mean equal lengths: both texts have len characters to compare. */
     if ((lit && c->key == name) ||
         (ergo__interned_hash(c->name) == hash && ergo__interned_eq(c->name, name, len))) {
       if (lit && !c->key) c->key = name;
+      t->found = e;
       return c;
     }
   }
@@ -341,7 +364,7 @@ ERGO__HIDDEN ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, 
 /* Take out the node created last in its tree (no children): checkpoint rollback. */
 ERGO__HIDDEN void ergo__node_remove_last(ergo__node *n);
 /* The 64-bit key of (parent, name) in the tree's table: its low bits pick the slot, its bits
- * 32-47 are kept beside the pointer (tests make names that collide). */
+ * 32-37 are kept beside the node's index (tests make names that collide). */
 ERGO__HIDDEN uint64_t ergo__node_key(const ergo__node *parent, const char *name);
 /* The tree a node belongs to. */
 ERGO__HIDDEN ergo__tree *ergo__node_tree(ergo__node *n);

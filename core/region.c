@@ -78,13 +78,19 @@ static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const c
                   file ? file : "?", line, level);
     c = ergo__node_child_in(t, pf->node, name, hash, level);
     if (!c) {
-      ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): out of memory; region ignored",
-                  file ? file : "?", line, level, name);
+      if (t->nnodes + ERGO__CHUNK_NODES >= ERGO__TREE_MAX_NODES)
+        ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): this thread's tree holds %zu regions, about "
+                    "the most one tree can (%u); region ignored (fix: build region names from "
+                    "fewer distinct parts)",
+                    file ? file : "?", line, level, name, t->nnodes, ERGO__TREE_MAX_NODES);
+      else
+        ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): out of memory; region ignored",
+                    file ? file : "?", line, level, name);
       return NULL;
     }
     if (lit) {
       c->key = name;
-      ergo__lit_add(t, c);
+      ergo__lit_add(t, c, t->found);
     }
   }
   if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
@@ -136,7 +142,7 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
       if (ERGO__LIKELY(c != NULL)) {
         if (lit && !c->key) { /* its first literal push: found by pointer from now on */
           c->key = name;
-          ergo__lit_add(t, c);
+          ergo__lit_add(t, c, t->found);
         }
         if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
       } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {

@@ -133,6 +133,7 @@ void ergo__tree_free(ergo__tree *t) {
   free_cold(&t->root);
   if (t->tab) tab_unmap(t->tab, (t->tab_mask + 1) * sizeof *t->tab);
   if (t->ptab) tab_unmap(t->ptab, (t->ptab_mask + 1) * sizeof *t->ptab);
+  if (t->dir) tab_unmap(t->dir, t->dir_cap * sizeof *t->dir);
   free(t->stack);
   free(t);
 }
@@ -181,8 +182,6 @@ ergo__tree *ergo__node_tree(ergo__node *n) {
 /* ---- children by (parent, name) -------------------------------------------------- */
 #define TAB_EMPTY ERGO__TAB_EMPTY
 #define TAB_GONE ERGO__TAB_GONE
-#define TAB_PTR(e) ((ergo__node *)(uintptr_t)((e)&0x0000ffffffffffffull))
-#define TAB_TAG(h) ergo__key_tag(h)
 #define key_hash ergo__key_hash
 
 uint64_t ergo__node_key(const ergo__node *parent, const char *name) {
@@ -198,84 +197,90 @@ ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit) {
   return ergo__node_find_in(ergo__node_tree(parent), parent, name, ergo__name_hash(name), lit);
 }
 
-static void tab_put(uint64_t *tab, size_t mask, ergo__node *c, uint64_t h) {
+/* Put entry e (its key: h) in the first free slot from h on. */
+static void tab_put(uint32_t *tab, size_t mask, uint32_t e, uint64_t h) {
   size_t j = h & mask;
   while (tab[j] > TAB_GONE) j = (j + 1) & mask;
-  tab[j] = TAB_TAG(h) | (uint64_t)(uintptr_t)c;
+  tab[j] = e;
 }
 
-/* Room for one more entry: at most 3/4 of the slots in use (removed ones count). */
-static int tab_reserve(ergo__tree *t) {
-  size_t cap = t->tab ? t->tab_mask + 1 : 0;
-  if ((t->tab_used + 1) * 4 <= cap * 3) return 0;
-  size_t ncap = 64; /* the mapping is a page: small tables waste a little of it */
-  while ((t->nnodes + 1) * 2 > ncap) ncap *= 2; /* at most half full after growing */
-  uint64_t *tab = tab_map(ncap * sizeof *tab);
-  if (!tab) return -1;
-  size_t used = 0;
+/* Room for one more entry in *tab (mask, used: its capacity - 1 and slots not empty) holding n
+ * entries: at most 3/4 of the slots in use (removed ones count), at most half after growing.
+ * key(t, node): an entry's key. */
+static int tab_room(ergo__tree *t, uint32_t **tab, size_t *mask, size_t *used, size_t n,
+                    uint64_t (*key)(const ergo__node *)) {
+  size_t cap = *tab ? *mask + 1 : 0;
+  if ((*used + 1) * 4 <= cap * 3) return 0;
+  size_t ncap = 1024; /* the mapping is a page */
+  while ((n + 1) * 2 > ncap) ncap *= 2;
+  uint32_t *v = tab_map(ncap * sizeof *v);
+  if (!v) return -1;
+  size_t u = 0;
   for (size_t j = 0; j < cap; j++) {
-    if (t->tab[j] <= TAB_GONE) continue;
-    ergo__node *c = TAB_PTR(t->tab[j]);
-    tab_put(tab, ncap - 1, c, key_hash(c->parent, ergo__name_hash(c->name)));
-    used++;
+    uint32_t e = (*tab)[j];
+    if (e <= TAB_GONE) continue;
+    tab_put(v, ncap - 1, e, key(ergo__tab_node(t, e)));
+    u++;
   }
-  if (t->tab) tab_unmap(t->tab, cap * sizeof *t->tab);
-  t->tab = tab;
-  t->tab_mask = ncap - 1;
-  t->tab_used = used;
+  if (*tab) tab_unmap(*tab, cap * sizeof **tab);
+  *tab = v;
+  *mask = ncap - 1;
+  *used = u;
   return 0;
 }
 
-/* Room for one more entry in the ptab, as tab_reserve. */
-static int ptab_reserve(ergo__tree *t) {
-  size_t cap = t->ptab ? t->ptab_mask + 1 : 0;
-  if ((t->ptab_used + 1) * 4 <= cap * 3) return 0;
-  size_t ncap = 64;
-  while ((t->ptab_n + 1) * 2 > ncap) ncap *= 2;
-  uint64_t *tab = tab_map(ncap * sizeof *tab);
-  if (!tab) return -1;
-  size_t used = 0;
-  for (size_t j = 0; j < cap; j++) {
-    if (t->ptab[j] <= TAB_GONE) continue;
-    ergo__node *c = TAB_PTR(t->ptab[j]);
-    tab_put(tab, ncap - 1, c, ergo__lit_hash(c->parent, c->key));
-    used++;
-  }
-  if (t->ptab) tab_unmap(t->ptab, cap * sizeof *t->ptab);
-  t->ptab = tab;
-  t->ptab_mask = ncap - 1;
-  t->ptab_used = used;
-  return 0;
+static uint64_t name_key(const ergo__node *c) {
+  return key_hash(c->parent, ergo__interned_hash(c->name));
 }
+static uint64_t lit_key(const ergo__node *c) { return ergo__lit_hash(c->parent, c->key); }
 
-void ergo__lit_add(ergo__tree *t, ergo__node *c) {
-  if (ptab_reserve(t)) return;
-  tab_put(t->ptab, t->ptab_mask, c, ergo__lit_hash(c->parent, c->key));
+void ergo__lit_add(ergo__tree *t, ergo__node *c, uint32_t e) {
+  if (e <= TAB_GONE || ergo__tab_node(t, e) != c ||
+      tab_room(t, &t->ptab, &t->ptab_mask, &t->ptab_used, t->ptab_n, lit_key))
+    return;
+  uint64_t h = lit_key(c);
+  tab_put(t->ptab, t->ptab_mask, ergo__tab_entry((e >> ERGO__TAG_BITS) - 1, h), h);
   t->ptab_used++;
   t->ptab_n++;
 }
 
 /* Mark n's entry (key h) removed: 1, or 0 when it is not there. */
-static int tab_drop(uint64_t *tab, size_t mask, const ergo__node *n, uint64_t h) {
+static int tab_drop(ergo__tree *t, uint32_t *tab, size_t mask, const ergo__node *n, uint64_t h) {
   for (size_t j = h & mask; tab[j] != TAB_EMPTY; j = (j + 1) & mask)
-    if (tab[j] > TAB_GONE && TAB_PTR(tab[j]) == n) {
+    if (tab[j] > TAB_GONE && ergo__tab_node(t, tab[j]) == n) {
       tab[j] = TAB_GONE;
       return 1;
     }
   return 0;
 }
 
-static ergo__node *arena_new(ergo__tree *t) {
+/* A new node (zeroed) and its index; NULL: no memory, or the tree is full. */
+static ergo__node *arena_new(ergo__tree *t, uint32_t *index) {
   ergo__chunk *ch = t->chunks;
   if (!ch || ch->used == ch->cap) {
-    size_t cap = 64; /* ~7 KiB: little slack per tree, well under malloc's mmap threshold */
+    if (t->ndir >= ERGO__TREE_MAX_NODES / ERGO__CHUNK_NODES) return NULL;
+    if (t->ndir == t->dir_cap) {
+      size_t ncap = t->dir_cap ? t->dir_cap * 2 : 512; /* a page of chunk pointers */
+      ergo__chunk **d = tab_map(ncap * sizeof *d);
+      if (!d) return NULL;
+      if (t->dir) {
+        memcpy(d, t->dir, t->ndir * sizeof *d);
+        tab_unmap(t->dir, t->dir_cap * sizeof *d);
+      }
+      t->dir = d;
+      t->dir_cap = ncap;
+    }
+    size_t cap =
+        ERGO__CHUNK_NODES; /* ~7 KiB: little slack per tree, under malloc's mmap threshold */
     ch = aligned_alloc(64, sizeof *ch + cap * sizeof(ergo__node));
     if (!ch) return NULL;
     ch->cap = cap;
     ch->used = 0;
     ch->next = t->chunks;
     t->chunks = ch;
+    t->dir[t->ndir++] = ch;
   }
+  *index = (uint32_t)((t->ndir - 1) * ERGO__CHUNK_NODES + ch->used);
   ergo__node *n = &ch->nodes[ch->used++];
   memset(n, 0, sizeof *n);
   return n;
@@ -284,10 +289,11 @@ static ergo__node *arena_new(ergo__tree *t) {
 ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, const char *name, uint64_t hash,
                                 int level) {
   const char *iname = ergo__intern(name, hash);
-  if (!iname || tab_reserve(t)) return NULL;
-  ergo__node *c = arena_new(t);
+  if (!iname || tab_room(t, &t->tab, &t->tab_mask, &t->tab_used, t->nnodes, name_key)) return NULL;
+  uint32_t index;
+  ergo__node *c = arena_new(t, &index);
   if (!c) return NULL;
-  if ((uint64_t)(uintptr_t)c >> 48) { /* the table keeps 16 bits of hash above the pointer */
+  if ((uint64_t)(uintptr_t)c >> 48) { /* a hint keeps tags above the pointer */
     t->chunks->used--;
     return NULL;
   }
@@ -301,7 +307,9 @@ ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, const char *n
     t->chunks->used--;
     return NULL;
   }
-  tab_put(t->tab, t->tab_mask, c, key_hash(parent, hash));
+  uint64_t h = key_hash(parent, hash);
+  t->found = ergo__tab_entry(index, h);
+  tab_put(t->tab, t->tab_mask, t->found, h);
   t->tab_used++;
   t->nnodes++;
   /* first_child stays the first region ever seen here (it predicts the first push of a
@@ -322,9 +330,8 @@ ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
 
 void ergo__node_remove_last(ergo__node *n) {
   ergo__tree *t = ergo__node_tree(n);
-  tab_drop(t->tab, t->tab_mask, n, key_hash(n->parent, ergo__name_hash(n->name)));
-  if (n->key && t->ptab && tab_drop(t->ptab, t->ptab_mask, n, ergo__lit_hash(n->parent, n->key)))
-    t->ptab_n--;
+  tab_drop(t, t->tab, t->tab_mask, n, name_key(n));
+  if (n->key && t->ptab && tab_drop(t, t->ptab, t->ptab_mask, n, lit_key(n))) t->ptab_n--;
   ergo__node **link = &n->parent->first_child;
   while (*link != n) link = &(*link)->next_sibling;
   *link = n->next_sibling;

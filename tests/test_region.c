@@ -487,7 +487,7 @@ static void test_many_siblings_random_order(void **state) {
 static void test_names_in_one_bucket(void **state) {
   (void)state;
   test_init_default();
-  const uint64_t mask = 0x0000ffff0000003full; /* tag + a 64-slot table's index */
+  const uint64_t mask = 0x0000003f000003ffull; /* tag + a 1024-slot table's index */
   uint64_t want = ergo__node_key(root(), "a") & mask;
   char same[3][32] = {"a", "", ""};
   int found = 1;
