@@ -87,17 +87,19 @@ typedef struct ergo__cold {
 /* A region node: 112 bytes on 64-bit Linux.  Nodes live in their tree's arena and are found
  * through the tree's hash table keyed by (parent, name); the sibling list is for walks.  A
  * thread reading another thread's tree (ERGO_REPORT_THREADS) follows first_child/next_sibling
- * with acquire loads: they are stored with release once the node is whole. */
+ * with acquire loads: they are stored with release once the node is whole.  The first 64 bytes
+ * are what a push and its pop read and write (finding it, its figures); a tree's chunks start
+ * nodes on a cache line, so they span one or two lines. */
 struct ergo_region {
   const char *key;  /* literal pointer pushed with (NULL: none yet) */
   const char *name; /* interned once per process (ergo__intern), at most ERGO_NAME_MAX chars */
-  struct ergo_region *parent, *first_child, *next_sibling;
-  uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with 16 bits
-                   * of its literal pointer on top (ergo__hint_tag): a literal push that will not
-                   * find it there does not read it */
+  struct ergo_region *parent;
+  uint64_t hint;  /* the sibling pushed after this one last time (ergo__hint_node), with bits
+                   * of its literal pointer and of its name's hash on top (ergo__hint_make) */
   uint64_t total; /* ticks over completed calls */
   uint64_t calls;
-  uint64_t min, max;               /* ticks per call; min == UINT64_MAX: none yet */
+  uint64_t min, max; /* ticks per call; min == UINT64_MAX: none yet */
+  struct ergo_region *first_child, *next_sibling;
   uint64_t step_total, step_calls; /* figures at the last ergo_step */
   int level;
   int thread;       /* index of the tree: 0 = main */
@@ -105,11 +107,20 @@ struct ergo_region {
 };
 typedef struct ergo_region ergo__node;
 
-/* A node pointer fits in 48 bits (the tree's table relies on it too); the hint keeps a tag of the
- * predicted node's literal pointer in the 16 above. */
-static inline uint64_t ergo__hint_tag(const char *key) {
+/* A node pointer fits in 48 bits (the tree's table relies on it too); the hint keeps above it 8
+ * bits of the predicted node's literal pointer (ERGO__HINT_LIT) and 8 of its name's hash
+ * (ERGO__HINT_NAME): a push that cannot match the prediction, by pointer or by name, does not
+ * read the node. */
+#define ERGO__HINT_LIT 0xff00000000000000ull
+#define ERGO__HINT_NAME 0x00ff000000000000ull
+static inline uint64_t ergo__hint_lit(const char *key) {
   uint64_t p = (uint64_t)(uintptr_t)key;
-  return ((p ^ (p >> 16) ^ (p >> 32)) & 0xffffull) << 48;
+  return ((p ^ (p >> 16) ^ (p >> 32)) & 0xffull) << 56;
+}
+static inline uint64_t ergo__hint_name(uint64_t name_hash) { return (name_hash & 0xffull) << 48; }
+/* The hint predicting node c, whose name's hash is name_hash. */
+static inline uint64_t ergo__hint_make(const ergo__node *c, uint64_t name_hash) {
+  return (uint64_t)(uintptr_t)c | ergo__hint_lit(c->key) | ergo__hint_name(name_hash);
 }
 static inline ergo__node *ergo__hint_node(uint64_t hint) {
   return (ergo__node *)(uintptr_t)(hint & 0x0000ffffffffffffull);
@@ -147,8 +158,6 @@ static inline uint64_t ergo__name_hash(const char *name) {
   }
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 32;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 29;
   return (h >> 7) | ((uint64_t)len << 57); /* the length rides in the top 7 bits */
 }
 #pragma GCC diagnostic pop
@@ -165,16 +174,22 @@ static inline uint64_t ergo__interned_hash(const char *interned) {
 /* Whether the first len characters of name are those of the interned name (whose length is
  * len): whole words while they last, inline, then the rest. */
 static inline int ergo__interned_eq(const char *interned, const char *name, size_t len) {
+  uint64_t x, y;
+  if (len < 8) {
+    for (size_t i = 0; i < len; i++)
+      if (interned[i] != name[i]) return 0;
+    return 1;
+  }
   size_t i = 0;
   for (; i + 8 <= len; i += 8) {
-    uint64_t x, y;
     memcpy(&x, interned + i, 8);
     memcpy(&y, name + i, 8);
     if (x != y) return 0;
   }
-  for (; i < len; i++)
-    if (interned[i] != name[i]) return 0;
-  return 1;
+  if (i == len) return 1;
+  memcpy(&x, interned + len - 8, 8); /* the tail: the last word, overlapping the one before */
+  memcpy(&y, name + len - 8, 8);
+  return x == y;
 }
 /* strcmp's order for two interned names, a word at a time: their texts are padded with zeros to
  * whole 8-byte words, so a word holding the end of both is equal in full. */
@@ -198,7 +213,7 @@ static inline int ergo__interned_cmp(const char *a, const char *b) {
 typedef struct ergo__chunk {
   struct ergo__chunk *next;
   size_t used, cap;
-  ergo__node nodes[];
+  ergo__node nodes[] __attribute__((aligned(64))); /* the chunk itself is aligned to 64 */
 } ergo__chunk;
 
 typedef struct ergo__frame {
@@ -221,43 +236,97 @@ typedef struct ergo__tree {
   double step_loaded_s;
   int index; /* 0 = main thread */
   struct ergo__tree *next;
-  /* Children by (parent, name): open addressing, linear probing; an entry is a node pointer
-   * with 16 bits of the hash in its top bits, 0 empty, 1 a removed node.  Read and written by
-   * the tree's own thread only (other threads walk the sibling lists). */
-  uint64_t *tab;
+  /* Children by (parent, name): open addressing, linear probing; an entry (ergo__tab_entry) is a
+   * node's index in the tree and 6 bits of the key's hash, 0 empty, 1 a removed node: 4 bytes a
+   * slot.  Read and written by the tree's own thread only (other threads walk the sibling
+   * lists). */
+  uint32_t *tab;
   size_t tab_mask, tab_used; /* capacity - 1 (capacity a power of 2); entries not empty */
-  ergo__chunk *chunks;       /* newest first */
-  size_t nnodes;             /* nodes below the root */
+  /* Children by (parent, literal pointer), laid out as tab: a node is here once it has a key,
+   * so a literal push finds it without reading (or hashing) the literal's text. */
+  uint32_t *ptab;
+  size_t ptab_mask, ptab_used, ptab_n; /* ptab_n: nodes in it */
+  /* Node i (its index) is dir[i / ERGO__CHUNK_NODES]->nodes[i % ERGO__CHUNK_NODES]. */
+  struct ergo__chunk **dir;
+  size_t ndir, dir_cap;
+  uint32_t found;      /* the entry of the node ergo__node_probe found last */
+  ergo__chunk *chunks; /* newest first */
+  size_t nnodes;       /* nodes below the root */
 } ergo__tree;
 
-/* The tree's table (tree.c): an entry is a node pointer with 16 bits of key_hash on top. */
+/* The tree's tables (tree.c): an entry is (node index + 1) << ERGO__TAG_BITS | the key's tag. */
 #define ERGO__TAB_EMPTY 0u
 #define ERGO__TAB_GONE 1u
+#define ERGO__TAG_BITS 6
+#define ERGO__CHUNK_NODES 64
+/* The most nodes one tree holds: their indexes fit in 32 - ERGO__TAG_BITS bits. */
+#define ERGO__TREE_MAX_NODES ((1u << (32 - ERGO__TAG_BITS)) - 1)
+/* The key of (parent, name) in the tree's table: the name's hash (mixed already) xor a mix of the
+ * parent's address, which does not wait for the name, so a lookup adds one xor to hashing the
+ * name.  Its low bits pick the slot; bits 32-37 are its tag (ergo__key_tag). */
 static inline uint64_t ergo__key_hash(const ergo__node *parent, uint64_t name_hash) {
-  uint64_t h = name_hash ^ ((uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull);
-  h ^= h >> 29;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 32;
-  return h;
+  uint64_t p = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull;
+  return name_hash ^ p ^ (p >> 29);
 }
+/* The bits of a key kept beside the node's index in its table entry. */
+static inline uint32_t ergo__key_tag(uint64_t key) {
+  return (uint32_t)(key >> 32) & ((1u << ERGO__TAG_BITS) - 1);
+}
+static inline uint32_t ergo__tab_entry(uint32_t index, uint64_t key) {
+  return (index + 1) << ERGO__TAG_BITS | ergo__key_tag(key);
+}
+/* The node of a (full) table entry. */
+static inline ergo__node *ergo__tab_node(const ergo__tree *t, uint32_t e) {
+  uint32_t i = (e >> ERGO__TAG_BITS) - 1;
+  return &t->dir[i / ERGO__CHUNK_NODES]->nodes[i % ERGO__CHUNK_NODES];
+}
+/* The key of (parent, literal pointer) in the tree's ptab: both mixed at once. */
+static inline uint64_t ergo__lit_hash(const ergo__node *parent, const char *key) {
+  uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull ^
+               (uint64_t)(uintptr_t)key * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
+}
+/* The child of parent whose key is the literal pointer `key`, or NULL (not there yet, or its key
+ * is another pointer to the same text: the caller then finds it by the text). */
+static inline ergo__node *ergo__lit_probe(const ergo__tree *t, const ergo__node *parent,
+                                          const char *key) {
+  if (!t->ptab) return NULL;
+  uint64_t h = ergo__lit_hash(parent, key);
+  uint32_t tag = ergo__key_tag(h), tmask = (1u << ERGO__TAG_BITS) - 1;
+  for (size_t j = h & t->ptab_mask;; j = (j + 1) & t->ptab_mask) {
+    uint32_t e = t->ptab[j];
+    if (e == ERGO__TAB_EMPTY) return NULL;
+    if (e == ERGO__TAB_GONE || (e & tmask) != tag) continue;
+    ergo__node *c = ergo__tab_node(t, e);
+    __builtin_prefetch(&c->max, 1); /* the figures' line, if not the one read now: for the pop */
+    if (c->parent == parent && c->key == key) return c;
+  }
+}
+/* Enter c, whose key is set, in its tree's ptab (on no memory it is left out: found by text);
+ * e: its entry in tab (t->found after ergo__node_probe found it). */
+ERGO__HIDDEN void ergo__lit_add(ergo__tree *t, ergo__node *c, uint32_t e);
+
 /* The child `name` (hash: ergo__name_hash(name)) of parent in t's table, or NULL; inline, as a
  * push whose prediction missed finds its node here.  lit: name is a literal, which the node
  * keeps as its key when it has none. */
 static inline ergo__node *ergo__node_probe(ergo__tree *t, ergo__node *parent, const char *name,
                                            uint64_t hash, int lit) {
   if (!t->tab) return NULL;
-  uint64_t h = ergo__key_hash(parent, hash), tag = h & 0xffff000000000000ull;
+  uint64_t h = ergo__key_hash(parent, hash);
+  uint32_t tag = ergo__key_tag(h), tmask = (1u << ERGO__TAG_BITS) - 1;
   size_t len = ergo__name_hash_len(hash);
   for (size_t j = h & t->tab_mask;; j = (j + 1) & t->tab_mask) {
-    uint64_t e = t->tab[j];
+    uint32_t e = t->tab[j];
     if (e == ERGO__TAB_EMPTY) return NULL;
-    if (e == ERGO__TAB_GONE || (e & 0xffff000000000000ull) != tag) continue;
-    ergo__node *c = (ergo__node *)(uintptr_t)(e & 0x0000ffffffffffffull);
+    if (e == ERGO__TAB_GONE || (e & tmask) != tag) continue;
+    ergo__node *c = ergo__tab_node(t, e);
+    __builtin_prefetch(&c->max, 1); /* the figures' line, if not the one read now: for the pop */
     if (c->parent != parent) continue;
     /* Equal hashes mean equal lengths: both texts have len characters to compare. */
     if ((lit && c->key == name) ||
         (ergo__interned_hash(c->name) == hash && ergo__interned_eq(c->name, name, len))) {
       if (lit && !c->key) c->key = name;
+      t->found = e;
       return c;
     }
   }
@@ -294,8 +363,8 @@ ERGO__HIDDEN ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, 
                                              uint64_t hash, int level);
 /* Take out the node created last in its tree (no children): checkpoint rollback. */
 ERGO__HIDDEN void ergo__node_remove_last(ergo__node *n);
-/* The 64-bit key of (parent, name) in the tree's table: its low bits pick the slot, its top 16
- * bits are kept beside the pointer (tests make names that collide). */
+/* The 64-bit key of (parent, name) in the tree's table: its low bits pick the slot, its bits
+ * 32-37 are kept beside the node's index (tests make names that collide). */
 ERGO__HIDDEN uint64_t ergo__node_key(const ergo__node *parent, const char *name);
 /* The tree a node belongs to. */
 ERGO__HIDDEN ergo__tree *ergo__node_tree(ergo__node *n);

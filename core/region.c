@@ -78,13 +78,22 @@ static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const c
                   file ? file : "?", line, level);
     c = ergo__node_child_in(t, pf->node, name, hash, level);
     if (!c) {
-      ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): out of memory; region ignored",
-                  file ? file : "?", line, level, name);
+      if (t->nnodes + ERGO__CHUNK_NODES >= ERGO__TREE_MAX_NODES)
+        ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): this thread's tree holds %zu regions, about "
+                    "the most one tree can (%u); region ignored (fix: build region names from "
+                    "fewer distinct parts)",
+                    file ? file : "?", line, level, name, t->nnodes, ERGO__TREE_MAX_NODES);
+      else
+        ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): out of memory; region ignored",
+                    file ? file : "?", line, level, name);
       return NULL;
     }
-    if (lit) c->key = name;
+    if (lit) {
+      c->key = name;
+      ergo__lit_add(t, c, t->found);
+    }
   }
-  if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);
+  if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
   return c;
 }
 
@@ -107,26 +116,38 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   if (ERGO__UNLIKELY(t->depth + 1 >= t->cap) && grow(t)) return;
   ergo__frame *pf = &t->stack[t->depth];
   ergo__node *c;
-  if (!pf->prev)
-    c = pf->node->first_child;
-  else if (lit && (pf->prev->hint & 0xffff000000000000ull) != ergo__hint_tag(name))
-    c = NULL; /* predicted another literal: not worth a cache miss to read it */
-  else
-    c = ergo__hint_node(pf->prev->hint);
-  /* A runtime name is hashed once: the hash is checked against the predicted node's (kept with
-   * its interned name) before any text, and finds the node in the table when it differs. */
+  /* A runtime name is hashed once: the hash is checked against the prediction's tag, then the
+   * predicted node's (kept with its interned name) before any text, and finds the node in the
+   * table when they differ. */
   uint64_t hash = 0;
   if (!lit && ERGO__LIKELY(name != NULL)) hash = ergo__name_hash(name);
+  if (!pf->prev)
+    c = pf->node->first_child;
+  else if (lit ? (pf->prev->hint ^ ergo__hint_lit(name)) & ERGO__HINT_LIT
+               : (pf->prev->hint ^ ergo__hint_name(hash)) & ERGO__HINT_NAME)
+    c = NULL; /* predicted another region: not worth a cache miss to read it */
+  else
+    c = ergo__hint_node(pf->prev->hint);
   if (ERGO__UNLIKELY(lit ? (!c || c->key != name)
                          : (!name || !c || ergo__interned_hash(c->name) != hash ||
                             !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash))))) {
     if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
-    if (lit || !hash) hash = ergo__name_hash(name);     /* a literal, or a NULL name replaced */
-    c = ergo__node_probe(t, pf->node, name, hash, lit); /* a known region: found inline */
-    if (ERGO__LIKELY(c != NULL)) {
-      if (pf->prev) pf->prev->hint = (uint64_t)(uintptr_t)c | ergo__hint_tag(c->key);
-    } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {
-      return;
+    /* A literal is looked up by its pointer first: no text read.  (Its hint then carries no bits
+     * of the name's hash, which would take reading the interned text.) */
+    if (lit && ERGO__LIKELY((c = ergo__lit_probe(t, pf->node, name)) != NULL)) {
+      if (pf->prev) pf->prev->hint = ergo__hint_make(c, 0);
+    } else {
+      if (lit || !hash) hash = ergo__name_hash(name);   /* a literal, or a NULL name replaced */
+      c = ergo__node_probe(t, pf->node, name, hash, 0); /* a known region: found inline */
+      if (ERGO__LIKELY(c != NULL)) {
+        if (lit && !c->key) { /* its first literal push: found by pointer from now on */
+          c->key = name;
+          ergo__lit_add(t, c, t->found);
+        }
+        if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
+      } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {
+        return;
+      }
     }
   }
   ergo__frame *f = &t->stack[++t->depth];

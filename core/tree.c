@@ -5,8 +5,21 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 ergo__state ergo__g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The lookup tables (the interned names', each tree's children) live in mappings of their own,
+ * zeroed, never in the application's heap: past 128 KiB malloc would map them itself, and freeing
+ * such a block when the table grows raises glibc's mmap and trim thresholds under the application
+ * (its next large temporaries then come from the heap top, trimmed and faulted in again). */
+static void *tab_map(size_t bytes) {
+  void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return m == MAP_FAILED ? NULL : m;
+}
+static void tab_unmap(void *p, size_t bytes) {
+  if (p) munmap(p, bytes);
+}
 
 /* ---- interned names: one copy per process ------------------------------------ */
 static struct {
@@ -14,15 +27,33 @@ static struct {
   const char **v; /* open addressing; NULL empty */
   uint64_t *h;
   size_t mask, n;
+  char *slab; /* the names' text: 64 KiB mappings, kept for the process */
+  size_t slab_used;
 } I = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+#define SLAB_BYTES 65536
+/* bytes (a multiple of 8, at most 136) for a name's hash and text, zeroed, from the slab: a block
+ * of up to 64 bytes does not straddle two cache lines (a lookup reads one line for it). */
+static char *intern_block(size_t bytes) {
+  size_t at = I.slab_used;
+  if (bytes <= 64 && at / 64 != (at + bytes - 1) / 64) at = (at + 63) & ~(size_t)63;
+  if (!I.slab || at + bytes > SLAB_BYTES) {
+    char *m = tab_map(SLAB_BYTES); /* the old slab's rest stays unused */
+    if (!m) return NULL;
+    I.slab = m;
+    at = 0;
+  }
+  I.slab_used = at + bytes;
+  return I.slab + at;
+}
+
 static int intern_grow(void) {
-  size_t cap = I.v ? (I.mask + 1) * 2 : 256;
-  const char **v = calloc(cap, sizeof *v);
-  uint64_t *h = calloc(cap, sizeof *h);
+  size_t cap = I.v ? (I.mask + 1) * 2 : 512; /* a page a table */
+  const char **v = tab_map(cap * sizeof *v);
+  uint64_t *h = tab_map(cap * sizeof *h);
   if (!v || !h) {
-    free(v);
-    free(h);
+    tab_unmap(v, cap * sizeof *v);
+    tab_unmap(h, cap * sizeof *h);
     return -1;
   }
   for (size_t i = 0; I.v && i <= I.mask; i++) {
@@ -32,8 +63,10 @@ static int intern_grow(void) {
     v[j] = I.v[i];
     h[j] = I.h[i];
   }
-  free(I.v);
-  free(I.h);
+  if (I.v) {
+    tab_unmap(I.v, (I.mask + 1) * sizeof *I.v);
+    tab_unmap(I.h, (I.mask + 1) * sizeof *I.h);
+  }
   I.v = v;
   I.h = h;
   I.mask = cap - 1;
@@ -53,7 +86,7 @@ const char *ergo__intern(const char *name, uint64_t hash) {
   /* The hash rides in the 8 bytes before the text (ergo__interned_hash); the text is padded with
    * zeros to whole 8-byte words (ergo__interned_cmp reads it a word at a time). */
   size_t len = ergo__name_hash_len(hash), words = len / 8 + 1;
-  char *block = calloc(1 + words, 8);
+  char *block = intern_block((1 + words) * 8);
   if (!block) goto done;
   memcpy(block, &hash, sizeof hash);
   char *copy = block + sizeof hash;
@@ -98,7 +131,9 @@ void ergo__tree_free(ergo__tree *t) {
     free(c);
   }
   free_cold(&t->root);
-  free(t->tab);
+  if (t->tab) tab_unmap(t->tab, (t->tab_mask + 1) * sizeof *t->tab);
+  if (t->ptab) tab_unmap(t->ptab, (t->ptab_mask + 1) * sizeof *t->ptab);
+  if (t->dir) tab_unmap(t->dir, t->dir_cap * sizeof *t->dir);
   free(t->stack);
   free(t);
 }
@@ -147,8 +182,6 @@ ergo__tree *ergo__node_tree(ergo__node *n) {
 /* ---- children by (parent, name) -------------------------------------------------- */
 #define TAB_EMPTY ERGO__TAB_EMPTY
 #define TAB_GONE ERGO__TAB_GONE
-#define TAB_PTR(e) ((ergo__node *)(uintptr_t)((e)&0x0000ffffffffffffull))
-#define TAB_TAG(h) ((h)&0xffff000000000000ull)
 #define key_hash ergo__key_hash
 
 uint64_t ergo__node_key(const ergo__node *parent, const char *name) {
@@ -164,45 +197,90 @@ ergo__node *ergo__node_find(ergo__node *parent, const char *name, int lit) {
   return ergo__node_find_in(ergo__node_tree(parent), parent, name, ergo__name_hash(name), lit);
 }
 
-static void tab_put(uint64_t *tab, size_t mask, ergo__node *c, uint64_t h) {
+/* Put entry e (its key: h) in the first free slot from h on. */
+static void tab_put(uint32_t *tab, size_t mask, uint32_t e, uint64_t h) {
   size_t j = h & mask;
   while (tab[j] > TAB_GONE) j = (j + 1) & mask;
-  tab[j] = TAB_TAG(h) | (uint64_t)(uintptr_t)c;
+  tab[j] = e;
 }
 
-/* Room for one more entry: at most 3/4 of the slots in use (removed ones count). */
-static int tab_reserve(ergo__tree *t) {
-  size_t cap = t->tab ? t->tab_mask + 1 : 0;
-  if ((t->tab_used + 1) * 4 <= cap * 3) return 0;
-  size_t ncap = 64;
-  while ((t->nnodes + 1) * 2 > ncap) ncap *= 2; /* at most half full after growing */
-  uint64_t *tab = calloc(ncap, sizeof *tab);
-  if (!tab) return -1;
-  size_t used = 0;
+/* Room for one more entry in *tab (mask, used: its capacity - 1 and slots not empty) holding n
+ * entries: at most 3/4 of the slots in use (removed ones count), at most half after growing.
+ * key(t, node): an entry's key. */
+static int tab_room(ergo__tree *t, uint32_t **tab, size_t *mask, size_t *used, size_t n,
+                    uint64_t (*key)(const ergo__node *)) {
+  size_t cap = *tab ? *mask + 1 : 0;
+  if ((*used + 1) * 4 <= cap * 3) return 0;
+  size_t ncap = 1024; /* the mapping is a page */
+  while ((n + 1) * 2 > ncap) ncap *= 2;
+  uint32_t *v = tab_map(ncap * sizeof *v);
+  if (!v) return -1;
+  size_t u = 0;
   for (size_t j = 0; j < cap; j++) {
-    if (t->tab[j] <= TAB_GONE) continue;
-    ergo__node *c = TAB_PTR(t->tab[j]);
-    tab_put(tab, ncap - 1, c, key_hash(c->parent, ergo__name_hash(c->name)));
-    used++;
+    uint32_t e = (*tab)[j];
+    if (e <= TAB_GONE) continue;
+    tab_put(v, ncap - 1, e, key(ergo__tab_node(t, e)));
+    u++;
   }
-  free(t->tab);
-  t->tab = tab;
-  t->tab_mask = ncap - 1;
-  t->tab_used = used;
+  if (*tab) tab_unmap(*tab, cap * sizeof **tab);
+  *tab = v;
+  *mask = ncap - 1;
+  *used = u;
   return 0;
 }
 
-static ergo__node *arena_new(ergo__tree *t) {
+static uint64_t name_key(const ergo__node *c) {
+  return key_hash(c->parent, ergo__interned_hash(c->name));
+}
+static uint64_t lit_key(const ergo__node *c) { return ergo__lit_hash(c->parent, c->key); }
+
+void ergo__lit_add(ergo__tree *t, ergo__node *c, uint32_t e) {
+  if (e <= TAB_GONE || ergo__tab_node(t, e) != c ||
+      tab_room(t, &t->ptab, &t->ptab_mask, &t->ptab_used, t->ptab_n, lit_key))
+    return;
+  uint64_t h = lit_key(c);
+  tab_put(t->ptab, t->ptab_mask, ergo__tab_entry((e >> ERGO__TAG_BITS) - 1, h), h);
+  t->ptab_used++;
+  t->ptab_n++;
+}
+
+/* Mark n's entry (key h) removed: 1, or 0 when it is not there. */
+static int tab_drop(ergo__tree *t, uint32_t *tab, size_t mask, const ergo__node *n, uint64_t h) {
+  for (size_t j = h & mask; tab[j] != TAB_EMPTY; j = (j + 1) & mask)
+    if (tab[j] > TAB_GONE && ergo__tab_node(t, tab[j]) == n) {
+      tab[j] = TAB_GONE;
+      return 1;
+    }
+  return 0;
+}
+
+/* A new node (zeroed) and its index; NULL: no memory, or the tree is full. */
+static ergo__node *arena_new(ergo__tree *t, uint32_t *index) {
   ergo__chunk *ch = t->chunks;
   if (!ch || ch->used == ch->cap) {
-    size_t cap = 64; /* ~7 KiB: little slack per tree, well under malloc's mmap threshold */
-    ch = malloc(sizeof *ch + cap * sizeof(ergo__node));
+    if (t->ndir >= ERGO__TREE_MAX_NODES / ERGO__CHUNK_NODES) return NULL;
+    if (t->ndir == t->dir_cap) {
+      size_t ncap = t->dir_cap ? t->dir_cap * 2 : 512; /* a page of chunk pointers */
+      ergo__chunk **d = tab_map(ncap * sizeof *d);
+      if (!d) return NULL;
+      if (t->dir) {
+        memcpy(d, t->dir, t->ndir * sizeof *d);
+        tab_unmap(t->dir, t->dir_cap * sizeof *d);
+      }
+      t->dir = d;
+      t->dir_cap = ncap;
+    }
+    size_t cap =
+        ERGO__CHUNK_NODES; /* ~7 KiB: little slack per tree, under malloc's mmap threshold */
+    ch = aligned_alloc(64, sizeof *ch + cap * sizeof(ergo__node));
     if (!ch) return NULL;
     ch->cap = cap;
     ch->used = 0;
     ch->next = t->chunks;
     t->chunks = ch;
+    t->dir[t->ndir++] = ch;
   }
+  *index = (uint32_t)((t->ndir - 1) * ERGO__CHUNK_NODES + ch->used);
   ergo__node *n = &ch->nodes[ch->used++];
   memset(n, 0, sizeof *n);
   return n;
@@ -211,10 +289,11 @@ static ergo__node *arena_new(ergo__tree *t) {
 ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, const char *name, uint64_t hash,
                                 int level) {
   const char *iname = ergo__intern(name, hash);
-  if (!iname || tab_reserve(t)) return NULL;
-  ergo__node *c = arena_new(t);
+  if (!iname || tab_room(t, &t->tab, &t->tab_mask, &t->tab_used, t->nnodes, name_key)) return NULL;
+  uint32_t index;
+  ergo__node *c = arena_new(t, &index);
   if (!c) return NULL;
-  if ((uint64_t)(uintptr_t)c >> 48) { /* the table keeps 16 bits of hash above the pointer */
+  if ((uint64_t)(uintptr_t)c >> 48) { /* a hint keeps tags above the pointer */
     t->chunks->used--;
     return NULL;
   }
@@ -228,7 +307,9 @@ ergo__node *ergo__node_child_in(ergo__tree *t, ergo__node *parent, const char *n
     t->chunks->used--;
     return NULL;
   }
-  tab_put(t->tab, t->tab_mask, c, key_hash(parent, hash));
+  uint64_t h = key_hash(parent, hash);
+  t->found = ergo__tab_entry(index, h);
+  tab_put(t->tab, t->tab_mask, t->found, h);
   t->tab_used++;
   t->nnodes++;
   /* first_child stays the first region ever seen here (it predicts the first push of a
@@ -249,12 +330,8 @@ ergo__node *ergo__node_child(ergo__node *parent, const char *name, int level) {
 
 void ergo__node_remove_last(ergo__node *n) {
   ergo__tree *t = ergo__node_tree(n);
-  uint64_t h = key_hash(n->parent, ergo__name_hash(n->name));
-  for (size_t j = h & t->tab_mask; t->tab[j] != TAB_EMPTY; j = (j + 1) & t->tab_mask)
-    if (t->tab[j] > TAB_GONE && TAB_PTR(t->tab[j]) == n) {
-      t->tab[j] = TAB_GONE;
-      break;
-    }
+  tab_drop(t, t->tab, t->tab_mask, n, name_key(n));
+  if (n->key && t->ptab && tab_drop(t, t->ptab, t->ptab_mask, n, lit_key(n))) t->ptab_n--;
   ergo__node **link = &n->parent->first_child;
   while (*link != n) link = &(*link)->next_sibling;
   *link = n->next_sibling;

@@ -487,7 +487,7 @@ static void test_many_siblings_random_order(void **state) {
 static void test_names_in_one_bucket(void **state) {
   (void)state;
   test_init_default();
-  const uint64_t mask = 0xffff00000000003full; /* tag + a 64-slot table's index */
+  const uint64_t mask = 0x0000003f000003ffull; /* tag + a 1024-slot table's index */
   uint64_t want = ergo__node_key(root(), "a") & mask;
   char same[3][32] = {"a", "", ""};
   int found = 1;
@@ -516,6 +516,138 @@ static void test_names_in_one_bucket(void **state) {
   }
   for (int i = 0; i < 3; i++) assert_ptr_equal(child(root(), same[i]), n[i]);
   assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(ergo_finalize(), 0);
+}
+
+/* Two literal pointers with one text (the same label in two libraries) reach one region, in
+ * whatever order they come among other siblings, and either may pop the other's push. */
+static const char twin_a[] = "twin", twin_b[] = "twin";
+static void test_literals_same_text(void **state) {
+  (void)state;
+  test_init_default();
+  assert_ptr_not_equal(twin_a, twin_b);
+  const char *others[] = {"o1", "o2", "o3"};
+  uint64_t x = 42;
+  for (int i = 0; i < 200; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const char *t = (x >> 33) & 1 ? twin_a : twin_b;
+    ergo_push_lit(1, t, __FILE__, __LINE__);
+    advance_ms(1);
+    ergo_pop_lit(1, (x >> 34) & 1 ? twin_a : twin_b, __FILE__, __LINE__);
+    ergo_push_lit(1, others[(x >> 40) % 3], __FILE__, __LINE__);
+    ergo_pop_lit(1, others[(x >> 40) % 3], __FILE__, __LINE__);
+  }
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(nchildren(root()), 4);
+  ergo__node *n = child(root(), "twin");
+  assert_non_null(n);
+  assert_int_equal(n->calls, 200);
+  assert_int_equal(n->total, 200 * 1000000ull);
+  assert_ptr_equal(ergo__node_find(root(), twin_b, 1), n);
+  assert_ptr_equal(ergo__node_find(root(), twin_a, 1), n);
+  ergo_finalize();
+}
+
+/* A runtime-built name is found by its text, never by its pointer: a buffer pushed once as a
+ * literal (its node keeps that pointer) and rewritten between pushes by content reaches the
+ * region its new text names, in a repeated order (the successor hint) and a changing one. */
+static void test_runtime_buffer_rewritten(void **state) {
+  (void)state;
+  test_init_default();
+  char buf[32];
+  for (int r = 0; r < 6; r++) {
+    strcpy(buf, "first");
+    ergo_push_lit(1, buf, __FILE__, __LINE__);
+    advance_ms(1);
+    ergo_pop_lit(1, buf, __FILE__, __LINE__);
+    strcpy(buf, r % 2 ? "second" : "third");
+    ergo_push_at(1, buf, __FILE__, __LINE__);
+    advance_ms(2);
+    ergo_pop_at(1, buf, __FILE__, __LINE__);
+    strcpy(buf, "fourth");
+    region_ms(1, buf, 3);
+  }
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(nchildren(root()), 4);
+  assert_int_equal(child(root(), "first")->calls, 6);
+  assert_int_equal(child(root(), "first")->total, 6 * 1000000ull);
+  assert_int_equal(child(root(), "second")->calls, 3);
+  assert_int_equal(child(root(), "third")->calls, 3);
+  assert_int_equal(child(root(), "second")->total, 3 * 2000000ull);
+  assert_int_equal(child(root(), "fourth")->total, 6 * 3000000ull);
+  ergo_finalize();
+}
+
+/* Several threads create and visit many siblings in their own random orders, by literal pointer
+ * and by a runtime copy of the text, interning the names concurrently: each thread's tree is the
+ * reference tree of its visits (one node per name, the calls counted), the names shared. */
+#define TSIB 3000
+#define TTHREADS 4
+#define TVISITS (4 * TSIB)
+static unsigned tcalls[TTHREADS][TSIB];
+static void *random_siblings(void *arg) {
+  int id = (int)(intptr_t)arg;
+  char parent[16], rt[16];
+  snprintf(parent, sizeof parent, "parent_%d", id);
+  uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(id + 1);
+  ergo_push_at(1, parent, __FILE__, __LINE__);
+  for (int i = 0; i < TVISITS; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    int k = (int)(x % TSIB);
+    if ((x >> 50) & 1) {
+      ergo_push_lit(2, sib_lit[k], __FILE__, __LINE__);
+      ergo_pop_lit(2, sib_lit[k], __FILE__, __LINE__);
+    } else {
+      memcpy(rt, sib_lit[k], sizeof rt);
+      ergo_push_at(2, rt, __FILE__, __LINE__);
+      ergo_pop_at(2, rt, __FILE__, __LINE__);
+      memset(rt, 'x', sizeof rt - 1); /* the buffer's next text is another name */
+    }
+    tcalls[id][k]++;
+  }
+  ergo_pop_at(1, parent, __FILE__, __LINE__);
+  return NULL;
+}
+
+static void test_threads_random_siblings(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  c.clock = NULL; /* real clock: the threads run concurrently */
+  assert_int_equal(ergo_init(&c), 0);
+  for (int k = 0; k < TSIB; k++) snprintf(sib_lit[k], sizeof sib_lit[k], "tsib_%05d", k);
+  memset(tcalls, 0, sizeof tcalls);
+  pthread_t th[TTHREADS];
+  for (int i = 0; i < TTHREADS; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, random_siblings, (void *)(intptr_t)i), 0);
+  for (int i = 0; i < TTHREADS; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(ergo__g.ntrees, TTHREADS + 1);
+  const char *names[TSIB] = {0};
+  for (int id = 0; id < TTHREADS; id++) {
+    char parent[16];
+    snprintf(parent, sizeof parent, "parent_%d", id);
+    ergo__node *p = NULL;
+    for (ergo__tree *t = ergo__g.trees; t && !p; t = t->next) p = child(&t->root, parent);
+    assert_non_null(p);
+    size_t expected = 0;
+    for (int k = 0; k < TSIB; k++) {
+      ergo__node *n = child(p, sib_lit[k]);
+      expected += tcalls[id][k] > 0;
+      if (!tcalls[id][k]) {
+        assert_null(n);
+        continue;
+      }
+      assert_non_null(n);
+      assert_ptr_equal(n->parent, p);
+      assert_int_equal(n->calls, tcalls[id][k]);
+      assert_string_equal(n->name, sib_lit[k]);
+      if (!names[k]) names[k] = n->name;
+      assert_ptr_equal(n->name, names[k]); /* interned once for every thread */
+    }
+    assert_int_equal(nchildren(p), expected);
+  }
   assert_int_equal(ergo_finalize(), 0);
 }
 
@@ -579,6 +711,9 @@ int main(void) {
       ERGO_TEST(test_builtin_clock),
       ERGO_TEST(test_many_siblings_random_order),
       ERGO_TEST(test_names_in_one_bucket),
+      ERGO_TEST(test_literals_same_text),
+      ERGO_TEST(test_runtime_buffer_rewritten),
+      ERGO_TEST(test_threads_random_siblings),
       ERGO_TEST(test_report_while_thread_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
