@@ -166,9 +166,13 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
  * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
 static int region_model(ergo__model *m, const sweep_region *sr) {
   /* A restarted schedule not over yet: its choice so far once it is deciding (the last finished
-   * one measured work that has changed since), else the last finished one's. */
-  const ergo__sweep *sc = sr->prev && !ergo__sweep_deciding(sr->sched) ? sr->prev : sr->sched;
+   * one measured work that has changed since), else the baseline, with the last finished one's
+   * points: that one's choice was made for work that is gone (a region turned memory-bound
+   * runs at a compute-bound choice up to 1.6x its baseline's time). */
+  int stale = sr->prev && !ergo__sweep_deciding(sr->sched);
+  const ergo__sweep *sc = stale ? sr->prev : sr->sched;
   int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
+  if (stale && base >= 0) best = base;
   const ergo__sweep_point *pts = ergo__sweep_points(sc, &npts);
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
