@@ -45,7 +45,9 @@ struct ergo__sweep {
   int out_of_budget;
   lists grid; /* the grid phase's values */
   ergo__sweep_point *pts;
-  double (*sq)[2];               /* sums of squared times and energies, for the noise estimate */
+  /* Per point: the sums of squared times and energies (for the noise estimate), then the sum of
+   * its times and their number since it became a candidate of the final phase (-1: not one). */
+  double (*sq)[4];
   int (*pidx)[ERGO__SPACE_DIMS]; /* grid indices of each point */
   int npts, cap;
   entry *q;
@@ -83,7 +85,7 @@ static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
     int cap = s->cap ? 2 * s->cap : 64;
     ergo__sweep_point *pts = realloc(s->pts, (size_t)cap * sizeof *pts);
     if (pts) s->pts = pts;
-    double(*sq)[2] = realloc(s->sq, (size_t)cap * sizeof *sq);
+    double(*sq)[4] = realloc(s->sq, (size_t)cap * sizeof *sq);
     if (sq) s->sq = sq;
     int(*pidx)[ERGO__SPACE_DIMS] = realloc(s->pidx, (size_t)cap * sizeof *pidx);
     if (pidx) s->pidx = pidx;
@@ -94,9 +96,16 @@ static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
   memset(pt, 0, sizeof *pt);
   for (int i = 0; i < ERGO__SPACE_DIMS; i++)
     pt->config.v[i] = s->space.n[i] ? s->space.values[i][idx[i]] : 0;
-  s->sq[s->npts][0] = s->sq[s->npts][1] = 0;
+  s->sq[s->npts][0] = s->sq[s->npts][1] = s->sq[s->npts][2] = 0;
+  s->sq[s->npts][3] = -1;
   memcpy(s->pidx[s->npts], idx, sizeof s->pidx[s->npts]);
   return s->npts++;
+}
+
+/* Point p becomes a candidate of the final phase: its measurements from now on are counted apart
+ * (those that made it a candidate are the luckiest of many, and would pass it on their luck). */
+static void mark(ergo__sweep *s, int p) {
+  if (s->sq[p][3] < 0) s->sq[p][2] = s->sq[p][3] = 0;
 }
 
 /* Executions the default schedule may still plan, beyond what `keep` holds back. */
@@ -685,8 +694,9 @@ static int confident_n(const ergo__sweep *s, int p, int extra) {
   /* The bound on the point's own measurements too: the neighbourhood's plane is exact on a
    * linear trend but not where the time bends (bandwidth running out as the uncore falls), and
    * a point a few per cent outside the bound would pass on its neighbours' word. */
-  int own = a->n + extra;
-  double lo = log(ergo__sweep_mean(a).time_s / mb.time_s);
+  int fresh = s->sq[p][3] > 0 ? (int)s->sq[p][3] : 0, own = fresh + extra;
+  if (own < 2) return 0;
+  double lo = log((fresh ? s->sq[p][2] / fresh : ergo__sweep_mean(a).time_s) / mb.time_s);
   if (ergo__nm_log_ratio_bound(lo, st, own, b->n > own ? b->n : own, dof, ERGO__NM_CONFIDENCE) >
       log1p(s->obj.slowdown))
     return 0;
@@ -808,6 +818,7 @@ static int extend(ergo__sweep *s) {
   }
   if (pick < 0) return 0;
   s->ext = pick;
+  mark(s, pick);
   s->ext_to = s->pts[pick].n + pick_extra;
   return plan_block(s, pick, pick_extra) > 0;
 }
@@ -854,6 +865,7 @@ static int surface_finalists(ergo__sweep *s, int from) {
     int p = add_point(s, pick[j]);
     if (p < 0) break;
     s->fin[put++] = p;
+    mark(s, p);
   }
   return s->nfin - put;
 }
@@ -892,6 +904,7 @@ static void final_step(ergo__sweep *s) {
       }
       if (best < 0) break;
       s->fin[s->nfin++] = best;
+      mark(s, best);
     }
     free(est);
     /* Under noise the last ERGO__SWEEP_SURFACE_FINALISTS places go to the grid points the
@@ -1032,6 +1045,7 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
   }
   s->sq[e.point][0] += m->time_s * m->time_s;
   s->sq[e.point][1] += m->energy_j * m->energy_j;
+  if (s->sq[e.point][3] >= 0) s->sq[e.point][2] += m->time_s, s->sq[e.point][3]++;
 }
 
 int ergo__sweep_best(const ergo__sweep *s) {
