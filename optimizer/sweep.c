@@ -958,11 +958,11 @@ static void refill(ergo__sweep *s) {
       s->rungs = -1;
       if (!s->explicit_grid && !s->exhaustive) {
         s->phase = PH_SEARCH;
-        /* Under noise the search starts from a design spread over the whole space, each knob at
-         * its least, middle (in coord()) and greatest value: single measurements cannot show the
-         * search a trend of a per cent per step, so where it would stop is wherever the noise
-         * left it, while the surface through such a design (every quadratic term pinned down)
-         * sees the trend and proposes the points it predicts better. */
+        /* Under noise the search starts from a design of every combination of three values per
+         * knob (below): single measurements cannot show the search a trend of a per cent per
+         * step, so where it would stop is wherever the noise left it, while the surface through
+         * such a design (every quadratic term pinned down) sees the trend and proposes the
+         * points it predicts better. */
         if (noise(s, 0) > ERGO__SWEEP_PRECISION) {
           lists d;
           for (int i = 0; i < ERGO__SPACE_DIMS; i++) {

@@ -239,7 +239,7 @@ static void test_sim_oracle(void **state) {
  * energy than the baseline.  The cost of that confidence on a region whose energy falls steeply
  * up to the bound (the oracle saves 31 % at 1.05x): a point must lie a few per cent inside the
  * bound to be shown inside it, so the median keeps about two thirds of the oracle's saving
- * (the 1.225 below guards that level; 1.231 before the search started from a design spread
+ * (the 1.225 below guards that level; 1.231 before the search started from a design
  * over the space and the fitted surface proposed points).  The price is executions: most of the
  * 300 in most seeds (a median of 167 before). */
 static int cmp_double(const void *a, const void *b) {
