@@ -45,7 +45,9 @@ struct ergo__sweep {
   int out_of_budget;
   lists grid; /* the grid phase's values */
   ergo__sweep_point *pts;
-  double (*sq)[2];               /* sums of squared times and energies, for the noise estimate */
+  /* Per point: the sums of squared times and energies (for the noise estimate), then the sum of
+   * its times and their number since it became a candidate of the final phase (-1: not one). */
+  double (*sq)[4];
   int (*pidx)[ERGO__SPACE_DIMS]; /* grid indices of each point */
   int npts, cap;
   entry *q;
@@ -83,7 +85,7 @@ static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
     int cap = s->cap ? 2 * s->cap : 64;
     ergo__sweep_point *pts = realloc(s->pts, (size_t)cap * sizeof *pts);
     if (pts) s->pts = pts;
-    double(*sq)[2] = realloc(s->sq, (size_t)cap * sizeof *sq);
+    double(*sq)[4] = realloc(s->sq, (size_t)cap * sizeof *sq);
     if (sq) s->sq = sq;
     int(*pidx)[ERGO__SPACE_DIMS] = realloc(s->pidx, (size_t)cap * sizeof *pidx);
     if (pidx) s->pidx = pidx;
@@ -94,9 +96,16 @@ static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
   memset(pt, 0, sizeof *pt);
   for (int i = 0; i < ERGO__SPACE_DIMS; i++)
     pt->config.v[i] = s->space.n[i] ? s->space.values[i][idx[i]] : 0;
-  s->sq[s->npts][0] = s->sq[s->npts][1] = 0;
+  s->sq[s->npts][0] = s->sq[s->npts][1] = s->sq[s->npts][2] = 0;
+  s->sq[s->npts][3] = -1;
   memcpy(s->pidx[s->npts], idx, sizeof s->pidx[s->npts]);
   return s->npts++;
+}
+
+/* Point p becomes a candidate of the final phase: its measurements from now on are counted apart
+ * (those that made it a candidate are the luckiest of many, and would pass it on their luck). */
+static void mark(ergo__sweep *s, int p) {
+  if (s->sq[p][3] < 0) s->sq[p][2] = s->sq[p][3] = 0;
 }
 
 /* Executions the default schedule may still plan, beyond what `keep` holds back. */
@@ -134,18 +143,22 @@ ergo__measure ergo__sweep_mean(const ergo__sweep_point *p) {
 
 /* The relative standard deviation of one measurement of time (k = 0) or energy (k = 1), pooled
  * over every point measured more than once; 0 before any was. */
-static double noise_dof(const ergo__sweep *s, int k, int *dof_out) {
+static double noise_except(const ergo__sweep *s, int k, int *dof_out, int skip) {
   double var = 0;
   int dof = 0;
   for (int p = 0; p < s->npts; p++) {
     const ergo__sweep_point *pt = &s->pts[p];
-    if (pt->n < 2) continue;
+    if (pt->n < 2 || p == skip) continue;
     double mean = (k ? pt->energy_j : pt->time_s) / pt->n;
     if (mean > 0) var += (s->sq[p][k] - pt->n * mean * mean) / (mean * mean);
     dof += pt->n - 1;
   }
   if (dof_out) *dof_out = dof;
   return dof && var > 0 ? sqrt(var / dof) : 0.0;
+}
+
+static double noise_dof(const ergo__sweep *s, int k, int *dof_out) {
+  return noise_except(s, k, dof_out, -1);
 }
 
 static double noise(const ergo__sweep *s, int k) { return noise_dof(s, k, NULL); }
@@ -452,40 +465,78 @@ static int poll_point(ergo__sweep *s, int idx[ERGO__SPACE_DIMS]) {
   return 1;
 }
 
+/* The fitted surface's coordinate of grid index i of knob slot d, in [0, 1]: the logarithm of the
+ * knob's value, so that a response like 1/f or Amdahl's law in the thread count is nearly
+ * quadratic in it (values that are not positive: the index). */
+static double coord(const ergo__sweep *s, int d, int i) {
+  int n = s->space.n[d];
+  double lo = (double)s->space.values[d][0], hi = (double)s->space.values[d][n - 1],
+         v = (double)s->space.values[d][i];
+  if (n < 2) return 0;
+  if (!(lo > 0) || !(hi > lo)) return (double)i / (n - 1);
+  return log(v / lo) / log(hi / lo);
+}
+
 /* What every point measured says about the rest of the space: a quadratic in each knob (log time
  * and log energy, optimizer/nm_model.h) fitted to them, scanned over the whole grid; the best
  * point by the objective it predicts that was not measured yet, planned.  1 when it planned one
  * that the surface says beats the best measured point, else 0. */
-static int propose(ergo__sweep *s, int best) {
-  int dims[ERGO__SPACE_DIMS], nd = 0, n = 0;
+/* The surface: a quadratic in each knob's coord() (optimizer/nm_model.h) through the log time and
+ * log energy of every point measured, weighted by their measurements.  *dims_out receives the
+ * knob slots it spans (*nd_out of them).  1 when fitted. */
+static int fit_surface(const ergo__sweep *s, ergo__nm_model *m, int dims[ERGO__SPACE_DIMS],
+                       int *nd_out) {
+  int nd = 0, n = 0;
   for (int i = 0; i < ERGO__SPACE_DIMS; i++)
     if (s->space.n[i] > 1) dims[nd++] = i;
+  *nd_out = nd;
   if (nd < 1 || nd > ERGO__NM_MAX_DIMS) return 0;
   ergo__nm_sample *smp = malloc((size_t)s->npts * sizeof *smp);
   if (!smp) return 0;
   for (int p = 0; p < s->npts; p++) {
     const ergo__sweep_point *pt = &s->pts[p];
     if (!pt->n || !(pt->time_s > 0) || !(pt->energy_j > 0)) continue;
-    for (int a = 0; a < nd; a++)
-      smp[n].y[a] = (double)s->pidx[p][dims[a]] / (s->space.n[dims[a]] - 1);
+    for (int a = 0; a < nd; a++) smp[n].y[a] = coord(s, dims[a], s->pidx[p][dims[a]]);
     smp[n].w = pt->n;
     smp[n].log_t = log(pt->time_s / pt->n);
     smp[n].log_e = log(pt->energy_j / pt->n);
     smp[n].r = pt->resource / pt->n;
     n++;
   }
-  ergo__nm_model m;
-  int ok = ergo__nm_model_fit(&m, nd, smp, n);
+  int ok = ergo__nm_model_fit(m, nd, smp, n);
   free(smp);
-  if (!ok) return 0;
+  return ok;
+}
+
+/* The surface's measure at grid indices idx. */
+static ergo__measure surface_at(const ergo__sweep *s, const ergo__nm_model *m, const int *dims,
+                                int nd, const int idx[ERGO__SPACE_DIMS]) {
+  double y[ERGO__NM_MAX_DIMS];
+  ergo__measure e;
+  for (int a = 0; a < nd; a++) y[a] = coord(s, dims[a], idx[dims[a]]);
+  ergo__nm_model_predict(m, y, &e);
+  return e;
+}
+
+static int propose(ergo__sweep *s, int best) {
+  int dims[ERGO__SPACE_DIMS], nd = 0;
+  ergo__nm_model m;
+  if (!fit_surface(s, &m, dims, &nd)) return 0;
+  /* Under noise the best measured point is the luckiest of many: the surface is compared with
+   * itself, its value at the best point against its value elsewhere. */
   double bv = value_of(s, best, noise(s, 0)), pv = 0;
+  if (noise(s, 0) > ERGO__SWEEP_PRECISION) {
+    ergo__measure eb = surface_at(s, &m, dims, nd, s->pidx[best]);
+    eb.resource = ergo__sweep_mean(&s->pts[best]).resource;
+    bv = value_at(s, eb, 0.0);
+  }
   int pick[ERGO__SPACE_DIMS], have = 0, idx[ERGO__SPACE_DIMS] = {0}, cnt[ERGO__SPACE_DIMS] = {0};
   memcpy(idx, s->pidx[best], sizeof idx);
   for (;;) {
     double y[ERGO__NM_MAX_DIMS];
     for (int a = 0; a < nd; a++) {
       idx[dims[a]] = cnt[a];
-      y[a] = (double)cnt[a] / (s->space.n[dims[a]] - 1);
+      y[a] = coord(s, dims[a], cnt[a]);
     }
     int known = find_point(s, idx);
     if ((known < 0 || !s->pts[known].n) && known != s->base) {
@@ -539,7 +590,9 @@ static void search_step(ergo__sweep *s) {
       }
       /* Converged: the fitted surface may know a better point the steps could not reach (the
        * edge of a slowdown bound is not smooth); measured, and searched around when it is. */
-      if (fine && s->proposals < ERGO__SWEEP_PROPOSALS && propose(s, c)) {
+      int most =
+          noise(s, 0) > ERGO__SWEEP_PRECISION ? ERGO__SWEEP_NOISY_PROPOSALS : ERGO__SWEEP_PROPOSALS;
+      if (fine && s->proposals < most && propose(s, c)) {
         s->proposals++;
         return;
       }
@@ -638,6 +691,15 @@ static int confident_n(const ergo__sweep *s, int p, int extra) {
   }
   if (!(ergo__nm_log_ratio_bound(d, sig, na, nb, dof, ERGO__NM_CONFIDENCE) < 0)) return 0;
   if (s->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 1;
+  /* The bound on the point's own measurements too: the neighbourhood's plane is exact on a
+   * linear trend but not where the time bends (bandwidth running out as the uncore falls), and
+   * a point a few per cent outside the bound would pass on its neighbours' word. */
+  int fresh = s->sq[p][3] > 0 ? (int)s->sq[p][3] : 0, own = fresh + extra;
+  if (own < 2) return 0;
+  double lo = log((fresh ? s->sq[p][2] / fresh : ergo__sweep_mean(a).time_s) / mb.time_s);
+  if (ergo__nm_log_ratio_bound(lo, st, own, b->n > own ? b->n : own, dof, ERGO__NM_CONFIDENCE) >
+      log1p(s->obj.slowdown))
+    return 0;
   return ergo__nm_log_ratio_bound(lt, st, na, nb, dof, ERGO__NM_CONFIDENCE) <=
          log1p(s->obj.slowdown);
 }
@@ -676,6 +738,7 @@ static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 static int base_moved(const ergo__sweep *s) {
   int n = s->nblog;
   if (n < 4) return 0;
+  double floor_sd[2] = {noise_except(s, 0, NULL, s->base), noise_except(s, 1, NULL, s->base)};
   for (int k = 0; k < 2; k++) {
     double tot = 0, tot2 = 0, a1 = 0, a2 = 0;
     for (int i = 0; i < n; i++) tot += s->blog[i][k], tot2 += s->blog[i][k] * s->blog[i][k];
@@ -686,6 +749,10 @@ static int base_moved(const ergo__sweep *s) {
       double m0 = a1 / c, m1 = (tot - a1) / (n - c);
       double ss = (a2 - c * m0 * m0) + (tot2 - a2 - (n - c) * m1 * m1);
       double sd = ss > 0 ? sqrt(ss / (n - 2)) : 0;
+      /* A handful of the baseline's measurements can show a sigma far below the noise: at
+       * least the noise of the other points repeated (their sigma does not hold the baseline's
+       * jump). */
+      if (sd < floor_sd[k]) sd = floor_sd[k];
       double lim = fmax(ERGO__SWEEP_DRIFT, 5 * sd * sqrt(1.0 / c + 1.0 / (n - c)));
       if (fabs(m1 - m0) > lim) return 1;
     }
@@ -751,8 +818,56 @@ static int extend(ergo__sweep *s) {
   }
   if (pick < 0) return 0;
   s->ext = pick;
+  mark(s, pick);
   s->ext_to = s->pts[pick].n + pick_extra;
   return plan_block(s, pick, pick_extra) > 0;
+}
+
+/* Replace the finalists from place `from` on by the grid points the surface rates best (under a
+ * slowdown bound, with its time counted final_inside() slower: what can be shown inside the
+ * bound), not the baseline nor a finalist already; when it does not fit, the finalists stay.
+ * Returns how many places were left empty (to drop from nfin). */
+static int surface_finalists(ergo__sweep *s, int from) {
+  int dims[ERGO__SPACE_DIMS], nd;
+  ergo__nm_model m;
+  int want = s->nfin - from;
+  if (!fit_surface(s, &m, dims, &nd)) return 0;
+  int pick[ERGO__SWEEP_FINALISTS][ERGO__SPACE_DIMS], np = 0;
+  double pv[ERGO__SWEEP_FINALISTS], inside = final_inside(s);
+  int idx[ERGO__SPACE_DIMS], cnt[ERGO__SPACE_DIMS] = {0};
+  memcpy(idx, s->pidx[s->base], sizeof idx);
+  for (;;) {
+    for (int a = 0; a < nd; a++) idx[dims[a]] = cnt[a];
+    int known = find_point(s, idx), taken = known == s->base;
+    for (int j = 0; j < from && !taken && known >= 0; j++) taken = s->fin[j] == known;
+    if (!taken) {
+      ergo__measure e = surface_at(s, &m, dims, nd, idx);
+      double v = value_at(s, e, inside);
+      /* Kept sorted, best first: insert v unless the list is full and v is not better. */
+      int at = np;
+      while (at > 0 && v < pv[at - 1]) at--;
+      if (at < want) {
+        int last = np < want ? np++ : want - 1;
+        for (int j = last; j > at; j--) {
+          pv[j] = pv[j - 1];
+          memcpy(pick[j], pick[j - 1], sizeof pick[j]);
+        }
+        pv[at] = v;
+        memcpy(pick[at], idx, sizeof idx);
+      }
+    }
+    int a = 0;
+    while (a < nd && ++cnt[a] == s->space.n[dims[a]]) cnt[a++] = 0;
+    if (a == nd) break;
+  }
+  int put = from;
+  for (int j = 0; j < np; j++) {
+    int p = add_point(s, pick[j]);
+    if (p < 0) break;
+    s->fin[put++] = p;
+    mark(s, p);
+  }
+  return s->nfin - put;
 }
 
 /* The final phase, one rung at a time (successive halving): the candidates, each measured up
@@ -789,8 +904,16 @@ static void final_step(ergo__sweep *s) {
       }
       if (best < 0) break;
       s->fin[s->nfin++] = best;
+      mark(s, best);
     }
     free(est);
+    /* Under noise the last ERGO__SWEEP_SURFACE_FINALISTS places go to the grid points the
+     * surface through every measurement rates best, measured or not: where the search ended is
+     * where its single measurements were luckiest, and a trend they hid (energy falling a
+     * fraction of a per cent per step along a knob that leaves the time alone) shows on the
+     * surface. */
+    if (k > 1 && s->nfin > ERGO__SWEEP_SURFACE_FINALISTS && s->obj.kind != ERGO__OBJ_ENERGY_BOUNDED)
+      s->nfin -= surface_finalists(s, s->nfin - ERGO__SWEEP_SURFACE_FINALISTS);
     if (!s->nfin) { /* nothing but the baseline was measured */
       finish(s, s->base);
       return;
@@ -835,6 +958,33 @@ static void refill(ergo__sweep *s) {
       s->rungs = -1;
       if (!s->explicit_grid && !s->exhaustive) {
         s->phase = PH_SEARCH;
+        /* Under noise the search starts from a design of every combination of three values per
+         * knob (below): single measurements cannot show the search a trend of a per cent per
+         * step, so where it would stop is wherever the noise left it, while the surface through
+         * such a design (every quadratic term pinned down) sees the trend and proposes the
+         * points it predicts better. */
+        if (noise(s, 0) > ERGO__SWEEP_PRECISION) {
+          lists d;
+          for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
+            int n = s->space.n[i];
+            if (n < 2) {
+              d.n[i] = 1, d.idx[i][0] = 0;
+              continue;
+            }
+            /* The baseline's value and a quarter and a half of the range away from it (toward
+             * the far end): the corners far from the baseline (one thread, the least frequency)
+             * cost the tuning run many times an execution at the baseline. */
+            int b = s->pidx[s->base][i], q = (n - 1 + 2) / 4, dir = b >= (n - 1) / 2 ? -1 : 1;
+            d.n[i] = 0;
+            for (int k = 0; k < 3; k++) {
+              int v = b + dir * k * q;
+              if (v < 0) v = 0;
+              if (v > n - 1) v = n - 1;
+              if (!d.n[i] || d.idx[i][d.n[i] - 1] != v) d.idx[i][d.n[i]++] = v;
+            }
+          }
+          walk(s, &d, 7u, s->reserve);
+        }
         break;
       }
       /* Start at the grid's top corner, where the untuned baseline usually is. */
@@ -895,6 +1045,7 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
   }
   s->sq[e.point][0] += m->time_s * m->time_s;
   s->sq[e.point][1] += m->energy_j * m->energy_j;
+  if (s->sq[e.point][3] >= 0) s->sq[e.point][2] += m->time_s, s->sq[e.point][3]++;
 }
 
 int ergo__sweep_best(const ergo__sweep *s) {

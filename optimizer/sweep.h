@@ -15,12 +15,16 @@
 #define ERGO__SWEEP_WARMUP 1
 /* Points the fitted surface may propose once the search has converged. */
 #define ERGO__SWEEP_PROPOSALS 3
+/* The same under noise, where the surface sees trends a single measurement cannot. */
+#define ERGO__SWEEP_NOISY_PROPOSALS 10
 /* Measurements of the baseline and of the winner beyond `repeats`, at least. */
 #define ERGO__SWEEP_FINAL 2
 /* Final phase under noise: candidates raced (halved per rung), the noise (relative sigma) below
  * which measurements count as exact, and the bands of apparent slowdown the candidates come
  * from. */
-#define ERGO__SWEEP_FINALISTS 8
+#define ERGO__SWEEP_FINALISTS 6
+/* Of those, the places the fitted surface's best points take under noise. */
+#define ERGO__SWEEP_SURFACE_FINALISTS 2
 #define ERGO__SWEEP_PRECISION 0.015
 /* Under noise, the width wanted of the winner's confidence interval (log ratio to the baseline). */
 #define ERGO__SWEEP_CI 0.025
@@ -81,13 +85,20 @@ typedef struct ergo__sweep_point {
  *    the baseline, the points a step away along each knob (the first step a quarter of the
  *    knob's range); the best moves to a better one, and when none is, the steps halve; at one
  *    grid step also along each pair of knobs and the corners (under noise at every step); then
- *    up to ERGO__SWEEP_PROPOSALS points a quadratic surface fitted to every measurement
- *    predicts better, each searched around when it is (a simple front: a few dozen executions);
+ *    up to ERGO__SWEEP_PROPOSALS points (ERGO__SWEEP_NOISY_PROPOSALS under noise) a quadratic
+ *    surface in the logarithm of each knob's value, fitted to every measurement, predicts better
+ *    than its own value at the best point, each searched around when it is (a simple front: a
+ *    few dozen executions).  Under noise the search starts with a design of each knob at its
+ *    baseline value and a quarter and a half of its range away (27 points), so the surface
+ *    spans the space;
  *  - final: without noise the best re-measured; with noise ERGO__SWEEP_FINALISTS candidates
- *    raced (successive halving) with the baseline alongside, up to the measurements that make
- *    the winner's confidence interval ERGO__SWEEP_CI wide; the winner is the best of the raced
- *    points that is better than the baseline with ERGO__NM_CONFIDENCE (under energy@X%, the
- *    upper end of its time ratio's interval within 1 + X), else the baseline.
+ *    (the last ERGO__SWEEP_SURFACE_FINALISTS of them the surface's best grid points, except
+ *    under energy@X%) raced (successive halving) with the baseline alongside, up to the
+ *    measurements that make the winner's confidence interval ERGO__SWEEP_CI wide; the winner is
+ *    the best of the raced points that is better than the baseline with ERGO__NM_CONFIDENCE
+ *    (under energy@X%, the upper end of its time ratio's interval within 1 + X, on its
+ *    neighbourhood's estimate and on its own measurements since it became a candidate alike),
+ *    else the baseline.
  * Each configuration is measured `repeats` times in a row.  An explicit grid is: warm-up, the
  * baseline, the grid; no search, no final, no budget; the best of the grid and the baseline
  * wins.  The space is copied; spec must have passed ergo__sweep_fit.  NULL on no memory. */

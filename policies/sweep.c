@@ -164,11 +164,17 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
 
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto
  * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
-static int region_model(ergo__model *m, const sweep_region *sr) {
+static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
   /* A restarted schedule not over yet: its choice so far once it is deciding (the last finished
-   * one measured work that has changed since), else the last finished one's. */
-  const ergo__sweep *sc = sr->prev && !ergo__sweep_deciding(sr->sched) ? sr->prev : sr->sched;
+   * one measured work that has changed since), else the last finished one's points and choice;
+   * under a slowdown bound the baseline instead, since that choice was made for work that is
+   * gone and may break the bound on the work as it is (a region turned memory-bound ran at a
+   * compute-bound choice at 1.6x its baseline's time), where without a bound it is still the
+   * best known (a machine that was loaded while it was tuned and is free now). */
+  int stale = sr->prev && !ergo__sweep_deciding(sr->sched);
+  const ergo__sweep *sc = stale ? sr->prev : sr->sched;
   int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
+  if (stale && bounded && base >= 0) best = base;
   const ergo__sweep_point *pts = ergo__sweep_points(sc, &npts);
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
@@ -199,7 +205,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   *unfinished = 0;
   *first = NULL;
   for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
-    if (region_model(m, sr) < 0) return ERGO_ENOMEM;
+    if (region_model(m, sr, p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED) < 0) return ERGO_ENOMEM;
     if (!ergo__sweep_done(sr->sched) && !sr->prev && !(*unfinished)++) *first = sr;
   }
   return 0;

@@ -239,7 +239,9 @@ static void test_sim_oracle(void **state) {
  * energy than the baseline.  The cost of that confidence on a region whose energy falls steeply
  * up to the bound (the oracle saves 31 % at 1.05x): a point must lie a few per cent inside the
  * bound to be shown inside it, so the median keeps about two thirds of the oracle's saving
- * (the 1.30 below guards that level). */
+ * (the 1.225 below guards that level; 1.231 before the search started from a design
+ * over the space and the fitted surface proposed points).  The price is executions: most of the
+ * 300 in most seeds (a median of 167 before). */
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -256,14 +258,13 @@ static void test_sim_noise(void **state) {
   double oracle = best.result.e_pkg_j + best.result.e_dram_j;
   double base_e = base.result.e_pkg_j + base.result.e_dram_j;
   enum { SEEDS = 9 };
-  double e[SEEDS], t[SEEDS], x[SEEDS];
+  double e[SEEDS], t[SEEDS];
   int kept = 0;
   for (int k = 0; k < SEEDS; k++) {
     int execs;
     ergo__measure m = sweep_sim(&p, &serial, &o, 0.05, (uint64_t)k + 1, &execs);
     e[k] = m.energy_j / oracle;
     t[k] = m.time_s / base.result.time_s;
-    x[k] = execs;
     print_message("seed %d: energy %.4f of the oracle's (baseline %.4f), time %.4f of the "
                   "baseline's, %d executions\n",
                   k + 1, e[k], base_e / oracle, t[k], execs);
@@ -277,9 +278,7 @@ static void test_sim_noise(void **state) {
    * two, though every seed's race found candidates that save energy. */
   assert_true(kept <= 1);
   qsort(e, SEEDS, sizeof *e, cmp_double);
-  qsort(x, SEEDS, sizeof *x, cmp_double);
-  assert_true(e[SEEDS / 2] < 1.30);
-  assert_true(x[SEEDS / 2] < 200);
+  assert_true(e[SEEDS / 2] < 1.225);
 }
 
 /* The work of a region changes while its schedule runs (a phase): its baseline's measurements
@@ -312,7 +311,10 @@ static void test_changed(void **state) {
 /* energy@5% at 5 % noise on three workload classes, 20 seeds each: a candidate measured after
  * the race is judged once its planned measurements are in, not at every block (each look would
  * be another chance to pass a point outside the bound), so no seed's true time passes 1.06x its
- * baseline's; the mean share of the oracle's saving kept guards the level (0.52 here). */
+ * baseline's (a point's time is checked on its own measurements as well as on its
+ * neighbourhood's plane, which bends too little where bandwidth runs out); the mean share of the
+ * oracle's saving kept guards the level (0.61 here, 0.52 before the design and the surface's
+ * proposals and finalists). */
 static void test_noise_bound(void **state) {
   (void)state;
   ergo__sim_params p;
@@ -346,7 +348,64 @@ static void test_noise_bound(void **state) {
   }
   print_message("mean share of the oracle's saving %.3f\n", share);
   assert_int_equal(over, 0);
-  assert_true(share > 0.45);
+  assert_true(share > 0.57);
+}
+
+/* The slowdown bound is checked on the measurements a candidate got after it became one, not on
+ * those that made it one (the luckiest of many): on the memory-bound class, 31 seeds, no seed's
+ * true time passes 1.06x its baseline's (seed 327 chose a point at 1.081x when the early
+ * measurements counted). */
+static void test_noise_bound_fresh(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective("energy@5%");
+  const ergo__sim_work memory = {2, 60, 0.01};
+  ergo__sim_choice best, base;
+  assert_int_equal(ergo__sim_oracle(&p, &memory, &o, &best, &base), 0);
+  int over = 0;
+  for (int k = 0; k < 31; k++) {
+    int execs;
+    ergo__measure m = sweep_sim(&p, &memory, &o, 0.05, (uint64_t)k + 301, &execs);
+    double t = m.time_s / base.result.time_s;
+    if (t > 1.06) {
+      print_message("seed %d: time %.4f of the baseline's\n", k + 301, t);
+      over++;
+    }
+  }
+  assert_int_equal(over, 0);
+}
+
+/* Under noise the search stops wherever single measurements leave it, and a trend of a fraction
+ * of a per cent per grid step (uncore on compute-bound work, core frequency on memory-bound
+ * work: energy falls, time stays) is lost in 5 % noise.  The surface fitted to every measurement
+ * (in the logarithm of each knob's value) sees it, is compared with its own value at the best
+ * point (not with that point's luckiest measurement), and proposes the points it predicts
+ * better: the energy objective at 5 % noise on four workload classes, 15 seeds each, ends within
+ * 3 % of the oracle's energy in the median of every class (4.0-5.5 % on three of them when the
+ * surface was compared with the best measurement, 3 proposals, on a linear index scale). */
+static void test_noise_trend(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective("energy");
+  static const ergo__sim_work classes[] = {{40, 1, 0.01}, {20, 2, 0.5}, {3, 3, 0.8}, {8, 10, 0.1}};
+  enum { SEEDS = 15 };
+  for (size_t i = 0; i < sizeof classes / sizeof *classes; i++) {
+    ergo__sim_choice best, base;
+    assert_int_equal(ergo__sim_oracle(&p, &classes[i], &o, &best, &base), 0);
+    double oracle = best.result.e_pkg_j + best.result.e_dram_j, e[SEEDS];
+    for (int k = 0; k < SEEDS; k++) {
+      int execs;
+      ergo__measure m = sweep_sim(&p, &classes[i], &o, 0.05, (uint64_t)k + 201, &execs);
+      e[k] = m.energy_j / oracle;
+      assert_true(execs <= ERGO__SWEEP_BUDGET);
+    }
+    qsort(e, SEEDS, sizeof *e, cmp_double);
+    for (int k = 0; k < SEEDS; k++) print_message(" %.4f", e[k]);
+    print_message("\nclass %zu: median energy %.4f of the oracle's\n", i, e[SEEDS / 2]);
+    assert_true(e[SEEDS / 2] < 1.03);
+  }
 }
 
 /* repeats=2: every configuration is measured twice in a row; the budget still holds. */
@@ -585,6 +644,8 @@ int main(void) {
       cmocka_unit_test(test_sim_noise),
       cmocka_unit_test(test_changed),
       cmocka_unit_test(test_noise_bound),
+      cmocka_unit_test(test_noise_trend),
+      cmocka_unit_test(test_noise_bound_fresh),
       cmocka_unit_test(test_repeats),
       cmocka_unit_test(test_explicit_grid),
       cmocka_unit_test(test_fit),
