@@ -614,7 +614,15 @@ int main(int argc, char **argv) {
           ms[k] = st.energy_j / mon.energy_j;
           mo[k] = on.energy_j / mon.energy_j;
           tm[k] = on.time_s / mon.time_s;
-          ut[k] = fmax(worst_unit_slowdown(&p, sweep_model), worst_unit_slowdown(&p, online_model));
+          double ut_sw = worst_unit_slowdown(&p, sweep_model);
+          ut[k] = fmax(ut_sw, worst_unit_slowdown(&p, online_model));
+          /* Per seed, on stderr: which policy passed 1.06x (the row's unit_t is both's worst). */
+          if (obj.kind == ERGO__OBJ_ENERGY_BOUNDED && ut[k] > 1.06)
+            fprintf(
+                stderr,
+                "bench: %s %s %s seed %llu: worst tuned region %.4fx its baseline's time (%s)\n",
+                cur->name, node_list[ni].name, objective, seed, ut[k],
+                ut_sw >= ut[k] ? "sweep" : "online");
           unit_worst = fmax(unit_worst, ut[k]);
           re[k] = on_tune.energy_j / mon_on.energy_j;
           rt[k] = on_tune.time_s / mon_on.time_s;

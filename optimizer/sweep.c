@@ -5,6 +5,7 @@
 #include "optimizer/nm.h"
 #include "optimizer/nm_model.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -628,6 +629,21 @@ static void search_step(ergo__sweep *s) {
   }
 }
 
+/* Whether the decision tests p's slowdown bound: a candidate (a finalist, or a point measured
+ * again after the race) with at least two measurements since it became one; any other point
+ * cannot pass (time_pvalue() is 1). */
+static int tested(const ergo__sweep *s, int p) { return p != s->base && s->sq[p][3] >= 2; }
+
+/* The one-sided confidence at which the first candidate's time bound is tested (holm_inside():
+ * 1 - 0.05 / k over the k candidates tested, at least ERGO__SWEEP_FINALISTS), what the race aims
+ * its finalists inside the bound by (final_inside()). */
+static double bound_confidence(const ergo__sweep *s) {
+  int k = 0;
+  for (int p = 0; p < s->npts; p++) k += tested(s, p);
+  if (k < ERGO__SWEEP_FINALISTS) k = ERGO__SWEEP_FINALISTS;
+  return 1 - (1 - ERGO__NM_CONFIDENCE) / k;
+}
+
 /* Under noise and a slowdown bound: how far inside the bound a point's mean time must be for
  * confident() to pass it after final_n() measurements on either side (the one-sided interval's
  * half-width); 0 otherwise. */
@@ -636,7 +652,8 @@ static double final_inside(const ergo__sweep *s) {
   if (s->obj.kind != ERGO__OBJ_ENERGY_BOUNDED || fmax(sd, noise(s, 1)) < ERGO__SWEEP_PRECISION)
     return 0;
   int n = final_n(s);
-  return 1.645 * sd * sqrt(2.0 / n);
+  double z = gsl_cdf_ugaussian_Pinv(bound_confidence(s));
+  return z * sd * sqrt(2.0 / n);
 }
 
 /* Order the candidates best first (insertion sort: a handful), each as it would be judged once
@@ -660,6 +677,70 @@ static void rank(ergo__sweep *s) {
     }
 }
 
+/* The one-sided p-value of "p's true time is outside the slowdown bound" (Student's t, the time
+ * sigma pooled over every repeated point), with `extra` more measurements of it and the baseline
+ * as many as it if the means held: the larger of two tests, both of which must reject (1 when
+ * either cannot be made).  One on p's smoothed estimate (the plane through its measured
+ * neighbourhood, as many measurements as its variance is worth); one on p's own measurements
+ * since it became a candidate: the plane is exact on a linear trend but not where the time bends
+ * (bandwidth running out as the uncore falls), and a point a few per cent outside the bound
+ * would pass on its neighbours' word; the measurements that made it a candidate are the
+ * luckiest of many and are left out. */
+static double time_pvalue(const ergo__sweep *s, int p, int extra) {
+  const ergo__sweep_point *a = &s->pts[p], *b = &s->pts[s->base];
+  int fresh = s->sq[p][3] > 0 ? (int)s->sq[p][3] : 0, own = fresh + extra, dof_t;
+  if (a->n + extra < 2 || b->n < 2 || own < 2) return 1;
+  double st = noise_dof(s, 0, &dof_t), va, lim = log1p(s->obj.slowdown);
+  ergo__measure ma = smoothed_var(s, p, &va), mb = ergo__sweep_mean(b);
+  int na = (va > 0 && isfinite(va) ? (int)fmax(1, floor(1.0 / va)) : a->n) + extra,
+      nb = extra && a->n + extra > b->n ? a->n + extra : b->n,
+      nbo = extra && own > b->n ? own : b->n;
+  double d[2] = {log(ma.time_s / mb.time_s),
+                 log((fresh ? s->sq[p][2] / fresh : ergo__sweep_mean(a).time_s) / mb.time_s)};
+  double se[2] = {st * sqrt(1.0 / na + 1.0 / nb), st * sqrt(1.0 / own + 1.0 / nbo)}, pv = 0;
+  for (int k = 0; k < 2; k++) {
+    double x, q;
+    if (!isfinite(d[k])) return 1;
+    if (!(se[k] > 0) || !isfinite(se[k])) {
+      q = d[k] <= lim ? 0 : 1;
+    } else {
+      x = (lim - d[k]) / se[k];
+      q = dof_t >= 1 ? gsl_cdf_tdist_Q(x, dof_t) : gsl_cdf_ugaussian_Q(x);
+    }
+    if (q > pv) pv = q;
+  }
+  return pv;
+}
+
+/* Whether p, whose time p-value is pv, is shown inside the slowdown bound: Holm's step-down
+ * procedure at family-wise level 1 - ERGO__NM_CONFIDENCE over the candidates whose bound the
+ * decision tests (every point but the baseline measured at least repeats + ERGO__SWEEP_FINAL
+ * times, p itself, never fewer than ERGO__SWEEP_FINALISTS).  The winner is the best of those
+ * that pass, so a 95 % test per candidate passes one of several just outside the bound far more
+ * often than 5 % of the time; with the p-values sorted, the j-th smallest (from 0) is tested at
+ * 0.05 / (k - j) and the first that fails stops the rest: the chance that any candidate outside
+ * the bound passes is at most 5 %, and a candidate far inside the bound (a small p-value)
+ * leaves the next a less strict level than Bonferroni's 0.05 / k for all. */
+static int holm_inside(const ergo__sweep *s, int p, double pv) {
+  int m = 0, j = 0;
+  for (int q = 0; q < s->npts; q++) m += q != p && tested(s, q);
+  double alpha = 1 - ERGO__NM_CONFIDENCE, *others = m ? malloc(m * sizeof *others) : NULL;
+  if (m && !others) return 0; /* no memory: not shown */
+  m = 0;
+  for (int q = 0; q < s->npts; q++)
+    if (q != p && tested(s, q)) others[m++] = time_pvalue(s, q, 0);
+  int k = m + 1 < ERGO__SWEEP_FINALISTS ? ERGO__SWEEP_FINALISTS : m + 1, pass = 1;
+  for (int i = 0; i < m && pass; i++) { /* the others below pv, at their ranks: each must pass */
+    if (!(others[i] < pv)) continue;
+    int rank = 0;
+    for (int h = 0; h < m; h++) rank += others[h] < others[i] || (others[h] == others[i] && h < i);
+    pass = others[i] <= alpha / (k - rank);
+    j++;
+  }
+  free(others);
+  return pass && pv <= alpha / (k - j);
+}
+
 /* Under noise, whether p is better than the baseline with confidence (with `extra` more
  * measurements of it and the baseline as many as it, if the means held) (ERGO__NM_CONFIDENCE,
  * Student's t on the log ratio of p's smoothed estimate to the baseline's mean, the estimate's
@@ -677,7 +758,7 @@ static int confident_n(const ergo__sweep *s, int p, int extra) {
   ergo__measure ma = smoothed_var(s, p, &va), mb = ergo__sweep_mean(b);
   /* The bound's sqrt(1/na + 1/nb) with the estimate's own variance factor for 1/na. */
   int na = (va > 0 && isfinite(va) ? (int)fmax(1, floor(1.0 / va)) : a->n) + extra,
-      nb = b->n > a->n + extra ? b->n : a->n + extra;
+      nb = extra && a->n + extra > b->n ? a->n + extra : b->n;
   double lt = log(ma.time_s / mb.time_s), le = log(ma.energy_j / mb.energy_j), d, sig;
   switch (s->obj.kind) {
   case ERGO__OBJ_TIME: d = lt, sig = st; break;
@@ -691,17 +772,7 @@ static int confident_n(const ergo__sweep *s, int p, int extra) {
   }
   if (!(ergo__nm_log_ratio_bound(d, sig, na, nb, dof, ERGO__NM_CONFIDENCE) < 0)) return 0;
   if (s->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 1;
-  /* The bound on the point's own measurements too: the neighbourhood's plane is exact on a
-   * linear trend but not where the time bends (bandwidth running out as the uncore falls), and
-   * a point a few per cent outside the bound would pass on its neighbours' word. */
-  int fresh = s->sq[p][3] > 0 ? (int)s->sq[p][3] : 0, own = fresh + extra;
-  if (own < 2) return 0;
-  double lo = log((fresh ? s->sq[p][2] / fresh : ergo__sweep_mean(a).time_s) / mb.time_s);
-  if (ergo__nm_log_ratio_bound(lo, st, own, b->n > own ? b->n : own, dof, ERGO__NM_CONFIDENCE) >
-      log1p(s->obj.slowdown))
-    return 0;
-  return ergo__nm_log_ratio_bound(lt, st, na, nb, dof, ERGO__NM_CONFIDENCE) <=
-         log1p(s->obj.slowdown);
+  return holm_inside(s, p, time_pvalue(s, p, extra));
 }
 
 static int confident(const ergo__sweep *s, int p) { return confident_n(s, p, 0); }

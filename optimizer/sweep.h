@@ -96,9 +96,9 @@ typedef struct ergo__sweep_point {
  *    under energy@X%) raced (successive halving) with the baseline alongside, up to the
  *    measurements that make the winner's confidence interval ERGO__SWEEP_CI wide; the winner is
  *    the best of the raced points that is better than the baseline with ERGO__NM_CONFIDENCE
- *    (under energy@X%, the upper end of its time ratio's interval within 1 + X, on its
- *    neighbourhood's estimate and on its own measurements since it became a candidate alike),
- *    else the baseline.
+ *    (under energy@X%, its time shown within 1 + X on its neighbourhood's estimate and on its
+ *    own measurements since it became a candidate alike, by Holm's procedure at family-wise
+ *    ERGO__NM_CONFIDENCE over every candidate so tested), else the baseline.
  * Each configuration is measured `repeats` times in a row.  An explicit grid is: warm-up, the
  * baseline, the grid; no search, no final, no budget; the best of the grid and the baseline
  * wins.  The space is copied; spec must have passed ergo__sweep_fit.  NULL on no memory. */

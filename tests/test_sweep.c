@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#ifndef SEEDS_MANY
+#define SEEDS_MANY 40
+#endif
+
 #define EXPECTED                                                                                   \
   "expected KNOB=V,V,... with KNOB cpu or uncore (kHz) or threads and V a positive integer or "    \
   "FROM:TO:STEP, and options repeats=N (1 to 100) and budget=N (10 to 100000), separated by ',' "  \
@@ -235,13 +239,14 @@ static void test_sim_oracle(void **state) {
 
 /* With 5 % noise the finalists are confirmed one execution at a time, and a point replaces the
  * baseline only when it is better with 95 % confidence, its time on the upper end of its
- * interval within the bound: no seed's true time passes the issue's 1.06x, and none spends more
- * energy than the baseline.  The cost of that confidence on a region whose energy falls steeply
- * up to the bound (the oracle saves 31 % at 1.05x): a point must lie a few per cent inside the
- * bound to be shown inside it, so the median keeps about two thirds of the oracle's saving
- * (the 1.225 below guards that level; 1.231 before the search started from a design
- * over the space and the fitted surface proposed points).  The price is executions: most of the
- * 300 in most seeds (a median of 167 before). */
+ * interval within the bound (Holm's procedure over the candidates tested, family-wise 95 %):
+ * no seed's true time passes the issue's 1.06x, and none spends more energy than the baseline.
+ * The cost of that confidence on a region whose energy falls steeply up to the bound (the
+ * oracle saves 31 % at 1.05x): a point must lie a few per cent inside the bound to be shown
+ * inside it, so the median keeps about a third of the oracle's saving (the 1.34 below guards
+ * that level; 1.225 with a 95 % test per candidate, which passed points outside the bound in
+ * more than 5 % of runs, 1.231 before the search started from a design over the space).  The
+ * price is executions: most of the 300 in most seeds (a median of 167 before). */
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -274,11 +279,12 @@ static void test_sim_noise(void **state) {
     kept += m.energy_j == base_e;
   }
   /* With budget left after the race, a candidate a few measurements short of its interval is
-   * measured until it is shown better (or not): the baseline is kept in one seed of nine, not
-   * two, though every seed's race found candidates that save energy. */
-  assert_true(kept <= 1);
+   * measured until it is shown better (or not): the baseline is kept in four seeds of nine,
+   * where the budget ran out before a candidate was shown inside the bound at Holm's level (one
+   * with a 95 % test per candidate). */
+  assert_true(kept <= 4);
   qsort(e, SEEDS, sizeof *e, cmp_double);
-  assert_true(e[SEEDS / 2] < 1.225);
+  assert_true(e[SEEDS / 2] < 1.34);
 }
 
 /* The work of a region changes while its schedule runs (a phase): its baseline's measurements
@@ -313,8 +319,9 @@ static void test_changed(void **state) {
  * be another chance to pass a point outside the bound), so no seed's true time passes 1.06x its
  * baseline's (a point's time is checked on its own measurements as well as on its
  * neighbourhood's plane, which bends too little where bandwidth runs out); the mean share of the
- * oracle's saving kept guards the level (0.61 here, 0.52 before the design and the surface's
- * proposals and finalists). */
+ * oracle's saving kept guards the level (0.41 with Holm's procedure over the candidates, 0.58
+ * with a 95 % test per candidate, 0.52 before the design and the surface's proposals and
+ * finalists). */
 static void test_noise_bound(void **state) {
   (void)state;
   ergo__sim_params p;
@@ -348,7 +355,7 @@ static void test_noise_bound(void **state) {
   }
   print_message("mean share of the oracle's saving %.3f\n", share);
   assert_int_equal(over, 0);
-  assert_true(share > 0.57);
+  assert_true(share > 0.40);
 }
 
 /* The slowdown bound is checked on the measurements a candidate got after it became one, not on
@@ -373,6 +380,44 @@ static void test_noise_bound_fresh(void **state) {
       over++;
     }
   }
+  assert_int_equal(over, 0);
+}
+
+/* Many seeds near the slowdown bound: the final choice is the best of several candidates, each
+ * tested against the bound, so a 95 % test per candidate passes one just outside the bound in
+ * more than 5 % of runs (seed 537 at 10 % noise chose a point at 1.069x its baseline's time, seed
+ * 510 at 5 % one at 1.078x).  With Holm's procedure over the candidates tested (family-wise
+ * 95 %), energy@5% at 5 % and 10 % noise on six workload classes, 40 seeds each: no seed's true
+ * time passes 1.06x its baseline's. */
+static void test_noise_bound_many(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective("energy@5%");
+  static const ergo__sim_work classes[] = {{20, 2, 0.5}, {3, 3, 0.8},   {40, 1, 0.01},
+                                           {8, 10, 0.1}, {2, 60, 0.01}, {10, 20, 0.3}};
+  static const double sigmas[] = {0.05, 0.10};
+  int over = 0;
+  for (size_t si = 0; si < sizeof sigmas / sizeof *sigmas; si++)
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++) {
+      ergo__sim_choice best, base;
+      assert_int_equal(ergo__sim_oracle(&p, &classes[i], &o, &best, &base), 0);
+      double worst = 0, sum = 0;
+      for (int k = 0; k < SEEDS_MANY; k++) {
+        int execs;
+        ergo__measure m = sweep_sim(&p, &classes[i], &o, sigmas[si], (uint64_t)k + 501, &execs);
+        double t = m.time_s / base.result.time_s;
+        sum += m.energy_j / (best.result.e_pkg_j + best.result.e_dram_j);
+        if (t > worst) worst = t;
+        if (t > 1.06) {
+          print_message("noise %.2f class %zu seed %d: time %.4f of the baseline's\n", sigmas[si],
+                        i, k + 501, t);
+          over++;
+        }
+      }
+      print_message("noise %.2f class %zu: worst time %.4f, mean energy %.4f of the oracle's\n",
+                    sigmas[si], i, worst, sum / SEEDS_MANY);
+    }
   assert_int_equal(over, 0);
 }
 
@@ -646,6 +691,7 @@ int main(void) {
       cmocka_unit_test(test_noise_bound),
       cmocka_unit_test(test_noise_trend),
       cmocka_unit_test(test_noise_bound_fresh),
+      cmocka_unit_test(test_noise_bound_many),
       cmocka_unit_test(test_repeats),
       cmocka_unit_test(test_explicit_grid),
       cmocka_unit_test(test_fit),
