@@ -229,7 +229,7 @@ int main(int argc, char **argv) {
          w_on_or = 0;
   for (int pi = 0; pi < n; pi++) {
     unsigned long long seed = seed0 + (unsigned long long)pi;
-    rng_state = seed * 0x9e3779b97f4a7c15ull;
+    rng_state = seed; /* not seed * the increment: the streams of nearby seeds would overlap */
     ergo__sim_params p;
     char desc[128], why[512];
     if (draw_node(node_file, &p, desc, sizeof desc)) return 1;
