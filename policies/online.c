@@ -44,8 +44,8 @@
 #define ONLINE_MAX_CALLS 64
 
 typedef struct online_region {
-  ergo__nm *nm;   /* NULL: gave up, the region inherits */
-  ergo__nm *prev; /* the last finished search, while a restarted one runs (NULL: none) */
+  ergo__nm *nm;  /* NULL: gave up, the region inherits */
+  int restarted; /* its search started again (the work changed) */
   char *path;
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
   int asked, chosen, mismatches;
@@ -53,6 +53,10 @@ typedef struct online_region {
   int side[2];          /* the last block's verdict per quantity (-1, 0, 1) */
   double watch_lt, watch_le;
   long retuned_at;
+  /* After the search, ONLINE_WATCH executions at the baseline (once per search): compared with
+   * the baseline the search measured, they say whether the work changed while it ran. */
+  int checked, check_left, check_n;
+  double check_lt, check_le;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
   int calls;              /* executions per step, the most seen (the budget's horizon scales) */
   struct online_region *next;
@@ -190,9 +194,50 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
   online_region * or = region_of(p, r);
   memset(out, 0, sizeof *out);
   if (! or || ! or->nm) return;
+  if (or->check_left > 0 && ergo__nm_done(or->nm)) {
+    int pt[ERGO__NM_MAX_DIMS];
+    ergo__nm_point(or->nm, 0, pt, NULL, NULL);
+    config_of(&p->space, pt, out);
+    or->chosen = 1;
+    return;
+  }
   next_point(or);
   config_of(&p->space, or->point, out);
   or->chosen = 1;
+}
+
+/* After the search: one execution of the baseline check under `applied`; 1 when the check is
+ * complete and the baseline's time or energy per unit of work moved from what the search measured
+ * there (as drifted() judges a block): the work changed during the search, whose baseline and
+ * configs then measured different work (a phase that turned from memory- to compute-bound half
+ * way through a search, its configs compared with the memory-bound baseline). */
+static int baseline_moved(ergo__policy *p, online_region * or, const ergo__config *applied,
+                          const ergo__measure *m) {
+  online_priv *o = p->priv;
+  or->execs++;
+  int pt[ERGO__NM_MAX_DIMS], n = 0;
+  ergo__measure ref = {0, 0, 0};
+  ergo__nm_point(or->nm, 0, pt, &ref, &n);
+  ergo__config c;
+  config_of(&p->space, pt, &c);
+  int same = 1;
+  for (int k = 0; k < ERGO__NKNOBS; k++) same &= !p->space.n[k] || c.v[k] == applied->v[k];
+  if (!same || !n || !(ref.time_s > 0) || !(m->time_s > 0)) { /* ran under another config */
+    or->check_left = 0;
+    return 0;
+  }
+  or->check_lt += log(m->time_s / ref.time_s);
+  or->check_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+  or->check_n++;
+  if (-- or->check_left > 0) return 0;
+  int moved = 0;
+  for (int k = 0; k < 2; k++) {
+    double d = (k ? or->check_le : or->check_lt) / or->check_n,
+           sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
+           lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->check_n + 1.0 / n));
+    moved |= fabs(d) > lim;
+  }
+  return moved;
 }
 
 /* The execution's measurement answers the ask if it ran under the config
@@ -234,27 +279,59 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   return moved;
 }
 
+/* The region's search starts again, the old one dropped: it measured other work, and its choice
+ * is no more the choice for the new work than the baseline is (a config chosen for a memory-bound
+ * phase ran a compute-bound one at 2.5x its baseline's time).  Until the new search is over the
+ * model has its best so far (the baseline, unless a config beats it as a search decides).  0, or
+ * -1 on no memory (the region keeps its search). */
+static int restart(ergo__policy *p, online_region * or) {
+  /* The new search owes what the old one did: the budget holds over the region's run. */
+  ergo__nm_options opt = ((online_priv *)p->priv)->opt;
+  ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
+  /* Paid back within what is left of the region's first `horizon` executions (or two
+   * searches' worth, if less is left). */
+  long left = (long)opt.horizon * (or->calls > 1 ? or->calls : 1) - or->execs;
+  opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
+  ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
+  if (!fresh) return -1;
+  ergo__nm_free(or->nm);
+  or->nm = fresh;
+  or->restarted = 1;
+  or->asked = 0;
+  or->watch_n = 0;
+  or->watch_lt = or->watch_le = 0;
+  or->side[0] = or->side[1] = 0;
+  or->checked = or->check_left = 0;
+  return 0;
+}
+
 static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
                            const ergo__measure *m) {
   online_region * or = region_of(p, r);
   if (! or || ! or->nm) return;
   if (ergo__nm_done(or->nm)) {
-    if (!p->retune || !drifted(p, or, applied, m)) return; /* ERGO_RETUNE=off: never */
-    /* The new search owes what the old one did: the budget holds over the region's run. */
-    ergo__nm_options opt = ((online_priv *)p->priv)->opt;
-    ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
-    /* Paid back within what is left of the region's first `horizon` executions (or two
-     * searches' worth, if less is left). */
-    long left = (long)opt.horizon * (or->calls > 1 ? or->calls : 1) - or->execs;
-    opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
-    ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
-    if (!fresh) return; /* no memory: it keeps its config */
-    ergo__nm_free(or->prev);
-    or->prev = or->nm;
-    or->nm = fresh;
-    or->asked = 0;
-    or->retunes++;
-    or->retuned_at = p->steps;
+    if (!p->retune) return; /* ERGO_RETUNE=off: never */
+    if (! or->checked) {    /* the search just ended: the baseline is checked from the next one */
+      or->checked = 1;
+      or->check_left = or->retunes < ONLINE_RETUNES ? ONLINE_WATCH : 0;
+      or->check_n = 0;
+      or->check_lt = or->check_le = 0;
+      or->execs++;
+      return;
+    }
+    if (or->check_left > 0) {
+      /* Its search mixed two works: neither it nor a search before it stands. */
+      if (baseline_moved(p, or, applied, m) && restart(p, or) == 0) {
+        or->retunes++;
+        or->retuned_at = p->steps;
+      }
+      return;
+    }
+    if (!drifted(p, or, applied, m)) return;
+    if (restart(p, or) == 0) {
+      or->retunes++;
+      or->retuned_at = p->steps;
+    }
     return;
   }
   or->execs++;
@@ -294,8 +371,8 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
 static int region_model(const ergo__policy *p, ergo__model *m, const online_region * or) {
   ergo__measure mean;
   int point[ERGO__NM_MAX_DIMS], n;
-  /* A restarted search not over yet: the last finished one's. */
-  const ergo__nm *nm = or->prev && or->nm && !ergo__nm_done(or->nm) ? or->prev : or->nm;
+  /* A restarted search not over yet: its best so far (the last one measured other work). */
+  const ergo__nm *nm = or->nm;
   /* Once measured (a region that ran once) is its baseline alone: not tuned, no entry. */
   if (!nm || ergo__nm_evals(nm) == 0 || or->execs <= 1) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
@@ -327,7 +404,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   for (const online_region * or = o->regions; or ; or = or->next) {
     if (region_model(p, m, or) < 0) return ERGO_ENOMEM;
     /* A region that ran once is the tuner's to name: more steps would not help it. */
-    if (or->nm && ! or->prev && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++)
+    if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++)
       *first = or ;
   }
   return 0;
@@ -423,7 +500,7 @@ static int online_finish(ergo__policy *p) {
   if (retuned && p->talk)
     ergo__info("online: %d region%s measured differently at %s chosen config after %s search "
                "(the work changed), so %s search started again (first: '%s', %d time%s%s); the "
-               "model rests on the last finished search",
+               "model has the last search's choice, or its best so far where it is not over",
                retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
                retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
                first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
@@ -436,7 +513,6 @@ static void online_stop(ergo__policy *p) {
   while (o->regions) {
     online_region *next = o->regions->next;
     ergo__nm_free(o->regions->nm);
-    ergo__nm_free(o->regions->prev);
     free(o->regions->path);
     free(o->regions);
     o->regions = next;

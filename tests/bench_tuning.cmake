@@ -20,3 +20,14 @@ add_test(NAME bench_tuning_quick_nodes COMMAND ${ERGO_EXPECT}
   "--match=\nonce +small-8c +energy@5% +1 +${bt_num} +${bt_num}"
   -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile once --node c --objective energy@5%)
 endif()
+# ergo-bench-tuning-random: random programs and nodes run and end with the summary line (figures
+# and failure counts are never asserted: the bench prints them); a wrong argument says so.
+if(ERGO_BUILD_BENCH)
+add_test(NAME bench_tuning_random_smoke COMMAND ${ERGO_EXPECT}
+  "--match=(^|\n)SIMULATED [^\n]*random programs[^\n]*\n"
+  "--match=\nrandom_programs=3 failing_programs=[0-3] failures=[0-9]+ final=[0-9]+ unit_time=[0-9]+ run_time=[0-9]+ cost=[0-9]+ bounded_programs=[0-3] worst_static_vs_monitor=${bt_num} worst_online_vs_monitor=${bt_num} worst_unit_time_vs_bound=${bt_num} worst_run_time_vs_bound=${bt_num} worst_tuning_run_energy_vs_monitor=${bt_num} worst_tuning_run_time_vs_monitor=${bt_num} worst_static_vs_oracle=${bt_num} worst_online_vs_oracle=${bt_num}\n$"
+  -- $<TARGET_FILE:ergo-bench-tuning-random> --random 3 --seed 1)
+add_test(NAME bench_tuning_random_bad_argument COMMAND ${ERGO_EXPECT} --rc=2
+  "--match=ergo-bench-tuning-random: unknown argument '--fast': expected --random N, --seed S or --verbose\n"
+  -- $<TARGET_FILE:ergo-bench-tuning-random> --fast)
+endif()

@@ -3,7 +3,8 @@
  * and ends near the oracle of its new work; work that grows is compared per unit of work;
  * ergo_region_work's units are used, and bad ones said; a region called at several sizes per
  * step with no measure of its work is tuned as one unit per call; the JSON report says how each
- * region was judged. */
+ * region was judged; online searches again when the work changed during its search, and the model
+ * holds a restarted search's best so far, not the last search's choice for other work. */
 #include "test_util.h"
 
 #include "policies/model.h"
@@ -134,6 +135,118 @@ static void test_phase_retuned_sweep(void **state) {
   (void)state;
   run_phase("sweep", 200, 100);
   assert_true(vs_oracle("Global/solve", &memory, "energy") <= 1.05);
+}
+
+/* A child that grows past the threshold leaves its parent's own figures while the parent's search
+ * runs (the parent became significant with it, a few executions before it): the parent's baseline
+ * was measured with the child's memory-bound work in it, its configs without.  The check of the
+ * baseline after the search sees it moved, and the parent searches again: its choice runs its own
+ * compute-bound work within the bound (the mixed search's: 1.28x its baseline's time). */
+static void test_child_leaves_parent_online(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "energy@5%");
+  assert_int_equal(ergo_init(&c), 0);
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__sim_config mx = {p.f_max, p.u_max, p.cores};
+  /* Sized at the baseline: the parent's own work 3.5 ms, the child's 95 ms growing 2.6x from
+   * step 150 of 200. */
+  const ergo__sim_work own0 = {0.155, 0.063, 0.018}, kid0 = {0.374, 6.288, 0.006};
+  ergo__sim_result r;
+  ergo__sim_eval(&p, &own0, &mx, &r);
+  double so = 0.0035 / r.time_s;
+  ergo__sim_eval(&p, &kid0, &mx, &r);
+  double sk = 0.0955 / r.time_s;
+  const ergo__sim_work own = {own0.gcycles * so, own0.gbytes * so, own0.serial};
+  for (long s = 0; s < 200; s++) {
+    double g = s < 150 ? 1 : 1 + 1.6 * (double)(s - 150) / 49;
+    ERGO_PUSH(1, "outer");
+    ergo_sim_work_desc d = {own.gcycles, own.gbytes, own.serial};
+    assert_int_equal(ergo_sim_work(&d), 0);
+    ERGO_PUSH(2, "inner");
+    ergo_sim_work_desc k = {kid0.gcycles * sk * g, kid0.gbytes * sk * g, kid0.serial};
+    assert_int_equal(ergo_sim_work(&k), 0);
+    ERGO_POP(2, "inner");
+    ERGO_POP(1, "outer");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  assert_true(time_vs_baseline("Global/outer", &own) <= 1.06);
+}
+
+/* Work sized to take `t` seconds at the baseline on the default node. */
+static ergo__sim_work sized(ergo__sim_work w, double t) {
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__sim_config mx = {p.f_max, p.u_max, p.cores};
+  ergo__sim_result r;
+  ergo__sim_eval(&p, &w, &mx, &r);
+  return (ergo__sim_work){w.gcycles * t / r.time_s, w.gbytes * t / r.time_s, w.serial};
+}
+
+/* A parent's own work (compute-bound) and a child too short to be tuned on its own (near-serial,
+ * so tuned with the parent) change in different ways while the parent's first search runs: the
+ * child shrinks to 0.27x over the run from step 20, the parent's own work drops to 0.63x at step
+ * 52.  Per unit of work the mix is not the one the baseline was measured on, and the search's
+ * configs are compared with a baseline of other work.  After the search, ergo measures the
+ * baseline again, sees it moved and searches again: the choice runs the work as it ends within
+ * the bound (the mixed search's choice: 1.2x). */
+static void test_mix_changes_during_search_online(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "energy@5%");
+  assert_int_equal(ergo_init(&c), 0);
+  const ergo__sim_work own = sized((ergo__sim_work){8.221, 0, 0.004}, 0.0488),
+                       kid = sized((ergo__sim_work){0.588, 0.327, 0.45}, 0.0873);
+  double go = 1, gk = 1;
+  for (long s = 0; s < 200; s++) {
+    double x = (double)s / 199;
+    go = x >= 0.26 ? 0.63 : 1;
+    gk = x >= 0.1 ? 1 - 0.73 * (x - 0.1) / 0.9 : 1;
+    ERGO_PUSH(1, "outer");
+    ergo_sim_work_desc d = {own.gcycles * go, own.gbytes * go, own.serial};
+    assert_int_equal(ergo_sim_work(&d), 0);
+    ERGO_PUSH(2, "kid");
+    ergo_sim_work_desc k = {kid.gcycles * gk, kid.gbytes * gk, kid.serial};
+    assert_int_equal(ergo_sim_work(&k), 0);
+    ERGO_POP(2, "kid");
+    ERGO_POP(1, "outer");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  /* The work the parent's setting governs as the run ends: its own and the child's. */
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  const ergo__model_region *r = ergo__model_find(&m, "Global/outer");
+  assert_non_null(r);
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__sim_config cc = {(double)r->best.v[ERGO__KNOB_CORE] * 1e-6,
+                         (double)r->best.v[ERGO__KNOB_UNCORE] * 1e-6,
+                         (int)r->best.v[ERGO__KNOB_THREADS]},
+                   mx = {p.f_max, p.u_max, p.cores};
+  ergo__model_free(&m);
+  ergo__sim_work w[2] = {{own.gcycles * go, own.gbytes * go, own.serial},
+                         {kid.gcycles * gk, kid.gbytes * gk, kid.serial}};
+  double t = 0, tb = 0;
+  for (int i = 0; i < 2; i++) {
+    ergo__sim_result a, b;
+    ergo__sim_eval(&p, &w[i], &cc, &a);
+    ergo__sim_eval(&p, &w[i], &mx, &b);
+    t += a.time_s;
+    tb += b.time_s;
+  }
+  print_message("Global/outer: time %.4f of the baseline's\n", t / tb);
+  assert_true(t / tb <= 1.06);
+}
+
+/* The work turns memory-bound so late that online's search started again cannot end before the run
+ * does: the model holds the new search's best so far (the baseline here), not the choice made for
+ * the compute phase, which runs the memory-bound work far slower than its baseline. */
+static void test_phase_late_online(void **state) {
+  (void)state;
+  run_phase_objective("online", 200, 185, "energy@5%");
+  assert_true(time_vs_baseline("Global/solve", &memory) <= 1.05);
 }
 
 /* ERGO_RETUNE=off keeps the first choice (the compute phase's, far from the new oracle); a bad
@@ -387,6 +500,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_phase_retuned_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_phase_retuned_sweep, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_phase_late_sweep, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_phase_late_online, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_mix_changes_during_search_online, setup,
+                                      test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_child_leaves_parent_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_retune_off, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_static_says_change, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_growing_online, setup, test_dir_teardown),
