@@ -37,6 +37,13 @@
 #define ONLINE_WATCH 4
 #define ONLINE_DRIFT 0.10
 #define ONLINE_RETUNES 8
+/* After the check that follows a search, the baseline is probed again every PROBE_EVERY
+ * executions at the choice, PROBE executions at a time, judged as the check is: a change of the
+ * work that the choice does not see (a phase that turned memory-bound runs at about the same time
+ * per unit of work at a config with low uncore, while its baseline got twice as fast, so the
+ * choice runs at 2x the new baseline's time) shows at the baseline. */
+#define ONLINE_PROBE_EVERY 24
+#define ONLINE_PROBE 2
 /* Executions in a row that ran under another config than asked (the knobs
  * refused it, or a parent's config was in force) before a region gives up. */
 #define ONLINE_MISMATCHES 3
@@ -57,6 +64,7 @@ typedef struct online_region {
    * the baseline the search measured, they say whether the work changed while it ran. */
   int checked, check_left, check_n;
   double check_lt, check_le;
+  int since_check;        /* executions at the choice since the last check of the baseline */
   long first_step, execs; /* the step of its first tuned execution; executions observed */
   int calls;              /* executions per step, the most seen (the budget's horizon scales) */
   struct online_region *next;
@@ -302,6 +310,7 @@ static int restart(ergo__policy *p, online_region * or) {
   or->watch_lt = or->watch_le = 0;
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
+  or->since_check = 0;
   return 0;
 }
 
@@ -326,6 +335,12 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
         or->retuned_at = p->steps;
       }
       return;
+    }
+    if (++ or->since_check >= ONLINE_PROBE_EVERY && or->retunes < ONLINE_RETUNES) {
+      or->since_check = 0; /* the next ONLINE_PROBE executions probe the baseline */
+      or->check_left = ONLINE_PROBE;
+      or->check_n = 0;
+      or->check_lt = or->check_le = 0;
     }
     if (!drifted(p, or, applied, m)) return;
     if (restart(p, or) == 0) {
