@@ -318,11 +318,18 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
   effective(&f->applied);
 }
 
+static int learns(void);
+
 /* The own time a region's significance is judged on, from this execution: its own time when it
  * ran untuned (no enclosing region tuned); under an enclosing region's setting (its search or its
  * choice) the time it would have taken untuned, from its work and its time per unit of work then;
  * -1 when neither is known (the execution is not judged).  Judged so, a short child is never
- * taken for significant because its parent tried a slow setting. */
+ * taken for significant because its parent tried a slow setting.  Under a policy that does not
+ * search (static), the enclosing setting is not a trial but what the region runs under for the
+ * whole run: its own time under it is judged.  Else a region that only ever runs under a tuned
+ * parent would never be judged, and would run at its parent's setting for good, which may be
+ * far from its own in the model (issue 14: ergo-bench-tuning-random seed 1192, a compute-bound
+ * child at its memory-bound parent's 16 threads of 108, 29x monitor's E.T^2). */
 static double judged_time(rstate *st, const frame *f, double xt, double xh, double xc) {
   double w = st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
   if (xt < 0) xt = 0;
@@ -330,7 +337,8 @@ static double judged_time(rstate *st, const frame *f, double xt, double xh, doub
     if (w > 0) st->base_pw = xt / w;
     return xt;
   }
-  return w > 0 && st->base_pw > 0 ? st->base_pw * w : -1;
+  if (w > 0 && st->base_pw > 0) return st->base_pw * w;
+  return learns() ? -1 : xt;
 }
 
 /* The exclusive work of the execution in frame f from the counters at its exit (hint units and
