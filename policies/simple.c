@@ -263,7 +263,7 @@ static int static_preset(ergo__policy *p, const char *path) {
   double t = model_time(mr);
   int set = 0;
   for (int i = 0; i < ERGO__NKNOBS; i++) set |= mr->best.v[i] != 0;
-  return t >= p->min_s || (set && t > 0);
+  return t >= p->min_s || (set && t > 0) ? 1 : set ? -1 : 0;
 }
 
 static void static_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
