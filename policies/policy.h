@@ -50,8 +50,10 @@ typedef struct ergo__policy_ops {
    * nothing to say. */
   int (*progress)(ergo__policy *p, char *buf, size_t len);
   /* A region is entered for the first time: 1 when the policy already knows it is significant
-   * (static: the model measured it at ERGO_MIN_REGION_MS or more), so its setting applies from
-   * its first execution instead of its second. */
+   * (static: the model measured it), so its setting applies from its first execution instead of
+   * its second; -1 when the policy has a setting for it but this run is to judge its
+   * significance (static: a region the model names with no time), judged then on its own time
+   * even under a tuned parent; 0 when the policy does not know it. */
   int (*preset)(ergo__policy *p, const char *path);
   /* During the run (ERGO_SAVE_EVERY, at an ergo_step): write what was learnt so far as a
    * partial model (best settings so far), quietly; 0 or ERGO_E* (it said why). */

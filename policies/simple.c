@@ -246,14 +246,24 @@ static double model_time(const ergo__model_region *mr) {
 }
 
 /* A region measured as significant when the model was made gets its setting from its first
- * execution: waiting for this run to measure it would leave its first execution untuned. */
+ * execution: waiting for this run to measure it would leave its first execution untuned.  A
+ * region the model measured (a tuning run writes only the regions it judged significant) and
+ * gave a setting is preset even when the model's time for it is below ERGO_MIN_REGION_MS: that
+ * time is per unit of the region's first execution's work, which for a region called at several
+ * sizes is its smallest call's (issue 14: ergo-bench-tuning-random seed 1192, a child whose
+ * first call is 0.05x its second); left to this run's judgement, its first executions would run
+ * at its parent's setting, which the model measured without it.  A region with no time in the
+ * model (written by hand) is judged by this run. */
 static int static_preset(ergo__policy *p, const char *path) {
   static_priv *sp = p->priv;
   if (!sp->first_entered && strchr(path, '/')) sp->first_entered = strdup(path);
   ergo__model_region *mr = ergo__model_find(&sp->m, path);
   if (!mr) return 0;
   sp->matched++;
-  return model_time(mr) >= p->min_s;
+  double t = model_time(mr);
+  int set = 0;
+  for (int i = 0; i < ERGO__NKNOBS; i++) set |= mr->best.v[i] != 0;
+  return t >= p->min_s || (set && t > 0) ? 1 : set ? -1 : 0;
 }
 
 static void static_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {

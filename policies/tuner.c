@@ -38,6 +38,7 @@ typedef struct rstate {
   ergo__region_state pub;
   int entered;          /* the policy has heard of it (preset) */
   int preset;           /* the policy knew it significant before its first execution */
+  int known;            /* the policy has a setting for it (preset != 0) */
   struct rstate *next;  /* every state, for freeing */
   struct rstate *hnext; /* the path table's chain */
   /* Node mode: what this step's syncs decided for the whole node. */
@@ -269,8 +270,9 @@ static void first_entry(rstate *rs) {
   if (rs->entered) return;
   rs->entered = 1;
   /* Under MPI the node decides at ergo_step instead. */
-  if (T.pol.ops->preset && T.pol.ops->preset(&T.pol, rs->pub.path) && !T.node)
-    rs->preset = rs->pub.significant = rs->ready = 1;
+  int k = T.pol.ops->preset ? T.pol.ops->preset(&T.pol, rs->pub.path) : 0;
+  rs->known = k != 0;
+  if (k > 0 && !T.node) rs->preset = rs->pub.significant = rs->ready = 1;
 }
 
 void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work_sample *w) {
@@ -322,7 +324,13 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
  * ran untuned (no enclosing region tuned); under an enclosing region's setting (its search or its
  * choice) the time it would have taken untuned, from its work and its time per unit of work then;
  * -1 when neither is known (the execution is not judged).  Judged so, a short child is never
- * taken for significant because its parent tried a slow setting. */
+ * taken for significant because its parent tried a slow setting.  A region the policy has a
+ * setting for but leaves to this run to judge (static: the model names it with no time) is
+ * judged on its own time under the enclosing setting, which under static is no trial but what
+ * it runs under for the whole run.  Else a region that only ever runs under a tuned parent would
+ * never be judged, and would run at its parent's setting for good, which may be far from its
+ * own in the model (issue 14: ergo-bench-tuning-random seed 1192, a compute-bound
+ * child at its memory-bound parent's 16 threads of 108, 29x monitor's E.T^2). */
 static double judged_time(rstate *st, const frame *f, double xt, double xh, double xc) {
   double w = st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
   if (xt < 0) xt = 0;
@@ -330,7 +338,8 @@ static double judged_time(rstate *st, const frame *f, double xt, double xh, doub
     if (w > 0) st->base_pw = xt / w;
     return xt;
   }
-  return w > 0 && st->base_pw > 0 ? st->base_pw * w : -1;
+  if (w > 0 && st->base_pw > 0) return st->base_pw * w;
+  return st->known ? xt : -1;
 }
 
 /* The exclusive work of the execution in frame f from the counters at its exit (hint units and

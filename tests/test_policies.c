@@ -160,6 +160,47 @@ static void test_static_applies_model(void **state) {
   assert_true(ergo__sim()->cfg.f_ghz == 2.0);
 }
 
+/* A child the model names runs at its own setting, not its parent's (measured without it), even
+ * when the model's time for it is below ERGO_MIN_REGION_MS (a region called at several sizes has
+ * its time per unit of its first, smallest call) and it runs only under a tuned parent (where
+ * this run never sees its own time at the baseline) (issue 14, ergo-bench-tuning-random seed
+ * 1192: a compute-bound child at its memory-bound parent's 16 threads of 108, 29x monitor's
+ * E.T^2).  Measured in the model: from its first execution; with no time in the model (written
+ * by hand): from its first execution judged significant in this run, under its parent. */
+static int inner_threads[4];
+static void nested_step(int k) {
+  static const ergo_sim_work_desc mem = {0.5, 40, 0.01}, cpu = {20, 0.1, 0.01};
+  ERGO_PUSH(1, "outer");
+  ergo_sim_work(&mem);
+  ERGO_PUSH(1, "inner");
+  inner_threads[k] = ergo__sim()->cfg.threads;
+  ergo_sim_work(&cpu);
+  ERGO_POP(1, "inner");
+  ERGO_POP(1, "outer");
+  assert_int_equal(ergo_step(k + 1), 0);
+}
+static void nested_model(int measured, int from) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"format\":\"ergo-model\",\"version\":1,\"policy\":\"test\",\"objective\":"
+           "\"energy\",\"regions\":{\"Global/outer\":{\"config\":{\"threads\":2},"
+           "\"baseline\":{\"time_s\":1.0,\"energy_j\":50}},"
+           "\"Global/outer/inner\":{\"config\":{\"core_khz\":2000000,\"threads\":20}%s}}}",
+           measured ? ",\"baseline\":{\"time_s\":0.05,\"energy_j\":5}" : "");
+  write_file(text);
+  ergo_config c = sim_config("static");
+  assert_int_equal(ergo_init(&c), 0);
+  for (int k = 0; k < 4; k++) nested_step(k);
+  for (int k = from; k < 4; k++) assert_int_equal(inner_threads[k], 20);
+  assert_true(ergo__sim()->cfg.threads == 20); /* the machine's own values between regions */
+  ergo_finalize();
+}
+static void test_static_child_keeps_own_setting(void **state) {
+  (void)state;
+  nested_model(1, 0);
+  nested_model(0, 1); /* its first execution (5 s under outer's 2 threads) judges it */
+}
+
 /* A real node's model on the sim node: off in every region, one summary line, not one per
  * region (issue 12); the regions still run at the nearest allowed values. */
 static void test_static_foreign_model(void **state) {
@@ -342,6 +383,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fixed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_static_applies_model, setup, teardown),
       cmocka_unit_test_setup_teardown(test_static_foreign_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_static_child_keeps_own_setting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
