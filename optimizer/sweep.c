@@ -314,6 +314,16 @@ static int rung_target(const ergo__sweep *s, int r, int rungs, int want) {
   return t > least ? t : least;
 }
 
+/* 1 when the final phase's first rung measures the baseline ERGO__SWEEP_FINAL times afresh
+ * whatever its n: where the noise is below ERGO__SWEEP_PRECISION its first measurements already
+ * count as many as the race asks for, and none would be taken after the search, so base_moved()
+ * could not see a work that changed while the search ran (a phase change late in an exhaustive
+ * grid had its last points, measured on the new work, compared with a baseline measured on the
+ * old: a region chosen at 1.32x its baseline's time under energy@10%). */
+static int fresh_base(const ergo__sweep *s) {
+  return !s->explicit_grid && fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION;
+}
+
 /* Executions the final phase will take, when its candidates have `repeats` measurements. */
 static int final_cost(const ergo__sweep *s, int k, int want) {
   int rungs = rungs_of(k), cost = 0, had = s->repeats, nb = s->pts[s->base].n;
@@ -322,7 +332,8 @@ static int final_cost(const ergo__sweep *s, int k, int want) {
     cost += k * (t - had);
     had = t;
   }
-  return cost + (want > nb ? want - nb : 0);
+  int fresh = want > nb ? want - nb : 0;
+  return cost + (fresh_base(s) && fresh < ERGO__SWEEP_FINAL ? ERGO__SWEEP_FINAL : fresh);
 }
 
 /* Walk the box `l` in reflected mixed-radix Gray order (core outermost, threads innermost, so
@@ -1006,8 +1017,10 @@ static void final_step(ergo__sweep *s) {
     want += t > s->pts[s->fin[i]].n ? t - s->pts[s->fin[i]].n : 0;
     got += enqueue(s, s->fin[i], t - s->pts[s->fin[i]].n, 1, 0);
   }
-  want += t > s->pts[s->base].n ? t - s->pts[s->base].n : 0;
-  got += enqueue(s, s->base, t - s->pts[s->base].n, 1, 0);
+  int nbase = t - s->pts[s->base].n;
+  if (s->rung == 0 && fresh_base(s) && nbase < ERGO__SWEEP_FINAL) nbase = ERGO__SWEEP_FINAL;
+  want += nbase > 0 ? nbase : 0;
+  got += enqueue(s, s->base, nbase, 1, 0);
   if (got < want) s->out_of_budget = 1;
 }
 

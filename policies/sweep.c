@@ -22,6 +22,13 @@
 #define SWEEP_WATCH 4
 #define SWEEP_DRIFT 0.10
 #define SWEEP_RETUNES 8
+/* Once its schedule is over, every SWEEP_CONTROL-th execution of a region whose best config is
+ * not the baseline runs the baseline (a control): a change of the work that leaves the time at
+ * the best config alone but not the baseline's (a phase after which the chosen config ran at
+ * 1.98x the new work's baseline time under energy@10%, while its own time per unit of work
+ * moved 0.1 %) shows there.  Two controls in a row off the schedule's baseline mean on the same
+ * side, by DRIFT or 5 sigmas of one measurement, start the schedule again. */
+#define SWEEP_CONTROL 32
 
 typedef struct sweep_region {
   ergo__sweep *sched;
@@ -31,7 +38,10 @@ typedef struct sweep_region {
   /* After the schedule: the block of executions at its best config being watched. */
   int watch_n, retunes, side[2]; /* side: the last block's verdict per quantity (-1, 0, 1) */
   double watch_lt, watch_le;
-  long retuned_at; /* the step of the last restart */
+  long after;      /* executions since the schedule ended (controls are due every SWEEP_CONTROL) */
+  int ctl_side[3]; /* the last control's verdict: time, energy, time at the best against it */
+  double last_best_t; /* the last execution's time at the best config (0: none yet) */
+  long retuned_at;    /* the step of the last restart */
   struct sweep_region *next;
 } sweep_region;
 
@@ -107,10 +117,46 @@ static sweep_region *region_of(ergo__policy *p, ergo__region_state *r) {
 
 static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
   sweep_region *sr = region_of(p, r);
-  if (sr)
-    ergo__sweep_next(sr->sched, out); /* the schedule's next config, or its best once over */
-  else
+  if (!sr) {
     memset(out, 0, sizeof *out);
+    return;
+  }
+  if (ergo__sweep_next(sr->sched, out)) return; /* the schedule's next config */
+  /* Over: its best, or a control at the baseline. */
+  int np, best = ergo__sweep_best(sr->sched), base = ergo__sweep_baseline(sr->sched);
+  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
+  if (p->retune && sr->retunes < SWEEP_RETUNES && base >= 0 && best >= 0 && best != base &&
+      pts[base].n && ++sr->after % SWEEP_CONTROL == 0)
+    *out = pts[base].config;
+}
+
+/* A control execution at the baseline once the schedule is over: 1 when it and the control
+ * before it are both off the schedule's baseline mean, on the same side. */
+static int control_moved(sweep_region *sr, const ergo__measure *m) {
+  int np, base = ergo__sweep_baseline(sr->sched);
+  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
+  ergo__measure ref = ergo__sweep_mean(&pts[base]);
+  if (!(ref.time_s > 0) || !(m->time_s > 0)) return 0;
+  int moved = 0, best = ergo__sweep_best(sr->sched);
+  ergo__measure rb = ergo__sweep_mean(&pts[best]);
+  for (int k = 0; k < 3; k++) {
+    /* The third: the best config's time against the baseline's, the last execution at each
+     * against the schedule's means (each may move less than DRIFT and their ratio more: a choice
+     * at 1.07x its baseline ran at 1.23x once the work changed, its time 7 % up and the
+     * baseline's 7 % down). */
+    double d = k == 1 ? (ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0)
+               : k == 0 ? log(m->time_s / ref.time_s)
+               : sr->last_best_t > 0 && rb.time_s > 0
+                   ? log(sr->last_best_t / m->time_s) - log(rb.time_s / ref.time_s)
+                   : 0,
+           lim =
+               fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k == 1) * (k == 2 ? M_SQRT2 : 1));
+    int side = d > lim ? 1 : d < -lim ? -1 : 0;
+    moved |= side && side == sr->ctl_side[k];
+    sr->ctl_side[k] = side;
+  }
+  if (moved) memset(sr->ctl_side, 0, sizeof sr->ctl_side);
+  return moved;
 }
 
 /* A region whose schedule is over: one more execution at its best config; 1 when the block of
@@ -152,7 +198,15 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   /* Its work changed while the schedule ran (the schedule said so as it ended: started again
    * after one execution at its choice), or at its choice since. */
   int changed = ergo__sweep_changed(sr->sched) && sr->retunes < SWEEP_RETUNES;
-  if (!p->retune || !(changed || drifted(sr, applied, m))) return; /* ERGO_RETUNE=off: never */
+  int np, best = ergo__sweep_best(sr->sched), base = ergo__sweep_baseline(sr->sched);
+  const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
+  int control = base >= 0 && best >= 0 && best != base && pts[base].n &&
+                !memcmp(applied, &pts[base].config, sizeof *applied);
+  if (control && !changed) changed = sr->retunes < SWEEP_RETUNES && control_moved(sr, m);
+  if (best >= 0 && !memcmp(applied, &pts[best].config, sizeof *applied) && m->time_s > 0)
+    sr->last_best_t = m->time_s;
+  if (!p->retune || !(changed || (!control && drifted(sr, applied, m))))
+    return; /* ERGO_RETUNE=off: never */
   ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
   if (!fresh) return; /* no memory: it keeps its config */
   ergo__sweep_free(sr->prev);
@@ -160,6 +214,9 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   sr->sched = fresh;
   sr->retunes++;
   sr->retuned_at = p->steps;
+  sr->after = 0;
+  sr->last_best_t = 0;
+  memset(sr->ctl_side, 0, sizeof sr->ctl_side);
 }
 
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto

@@ -372,6 +372,58 @@ static void test_sweep_retunes_after_change(void **state) {
   retune_after_change("sweep");
 }
 
+/* A change of the work that shows at the baseline only: from step 100 the region's work at the
+ * baseline (every knob at its maximum) is at_base times what it was, at any other setting
+ * `elsewhere` times, its units of work (ergo_region_work) unchanged.  With 0.5 and 1 its config
+ * chosen before, under energy@5%, runs at twice the baseline's time, and its own time per unit
+ * of work does not move: sweep's controls at the baseline see the change and its schedule starts
+ * again, and the model ends at the baseline (every other config twice its time now).  Before the
+ * controls it kept the config of the first work. */
+static void baseline_change(double at_base, double elsewhere) {
+  static const ergo_sim_work_desc full = {16, 0.4, 0.01};
+  ergo_sim_work_desc base_w = {full.gcycles * at_base, full.gbytes * at_base, full.serial},
+                     other_w = {full.gcycles * elsewhere, full.gbytes * elsewhere, full.serial};
+  ergo_config c = sim_config("sweep");
+  c.objective = "energy@5%";
+  assert_int_equal(ergo_init(&c), 0);
+  ergo__sim_node *sn = ergo__sim();
+  assert_non_null(sn);
+  for (int i = 0; i < 300; i++) {
+    ERGO_PUSH(1, "solve");
+    int at_base = sn->cfg.f_ghz == sn->initial.f_ghz && sn->cfg.u_ghz == sn->initial.u_ghz &&
+                  sn->cfg.threads == sn->initial.threads;
+    ergo_sim_work(i < 100 ? &full : at_base ? &base_w : &other_w);
+    ergo_region_work(1.0);
+    ERGO_POP(1, "solve");
+  }
+  ergo_finalize();
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  ergo__sim_params sp;
+  ergo__sim_params_default(&sp);
+  const ergo__config *b = &m.regions[0].best;
+  print_message("model: cpu=%lld uncore=%lld threads=%lld\n", (long long)b->v[0],
+                (long long)b->v[1], (long long)b->v[2]);
+  assert_true(b->v[0] == (int64_t)(sp.f_max * 1e6 + 0.5));
+  assert_true(b->v[1] == (int64_t)(sp.u_max * 1e6 + 0.5));
+  assert_true(b->v[2] == sp.cores);
+  ergo__model_free(&m);
+}
+
+static void test_sweep_control_sees_baseline_change(void **state) {
+  (void)state;
+  baseline_change(0.5, 1.0);
+}
+
+/* The same where each moves less than the 10 % a drift needs but their ratio more: the baseline
+ * 7 % faster, every other config 7 % slower (a choice at 1.07x its baseline ran at 1.23x so). */
+static void test_sweep_control_sees_ratio_change(void **state) {
+  (void)state;
+  baseline_change(0.93, 1.07);
+}
+
 static void test_online_retunes_after_change(void **state) {
   (void)state;
   retune_after_change("online");
@@ -389,6 +441,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sweep_control_sees_baseline_change, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sweep_control_sees_ratio_change, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
