@@ -15,6 +15,7 @@
 
 #include <ergo_sim.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,22 @@
 #define MIN_S 0.1 /* ERGO_MIN_REGION_MS's default */
 
 static char dir[64];
+
+/* The bench's own temporary directory in `dir`, under TMPDIR (or /tmp); -1 after one line that
+ * says why it could not be made. */
+static int make_dir(const char *bench) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  errno = ENAMETOOLONG;
+  if (snprintf(dir, sizeof dir, "%s/ergo-bench-%s-XXXXXX", tmp, bench) < (int)sizeof dir &&
+      mkdtemp(dir))
+    return 0;
+  fprintf(stderr,
+          "ergo-bench-%s: cannot make a temporary directory under TMPDIR='%s': %s (fix: set TMPDIR "
+          "to a short, writable directory)\n",
+          bench, tmp, strerror(errno));
+  return -1;
+}
 
 /* ---- the bench's own programs ----
  * A step function calls bpush/bpop/bwork; x (0..1) is how far the run has gone, so work that
@@ -542,8 +559,7 @@ int main(int argc, char **argv) {
   const int nnode = quick ? 1 : 3, nobj = quick ? 2 : 6, seeds_noisy = quick ? 2 : SEEDS;
   const int eval_steps = EVAL_STEPS;
 
-  snprintf(dir, sizeof dir, "/tmp/ergo-bench-tuning-XXXXXX");
-  if (!mkdtemp(dir)) return 1;
+  if (make_dir("tuning")) return 1;
   char sweep_model[128], online_model[128];
   snprintf(sweep_model, sizeof sweep_model, "%s/sweep.json", dir);
   snprintf(online_model, sizeof online_model, "%s/online.json", dir);

@@ -213,8 +213,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  snprintf(dir, sizeof dir, "/tmp/ergo-bench-random-XXXXXX");
-  if (!mkdtemp(dir)) return 1;
+  if (make_dir("random")) return 1;
   char sweep_model[128], online_model[128], node_file[128];
   snprintf(sweep_model, sizeof sweep_model, "%s/sweep.json", dir);
   snprintf(online_model, sizeof online_model, "%s/online.json", dir);

@@ -1,6 +1,7 @@
 /* online.c - the online policy (ERGO_POLICY=online): per significant region an ask/tell
  * Nelder-Mead (optimizer/nm.h) over the node's knob grid; the region's executions measure the
  * configs it asks for, then run at its choice; at the end the choices go into the tuning model. */
+#include "optimizer/change.h"
 #include "optimizer/nm.h"
 #include "policies/model.h"
 #include "policies/policy.h"
@@ -277,9 +278,7 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
     double d = (k ? or->watch_le : or->watch_lt) / or->watch_n,
            sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
            lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / ONLINE_WATCH + 1.0 / n));
-    int side = d > lim ? 1 : d < -lim ? -1 : 0;
-    moved |= side && side == or->side[k];
-    or->side[k] = side;
+    moved |= ergo__change_twice(& or->side[k], d, lim);
   }
   or->watch_n = 0;
   or->watch_lt = or->watch_le = 0;

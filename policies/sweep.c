@@ -2,6 +2,7 @@
  * region's executions walk its own schedule (optimizer/sweep.h), then run at the best config;
  * at the end every configuration measured goes into the tuning model. */
 #include "optimizer/sweep.h"
+#include "optimizer/change.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
@@ -151,9 +152,7 @@ static int control_moved(sweep_region *sr, const ergo__measure *m) {
                    : 0,
            lim =
                fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k == 1) * (k == 2 ? M_SQRT2 : 1));
-    int side = d > lim ? 1 : d < -lim ? -1 : 0;
-    moved |= side && side == sr->ctl_side[k];
-    sr->ctl_side[k] = side;
+    moved |= ergo__change_twice(&sr->ctl_side[k], d, lim);
   }
   if (moved) memset(sr->ctl_side, 0, sizeof sr->ctl_side);
   return moved;
@@ -175,9 +174,7 @@ static int drifted(sweep_region *sr, const ergo__config *applied, const ergo__me
   for (int k = 0; k < 2; k++) {
     double d = (k ? sr->watch_le : sr->watch_lt) / sr->watch_n,
            lim = fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k) * sqrt(1.0 / SWEEP_WATCH));
-    int side = d > lim ? 1 : d < -lim ? -1 : 0;
-    moved |= side && side == sr->side[k];
-    sr->side[k] = side;
+    moved |= ergo__change_twice(&sr->side[k], d, lim);
   }
   sr->watch_n = 0;
   sr->watch_lt = sr->watch_le = 0;
