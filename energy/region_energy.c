@@ -331,16 +331,22 @@ static void check_period(int asked_ms) {
 #define RESOLUTION_FACTOR 10.0
 #define UPDATE_PROBE_S 0.01
 
-/* The counter's update interval: the shortest time between changes of the summed counters over
- * up to UPDATE_GAPS changes (a late read only lengthens a gap, so the shortest is the counter's
- * own).  A counter that does not move in UPDATE_PROBE_S, as on a quiet fake machine, leaves it
- * unknown: 0.  One that moved but not yet twice (a busy machine held this thread, or the
- * counter's updater, back) is polled on, up to UPDATE_PROBE_MAX_S: a busy node must not turn
- * the threshold off. */
-#define UPDATE_GAPS 6
+/* The counter's update interval: the median gap between changes of the summed counters over up
+ * to UPDATE_GAPS changes.  Not the shortest: a change seen late (this thread held back)
+ * lengthens one gap and shortens the next, and a counter whose updater fell behind may catch up
+ * in a burst of changes microseconds apart; the median of the gaps is the counter's own.  A
+ * counter that does not move in UPDATE_PROBE_S, as on a quiet fake machine, leaves it unknown: 0.
+ * One that moved but not yet twice (a busy machine held this thread, or the counter's updater,
+ * back) is polled on, up to UPDATE_PROBE_MAX_S: a busy node must not turn the threshold off. */
+#define UPDATE_GAPS 7
 #define UPDATE_PROBE_MAX_S 0.25
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 static double update_interval(void) {
-  double j[ERGO__METER_MAX_DOMAINS], last = -1, t_change = -1, best = 0;
+  double j[ERGO__METER_MAX_DOMAINS], last = -1, t_change = -1, gap[UPDATE_GAPS];
   int gaps = 0;
   struct timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
@@ -350,15 +356,18 @@ static double update_interval(void) {
     int moved = t_change >= 0, one_gap = gaps > 0;
     if ((t > UPDATE_PROBE_S && (!moved || one_gap)) || t > UPDATE_PROBE_MAX_S ||
         gaps >= UPDATE_GAPS || ergo__meter_read(&E.meter, j) != 0)
-      return best;
+      break;
     double sum = 0;
     for (int d = 0; d < E.meter.ndomains; d++) sum += j[d];
     if (last >= 0 && sum != last) {
-      if (t_change >= 0 && (gaps++ == 0 || t - t_change < best)) best = t - t_change;
+      if (t_change >= 0) gap[gaps++] = t - t_change;
       t_change = t;
     }
     last = sum;
   }
+  if (gaps == 0) return 0;
+  qsort(gap, (size_t)gaps, sizeof gap[0], cmp_double);
+  return gaps % 2 ? gap[gaps / 2] : 0.5 * (gap[gaps / 2 - 1] + gap[gaps / 2]);
 }
 
 static void resolution(void) {

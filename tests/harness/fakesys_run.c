@@ -335,6 +335,13 @@ int main(int argc, char **argv) {
       next.tv_sec++;
     }
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+    /* Like RAPL, which updates on its own clock and never in a burst: periods this process
+     * missed (a loaded host held it back) are dropped, not caught up microseconds apart. */
+    struct timespec woke;
+    clock_gettime(CLOCK_MONOTONIC, &woke);
+    if ((double)(woke.tv_sec - next.tv_sec) + 1e-9 * (double)(woke.tv_nsec - next.tv_nsec) >
+        1e-6 * (double)o.period_us)
+      next = woke;
     if (!have_rapl) continue;
     double t = now_s(), dt = t - last;
     last = t;
