@@ -325,10 +325,14 @@ int main(int argc, char **argv) {
     w_on_or = fmax(w_on_or, on_or);
     fflush(stdout);
   }
-  unlink(sweep_model);
-  unlink(online_model);
-  unlink(node_file);
-  rmdir(dir);
+  if (getenv("BENCH_KEEP")) { /* the last program's models and node, to look into */
+    fprintf(stderr, "bench: BENCH_KEEP: kept the last program's models and node in %s\n", dir);
+  } else {
+    unlink(sweep_model);
+    unlink(online_model);
+    unlink(node_file);
+    rmdir(dir);
+  }
   printf("random_programs=%d failing_programs=%d failures=%d final=%d unit_time=%d run_time=%d "
          "cost=%d bounded_programs=%d worst_static_vs_monitor=%.4f worst_online_vs_monitor=%.4f "
          "worst_unit_time_vs_bound=%.4f worst_run_time_vs_bound=%.4f "
