@@ -58,9 +58,12 @@ static int cur_first;
 static int recording; /* 1: bwork records pieces (path, work) instead of running them */
 
 #define MAXPIECES 256
+#define MAXDEPTH 32
 static struct {
   char path[160];
   ergo__sim_work w;
+  int callno[MAXDEPTH]; /* the call number (from 1) in the step of each enclosing region, by
+                           depth (Global/A: depth 1), as when the piece ran */
 } rec[MAXPIECES];
 static int nrec;
 static char stack_path[160] = "Global";
@@ -96,7 +99,20 @@ static void bwork(double gc, double gb, double serial) {
   if (recording) {
     if (nrec < MAXPIECES) {
       snprintf(rec[nrec].path, sizeof rec[0].path, "%s", stack_path);
-      rec[nrec++].w = (ergo__sim_work){gc, gb, serial};
+      rec[nrec].w = (ergo__sim_work){gc, gb, serial};
+      int depth = 0;
+      for (const char *c = stack_path;; c++) {
+        if (*c == '/' || *c == 0) { /* the prefix up to c names an enclosing region */
+          int len = (int)(c - stack_path), i = 0;
+          while (i < nrcalls &&
+                 (strncmp(rcalls[i].path, stack_path, (size_t)len) || rcalls[i].path[len] != 0))
+            i++;
+          if (depth < MAXDEPTH) rec[nrec].callno[depth] = i < nrcalls ? rcalls[i].calls : 1;
+          depth++;
+        }
+        if (*c == 0) break;
+      }
+      nrec++;
     }
     return;
   }
@@ -471,13 +487,26 @@ static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_p
          *tb = calloc((size_t)m.nregions + 1, sizeof *tb);
   double worst = 0;
   for (int k = 0; t && tb && k < nrec; k++) {
+    /* The governing region: the deepest enclosing region the model has a setting for; of a
+     * region split by call size (its units "PATH#n", see policies/tuner.c), the unit of the
+     * call that ran, before the region's own setting. */
     const char *path = rec[k].path;
     int gov = -1;
     size_t bestlen = 0;
+    int best_unit = 0;
     for (int r = 0; r < m.nregions; r++) {
-      size_t l = strlen(m.regions[r].path);
-      if (l > bestlen && !strncmp(path, m.regions[r].path, l) && (path[l] == 0 || path[l] == '/'))
-        bestlen = l, gov = r;
+      const char *mp = m.regions[r].path, *hash = strrchr(mp, '#');
+      size_t l = hash && !strchr(hash, '/') ? (size_t)(hash - mp) : strlen(mp);
+      int unit = l < strlen(mp);
+      if (l < bestlen || (l == bestlen && (!unit || best_unit)) || strncmp(path, mp, l) ||
+          (path[l] != 0 && path[l] != '/'))
+        continue;
+      if (unit) {
+        int depth = 0;
+        for (size_t i = 0; i < l; i++) depth += path[i] == '/';
+        if (depth >= MAXDEPTH || atoi(hash + 1) != rec[k].callno[depth]) continue;
+      }
+      bestlen = l, gov = r, best_unit = unit;
     }
     if (gov < 0) continue; /* at the baseline */
     const ergo__config *bc = &m.regions[gov].best;

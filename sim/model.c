@@ -98,6 +98,9 @@ void ergo__sim_params_default(ergo__sim_params *p) {
   /* Noise-free by default; the node adds noise when asked (SIM.md: 0.05 is harsh). */
   p->noise_sigma = 0.0;
   p->seed = 1;
+  /* The sim node counts work, as a real node's instructions retired could; 0 stands for a node
+   * whose tuning must do without one (ergo's real nodes today). */
+  p->work_counter = 1;
 }
 
 /* ---- parameters: one table drives loading, checking and the messages ----- */
@@ -141,6 +144,7 @@ static const field fields[] = {
     D(dram_w_per_gbs, 0, INFINITY, 0),
     D(noise_sigma, 0, 1, 0),
     {"seed", offsetof(ergo__sim_params, seed), F_U64, 0, INFINITY, 0},
+    {"work_counter", offsetof(ergo__sim_params, work_counter), F_INT, 0, 1, 0},
 };
 #undef D
 #define NFIELDS (sizeof fields / sizeof *fields)

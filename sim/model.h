@@ -24,6 +24,8 @@ typedef struct ergo__sim_params {
   double dram_min_w, dram_w_per_gbs; /* P_dram = min + per_gbs * bandwidth: 3, 0.25 */
   double noise_sigma;                /* log-normal sigma on time and on power, 0 = none */
   unsigned long long seed;           /* noise seed */
+  int work_counter; /* 1: the node counts work (as instructions retired on a real one) and ergo
+                       compares executions per unit of it; 0: a node without one: 1 */
 } ergo__sim_params;
 
 /* One piece of work (the public ergo_sim_work_desc has the same fields). */

@@ -343,7 +343,7 @@ uint64_t ergo__sim_clock(void *ctx) {
 }
 
 double ergo__sim_work_done(void) {
-  if (!ergo__sim()) return -1;
+  if (!ergo__sim() || !S.node.p.work_counter) return -1;
   pthread_mutex_lock(&S.node.lock);
   double w = S.node.work;
   pthread_mutex_unlock(&S.node.lock);

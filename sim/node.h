@@ -40,7 +40,8 @@ uint64_t ergo__sim_clock(void *ctx);
 int ergo__sim_run(const ergo__sim_work *w, ergo__sim_result *out);
 
 /* This process's modelled work so far (ergo__sim_node.work), or -1 when the sim node is not
- * running.  Read by the main thread, which alone runs the work. */
+ * running or has no work counter ("work_counter": 0).  Read by the main thread, which alone
+ * runs the work. */
 double ergo__sim_work_done(void);
 
 /* Advance the virtual clock by `seconds` with this process's cores idle: each draws

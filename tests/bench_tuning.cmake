@@ -27,7 +27,15 @@ add_test(NAME bench_tuning_random_smoke COMMAND ${ERGO_EXPECT}
   "--match=(^|\n)SIMULATED [^\n]*random programs[^\n]*\n"
   "--match=\nrandom_programs=3 failing_programs=[0-3] failures=[0-9]+ final=[0-9]+ unit_time=[0-9]+ run_time=[0-9]+ cost=[0-9]+ bounded_programs=[0-3] worst_static_vs_monitor=${bt_num} worst_online_vs_monitor=${bt_num} worst_unit_time_vs_bound=${bt_num} worst_run_time_vs_bound=${bt_num} worst_tuning_run_energy_vs_monitor=${bt_num} worst_tuning_run_time_vs_monitor=${bt_num} worst_static_vs_oracle=${bt_num} worst_online_vs_oracle=${bt_num}\n$"
   -- $<TARGET_FILE:ergo-bench-tuning-random> --random 3 --seed 1)
+# Nodes without a work counter (as ergo's real nodes): a region called at several sizes per step
+# is split into units PATH#n, and the bench judges each unit's own setting on its own call.
+add_test(NAME bench_tuning_random_no_counter COMMAND ${ERGO_EXPECT}
+  "--match=(^|\n)SIMULATED [^\n]*random programs and nodes without a work counter[^\n]*\n"
+  "--match=ran 5 times in a step at different sizes [^\n]*no measure of its work: each call of a step is tuned as its own unit, 'Global/r0#1' to 'Global/r0#5'"
+  "--match=\nunit Global/r0#5 [0-9.]+\n"
+  "--match=\nrandom_programs=1 failing_programs=[01] "
+  -- env BENCH_UNITS=1 $<TARGET_FILE:ergo-bench-tuning-random> --random 1 --seed 3 --no-counter --verbose)
 add_test(NAME bench_tuning_random_bad_argument COMMAND ${ERGO_EXPECT} --rc=2
-  "--match=ergo-bench-tuning-random: unknown argument '--fast': expected --random N, --seed S or --verbose\n"
+  "--match=ergo-bench-tuning-random: unknown argument '--fast': expected --random N, --seed S, --no-counter or --verbose\n"
   -- $<TARGET_FILE:ergo-bench-tuning-random> --fast)
 endif()

@@ -369,7 +369,7 @@ static void test_load_unknown_key(void **state) {
              "unknown key 'corez'; accepted keys: cores, f_min, f_max, f_step, u_min, u_max, "
              "u_step, bw_per_core, bw_max, bw_floor, overlap, v0, v_slope, core_idle_w, "
              "core_dyn_w, core_act_min, uncore_min_w, uncore_dyn_w, static_w, dram_min_w, "
-             "dram_w_per_gbs, noise_sigma, seed");
+             "dram_w_per_gbs, noise_sigma, seed, work_counter");
 }
 
 /* The position and the reason are jansson's own (2.14's wording). */

@@ -199,6 +199,32 @@ static void test_slice_of_a_shared_node(void **state) {
   ergo_finalize();
 }
 
+/* The node's work counter (as instructions retired on a real node) counts modelled work and
+ * never the knobs; a node described with "work_counter": 0 has none, as ergo's real nodes. */
+static void test_work_counter(void **state) {
+  (void)state;
+  ergo_config c = sim_config(0, 1);
+  assert_int_equal(ergo_init(&c), 0);
+  double w0 = ergo__sim_work_done();
+  assert_int_equal(ergo_sim_work(&compute), 0);
+  assert_true(fabs(ergo__sim_work_done() - w0 - (40 + 1.0 / 8)) < 1e-9);
+  ergo_finalize();
+  FILE *f = fopen(test_in_dir("node.json"), "w");
+  assert_non_null(f);
+  fputs("{\"work_counter\": 0}\n", f);
+  fclose(f);
+  c.sim_node = test_in_dir("node.json");
+  assert_int_equal(ergo_init(&c), 0);
+  assert_int_equal(ergo_sim_work(&compute), 0);
+  assert_true(ergo__sim_work_done() < 0);
+  ergo_finalize();
+  f = fopen(test_in_dir("node.json"), "w");
+  assert_non_null(f);
+  fputs("{\"work_counter\": 2}\n", f);
+  fclose(f);
+  assert_int_equal(ergo_init(&c), ERGO_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_region_figures_are_the_model),
@@ -208,6 +234,7 @@ int main(void) {
       ERGO_TEST(test_same_seed_same_run),
       ERGO_TEST(test_errors),
       ERGO_TEST(test_public_oracle),
+      cmocka_unit_test_setup_teardown(test_work_counter, test_dir_setup, test_dir_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
