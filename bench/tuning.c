@@ -62,8 +62,9 @@ static int recording; /* 1: bwork records pieces (path, work) instead of running
 static struct {
   char path[160];
   ergo__sim_work w;
-  int callno[MAXDEPTH]; /* the call number (from 1) in the step of each enclosing region, by
-                           depth (Global/A: depth 1), as when the piece ran */
+  int callno[MAXDEPTH];  /* the call number (from 1) in the step of each enclosing region, by
+                            depth (Global/A: depth 1), as when the piece ran */
+  int pcallno[MAXDEPTH]; /* and in the execution of its parent */
 } rec[MAXPIECES];
 static int nrec;
 static char stack_path[160] = "Global";
@@ -71,8 +72,12 @@ static char stack_path[160] = "Global";
 static struct {
   char path[160];
   int calls;
+  int pcalls; /* calls in the parent's execution pexec */
+  unsigned long long pexec;
 } rcalls[MAXPIECES];
 static int nrcalls;
+static unsigned long long push_serial, serial_stack[MAXDEPTH + 1]; /* executions entered */
+static int serial_depth;
 
 static void bpush(int level, const char *name) {
   size_t n = strlen(stack_path);
@@ -82,9 +87,16 @@ static void bpush(int level, const char *name) {
     while (i < nrcalls && strcmp(rcalls[i].path, stack_path)) i++;
     if (i == nrcalls) {
       snprintf(rcalls[i].path, sizeof rcalls[0].path, "%s", stack_path);
+      rcalls[nrcalls].pcalls = 0;
+      rcalls[nrcalls].pexec = 0;
       rcalls[nrcalls++].calls = 0;
     }
     rcalls[i].calls++;
+    unsigned long long parent = serial_depth > 0 ? serial_stack[serial_depth - 1] : 0;
+    if (rcalls[i].pexec != parent) rcalls[i].pexec = parent, rcalls[i].pcalls = 0;
+    rcalls[i].pcalls++;
+    if (serial_depth <= MAXDEPTH) serial_stack[serial_depth] = ++push_serial;
+    serial_depth++;
   } else {
     ERGO_PUSH(level, name);
   }
@@ -92,6 +104,7 @@ static void bpush(int level, const char *name) {
 static void bpop(int level, const char *name) {
   char *cut = strrchr(stack_path, '/');
   if (cut) *cut = 0;
+  if (recording && serial_depth > 0) serial_depth--;
   if (!recording) ERGO_POP(level, name);
 }
 static void bwork(double gc, double gb, double serial) {
@@ -107,7 +120,10 @@ static void bwork(double gc, double gb, double serial) {
           while (i < nrcalls &&
                  (strncmp(rcalls[i].path, stack_path, (size_t)len) || rcalls[i].path[len] != 0))
             i++;
-          if (depth < MAXDEPTH) rec[nrec].callno[depth] = i < nrcalls ? rcalls[i].calls : 1;
+          if (depth < MAXDEPTH) {
+            rec[nrec].callno[depth] = i < nrcalls ? rcalls[i].calls : 1;
+            rec[nrec].pcallno[depth] = i < nrcalls ? rcalls[i].pcalls : 1;
+          }
           depth++;
         }
         if (*c == 0) break;
@@ -365,7 +381,7 @@ static int find_or_add(const char *path) {
 
 /* Record one step's pieces (`first`: the run's first step) at x = 1. */
 static void record_step(int first) {
-  nrec = nrcalls = 0;
+  nrec = nrcalls = serial_depth = 0;
   snprintf(stack_path, sizeof stack_path, "Global");
   if (cur->step) {
     recording = 1;
@@ -504,7 +520,14 @@ static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_p
       if (unit) {
         int depth = 0;
         for (size_t i = 0; i < l; i++) depth += path[i] == '/';
-        if (depth >= MAXDEPTH || atoi(hash + 1) != rec[k].callno[depth]) continue;
+        /* As the tuner splits: by the call in the step, or, for a region called more often
+         * than a split allows (8), by the call in its parent's execution. */
+        int steps = 0;
+        for (int i = 0; i < nrcalls; i++)
+          if (strlen(rcalls[i].path) == l && !strncmp(rcalls[i].path, path, l))
+            steps = rcalls[i].calls;
+        int no = depth >= MAXDEPTH ? -1 : steps > 8 ? rec[k].pcallno[depth] : rec[k].callno[depth];
+        if (atoi(hash + 1) != no) continue;
       }
       bestlen = l, gov = r, best_unit = unit;
     }

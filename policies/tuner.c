@@ -68,6 +68,15 @@ typedef struct rstate {
   double base_pw;  /* own time per unit of work at the baseline, from the last such execution */
   double step_t[ERGO__SPLIT_MAX];
   ergo__config step_cfg;
+  /* Called more than ERGO__SPLIT_MAX times in a step, as a child of a parent run several times
+   * per step: its calls within one execution of the parent (pexec: that execution's serial;
+   * pcall: the calls so far in it), their own times and whether they ran under one config
+   * (pstep_t, pcalls, palike: of the parent's last execution).  by_parent: it is split by the
+   * call index within its parent's execution instead of within the step. */
+  uint64_t pexec;
+  int pcall, pcalls, palike, by_parent;
+  double pstep_t[ERGO__SPLIT_MAX];
+  ergo__config pstep_cfg;
   struct rstate *unit[ERGO__SPLIT_MAX];
   struct rstate *base; /* a unit: the region it is a call size of */
   int retunes;         /* the policy re-tuned it after a change (its work or the machine's) */
@@ -89,6 +98,8 @@ typedef struct frame {
   rstate *rs;
   rstate *base;              /* the region's own state (rs is one of its units when split) */
   int call;                  /* its call index within the step (from 0) */
+  int pcall;                 /* and within its parent's execution */
+  uint64_t serial;           /* this execution's number (its children's pexec) */
   double child_t, child_e;   /* inclusive figures of the children of this execution */
   ergo__work_sample w0;      /* the work counters at entry */
   double child_wh, child_wc; /* inclusive work of the significant children (hint, counter) */
@@ -123,6 +134,7 @@ static struct {
   char progress_last[512]; /* the last line's text after "step N: " */
   int save_failed;         /* a save during the run failed: no more of them */
   int time_only;           /* the objective weighs no energy: a meter is not needed */
+  uint64_t serial;         /* executions entered so far */
 } T;
 
 static const ergo__policy_ops *const policies[] = {
@@ -298,9 +310,14 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
   f->rs = f->base = rs0;
   f->w0 = *w;
   if (T.depth > 1) f->under = T.stack[T.depth - 2].tuned || T.stack[T.depth - 2].under;
+  f->serial = ++T.serial;
+  uint64_t parent = T.depth > 1 ? T.stack[T.depth - 2].serial : 0;
+  if (rs0->pexec != parent) rs0->pexec = parent, rs0->pcall = 0;
+  f->pcall = rs0->pcall++;
   f->call = rs0->calls_step++;
-  if (rs0->split && f->call < rs0->split && !T.node) {
-    rstate *u = unit_of(rs0, f->call);
+  int index = rs0->by_parent ? f->pcall : f->call;
+  if (rs0->split && index < rs0->split && !T.node) {
+    rstate *u = unit_of(rs0, index);
     if (u) {
       first_entry(u);
       f->rs = u;
@@ -379,10 +396,10 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
   double scale = ergo__work_scale(&f->rs->norm, xh, xn, xc, &f->rs->work_src);
   rstate *b = f->base;
   if (!T.node && !b->split_judged) {
-    /* This step's calls, for the judgement of sizes at its end; a region with a work measure is
-     * compared per unit of work instead, and one called more often than a split allows is not
-     * split: both are ready at once. */
-    if (f->rs->work_src != ERGO__WORK_NONE || f->call >= ERGO__SPLIT_MAX) {
+    /* This step's calls, for the judgement of sizes at its end (and, for one called more
+     * often than a split allows, its calls in its parent's last execution); a region with a
+     * work measure is compared per unit of work instead: ready at once. */
+    if (f->rs->work_src != ERGO__WORK_NONE) {
       b->split_judged = b->ready = 1;
     } else {
       if (f->call == 0) {
@@ -391,7 +408,16 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       } else if (memcmp(&b->step_cfg, &f->applied, sizeof f->applied) != 0) {
         b->step_alike = 0;
       }
-      b->step_t[f->call] = xt > 0 ? xt : 0;
+      if (f->call < ERGO__SPLIT_MAX) b->step_t[f->call] = xt > 0 ? xt : 0;
+      if (f->pcall == 0) {
+        b->pstep_cfg = f->applied;
+        b->palike = 1;
+        b->pcalls = 0;
+      } else if (memcmp(&b->pstep_cfg, &f->applied, sizeof f->applied) != 0) {
+        b->palike = 0;
+      }
+      if (f->pcall < ERGO__SPLIT_MAX) b->pstep_t[f->pcall] = xt > 0 ? xt : 0;
+      b->pcalls = f->pcall + 1;
     }
   }
   if (!T.node && f->rs == b && !f->under) {
@@ -468,19 +494,27 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
 static void judge_steps(void) {
   for (rstate *s = T.states; s; s = s->next) {
     if (!s->calls_step) continue;
-    if (!s->split_judged && s->step_alike && s->calls_step <= ERGO__SPLIT_MAX) {
-      s->split = ergo__work_split(s->step_t, s->calls_step);
+    /* More calls than a split allows: split by the call index within its parent's execution
+     * when the parent ran it at most that often (a parent run several times per step), else
+     * not at all (tuned as one unit, its calls' sizes mixed). */
+    int by_parent = s->calls_step > ERGO__SPLIT_MAX;
+    if (!s->split_judged && !T.node && (by_parent ? 1 : s->step_alike)) {
+      const double *t = by_parent ? s->pstep_t : s->step_t;
+      int n = by_parent ? s->pcalls : s->calls_step;
+      s->split = by_parent && (!s->palike || n > ERGO__SPLIT_MAX) ? 0 : ergo__work_split(t, n);
+      s->by_parent = by_parent && s->split;
       s->split_judged = 1;
-      double lo = s->step_t[0], hi = s->step_t[0];
-      for (int i = 1; i < s->calls_step; i++)
-        lo = fmin(lo, s->step_t[i]), hi = fmax(hi, s->step_t[i]);
+      double lo = t[0], hi = t[0];
+      for (int i = 1; s->split && i < n; i++) lo = fmin(lo, t[i]), hi = fmax(hi, t[i]);
       if (s->split && T.pol.talk)
-        ergo__info("%s: region '%s' ran %d times in a step at different sizes (own time "
-                   "%.3g to %.3g s) with no measure of its work: each call of a step is tuned as "
-                   "its own unit, '%s#1' to '%s#%d' (fix: ergo_region_work tells its work, then "
-                   "one unit compares them per unit of work)",
-                   T.pol.ops->name, s->pub.path, s->calls_step, lo, hi, s->pub.path, s->pub.path,
-                   s->split);
+        ergo__info("%s: region '%s' ran %d times in %s at different sizes (own time %.3g to "
+                   "%.3g s) with no measure of its work: each call %s is tuned as its own unit, "
+                   "'%s#1' to '%s#%d' (fix: ergo_region_work tells its work, then one unit "
+                   "compares them per unit of work)",
+                   T.pol.ops->name, s->pub.path, n,
+                   by_parent ? "an execution of its parent" : "a step", lo, hi,
+                   by_parent ? "in an execution of its parent" : "of a step", s->pub.path,
+                   s->pub.path, s->split);
     }
     /* Called several times in the step: also judged on its mean own time per call, as a unit
      * that is tuned as one (calls of several sizes compared per unit of work) is measured. */

@@ -381,6 +381,39 @@ static void test_split_by_call_size(void **state) {
   json_decref(doc);
 }
 
+/* A child called three times per execution of its parent at 0.05, 0.2 and 0.8 s, the parent run
+ * four times per step: twelve calls per step, more than a split by the call in the step allows
+ * (8), so it is split by the call in its parent's execution: Global/level/smooth#2 and #3 in the
+ * model, never Global/level/smooth as one (its sizes mixed) nor #4 and beyond. */
+static void test_split_by_call_in_parent(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "time");
+  assert_int_equal(ergo_init(&c), 0);
+  static const double size[3] = {0.05, 0.2, 0.8};
+  for (long s = 0; s < 40; s++) {
+    for (int p = 0; p < 4; p++) {
+      ERGO_PUSH(1, "level");
+      for (int k = 0; k < 3; k++) {
+        ERGO_PUSH(2, "smooth");
+        assert_int_equal(ergo_sim_wait(size[k]), 0);
+        ERGO_POP(2, "smooth");
+      }
+      ERGO_POP(1, "level");
+    }
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_null(ergo__model_find(&m, "Global/level/smooth"));
+  assert_null(ergo__model_find(&m, "Global/level/smooth#1"));
+  assert_non_null(ergo__model_find(&m, "Global/level/smooth#2"));
+  assert_non_null(ergo__model_find(&m, "Global/level/smooth#3"));
+  assert_null(ergo__model_find(&m, "Global/level/smooth#4"));
+  ergo__model_free(&m);
+}
+
 /* The sim node's virtual seconds of `steps` steps of one region called three times per step at
  * 0.05, 0.2 and 0.8 times the mixed work (the sim node counts its work, so it is one unit). */
 static double multisize_run(const char *policy, int steps) {
@@ -534,6 +567,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_growing_online, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_growing_sweep, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_split_by_call_size, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_split_by_call_in_parent, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_budget_per_step, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_hint, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_significance_in_report, setup, test_dir_teardown),
