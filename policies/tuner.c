@@ -39,6 +39,7 @@ typedef struct rstate {
   int entered;          /* the policy has heard of it (preset) */
   int preset;           /* the policy knew it significant before its first execution */
   int known;            /* the policy has a setting for it (preset != 0) */
+  int units_known;      /* and for its first unit PATH#1 (a model split it by call size) */
   struct rstate *next;  /* every state, for freeing */
   struct rstate *hnext; /* the path table's chain */
   /* Node mode: what this step's syncs decided for the whole node. */
@@ -285,6 +286,15 @@ static void first_entry(rstate *rs) {
   int k = T.pol.ops->preset ? T.pol.ops->preset(&T.pol, rs->pub.path) : 0;
   rs->known = k != 0;
   if (k > 0 && !T.node) rs->preset = rs->pub.significant = rs->ready = 1;
+  if (!rs->base && !T.node && T.pol.ops->preset) {
+    size_t len = strlen(rs->pub.path) + 3;
+    char *unit = malloc(len);
+    if (unit) {
+      snprintf(unit, len, "%s#1", rs->pub.path);
+      rs->units_known = T.pol.ops->preset(&T.pol, unit) != 0;
+      free(unit);
+    }
+  }
 }
 
 void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work_sample *w) {
@@ -333,6 +343,12 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
     else
       T.pol.ops->choose(&T.pol, &f->rs->pub, &want);
     if (want.v[0] || want.v[1] || want.v[2]) f->pushed = ergo__settings_push(want.v) == 0;
+  } else if (rs0->units_known && !rs0->split_judged && !T.node) {
+    /* The model has a setting per call size and this run has not yet told its calls apart (its
+     * first step): they run untuned, at the machine's own values, not at an enclosing region's
+     * setting, which may be far from theirs (ergo-bench-tuning-random --no-counter, seed 1268:
+     * a memory-bound child's first step at its serial parent's 2 threads of 63). */
+    f->pushed = ergo__settings_push(T.pol.space.baseline) == 0;
   }
   effective(&f->applied);
 }
@@ -348,6 +364,23 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
  * never be judged, and would run at its parent's setting for good, which may be far from its
  * own in the model (issue 14: ergo-bench-tuning-random seed 1192, a compute-bound
  * child at its memory-bound parent's 16 threads of 108, 29x monitor's E.T^2). */
+/* Whether the nearest enclosing tuned region (frames below T.depth) runs at its settled choice:
+ * its search is over (the policy's view says done), so its setting is no trial but what its
+ * children run under from now on. */
+static int settled_above(void) {
+  for (int i = T.depth - 1; i >= 0; i--) {
+    const frame *a = &T.stack[i];
+    if (!a->tuned) continue;
+    ergo__policy_view v = {0};
+    return a->rs && T.pol.ops->inspect && T.pol.ops->inspect(&T.pol, &a->rs->pub, &v) && v.done;
+  }
+  return 0;
+}
+
+/* Without a work measure, a child under a settled choice is judged on its own time there: else
+ * a child whose work grows under a tuned parent would never be judged on a node without a work
+ * counter, its growth charged to the parent's own time (ergo-bench-tuning-random --no-counter,
+ * seed 1239: a child that grew 17x left its parent tuned on work that was no longer its own). */
 static double judged_time(rstate *st, const frame *f, double xt, double xh, double xc) {
   double w = st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
   if (xt < 0) xt = 0;
@@ -356,7 +389,7 @@ static double judged_time(rstate *st, const frame *f, double xt, double xh, doub
     return xt;
   }
   if (w > 0 && st->base_pw > 0) return st->base_pw * w;
-  return st->known ? xt : -1;
+  return st->known || (w <= 0 && settled_above()) ? xt : -1;
 }
 
 /* The exclusive work of the execution in frame f from the counters at its exit (hint units and

@@ -414,6 +414,83 @@ static void test_split_by_call_in_parent(void **state) {
   ergo__model_free(&m);
 }
 
+/* A child with no measure of its work (the sim node's waits count none, as a real node counts
+ * nothing) that grows from 10 ms to 300 ms after its parent's search is over: judged on its own
+ * time under the parent's settled choice, it becomes significant and is tuned on its own (the
+ * model has it); before, a child under a tuned parent was never judged without a work measure,
+ * and its growth was charged to the parent's own time. */
+static void test_child_grows_under_settled_parent(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "time");
+  assert_int_equal(ergo_init(&c), 0);
+  for (long s = 0; s < 200; s++) {
+    ERGO_PUSH(1, "outer");
+    ergo_sim_work_desc d = {compute.gcycles * 0.3, compute.gbytes * 0.3, compute.serial};
+    assert_int_equal(ergo_sim_work(&d), 0);
+    ERGO_PUSH(2, "inner");
+    assert_int_equal(ergo_sim_wait(s < 120 ? 0.01 : 0.3), 0);
+    ERGO_POP(2, "inner");
+    ERGO_POP(1, "outer");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_non_null(ergo__model_find(&m, "Global/outer"));
+  assert_non_null(ergo__model_find(&m, "Global/outer/inner"));
+  ergo__model_free(&m);
+}
+
+/* static on a model that split a child by call size (smooth#1, #2) under a parent with a setting
+ * of its own (2 threads): in the run's first step, before the child's calls are told apart, they
+ * run at the machine's own values (20 threads), not at the parent's; from the second step each
+ * call at its unit's setting, the third (no unit in the model) at the parent's. */
+static void test_units_start_at_baseline(void **state) {
+  (void)state;
+  FILE *f = fopen(model_path, "w");
+  assert_non_null(f);
+  fputs("{\"format\": \"ergo-model\", \"version\": 1, \"policy\": \"online\", \"objective\": "
+        "\"time\", \"node\": {\"platform\": \"sim\", \"knobs\": {\"cpufreq\": [",
+        f);
+  for (int i = 0; i <= 10; i++) fprintf(f, "%s%d", i ? ", " : "", 1000000 + 100000 * i);
+  fputs("], \"uncore\": [", f);
+  for (int i = 0; i <= 12; i++) fprintf(f, "%s%d", i ? ", " : "", 1200000 + 100000 * i);
+  fputs("], \"threads\": [", f);
+  for (int i = 1; i <= 20; i++) fprintf(f, "%s%d", i > 1 ? ", " : "", i);
+  fputs("]}}, \"regions\": {"
+        "\"Global/level\": {\"config\": {\"threads\": 2}, \"baseline\": {\"time_s\": 0.5, "
+        "\"energy_j\": 50}, \"points\": []},"
+        "\"Global/level/smooth#1\": {\"config\": {\"threads\": 5}, \"baseline\": {\"time_s\": "
+        "0.2, \"energy_j\": 20}, \"points\": []},"
+        "\"Global/level/smooth#2\": {\"config\": {\"threads\": 6}, \"baseline\": {\"time_s\": "
+        "0.2, \"energy_j\": 20}, \"points\": []}}, \"complete\": true, \"steps\": 10}\n",
+        f);
+  fclose(f);
+  ergo_config c = sim_config("static", "time");
+  assert_int_equal(ergo_init(&c), 0);
+  static const double size[3] = {0.05, 0.2, 0.8};
+  int threads[3][3];
+  for (long s = 0; s < 3; s++) {
+    ERGO_PUSH(1, "level");
+    for (int k = 0; k < 3; k++) {
+      ERGO_PUSH(2, "smooth");
+      threads[s][k] = ergo__sim()->cfg.threads;
+      assert_int_equal(ergo_sim_wait(size[k]), 0);
+      ERGO_POP(2, "smooth");
+    }
+    ERGO_POP(1, "level");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  for (int k = 0; k < 3; k++) assert_int_equal(threads[0][k], 20);
+  for (long s = 1; s < 3; s++) {
+    assert_int_equal(threads[s][0], 5);
+    assert_int_equal(threads[s][1], 6);
+    assert_int_equal(threads[s][2], 2);
+  }
+}
+
 /* The sim node's virtual seconds of `steps` steps of one region called three times per step at
  * 0.05, 0.2 and 0.8 times the mixed work (the sim node counts its work, so it is one unit). */
 static double multisize_run(const char *policy, int steps) {
@@ -568,6 +645,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_growing_sweep, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_split_by_call_size, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_split_by_call_in_parent, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_units_start_at_baseline, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_child_grows_under_settled_parent, setup,
+                                      test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_budget_per_step, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_hint, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_significance_in_report, setup, test_dir_teardown),
