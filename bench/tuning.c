@@ -7,6 +7,7 @@
  * 0, 5 and 10 % noise, on the default node and two other node descriptions (sim/nodes/).
  *
  * Usage: ergo-bench-tuning [--quick] [--profile NAME] [--node NAME] [--objective OBJ]
+ *        [--no-counter]   (nodes without a work counter, as ergo's real nodes today)
  * (NAME: the profile's name, or a substring of profiles' or nodes' names).  Benchmarks print
  * figures; they never fail on them (exit 1 only when a run cannot start). */
 #include "../examples/miniapp_work.h"
@@ -16,6 +17,7 @@
 #include <ergo_sim.h>
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -577,8 +579,23 @@ static double run_value(const ergo__objective *o, double e, double t, const run_
   return ergo__objective_value(o, &m, &b);
 }
 
+/* --no-counter: the node description `file` (NULL: the default node) with "work_counter": 0,
+ * written into the bench's directory as `out`; 0, or -1 with why on stderr. */
+static int node_without_counter(const char *file, const char *out) {
+  json_error_t err;
+  json_t *n = file ? json_load_file(file, 0, &err) : json_object();
+  if (!n || !json_is_object(n) || json_object_set_new(n, "work_counter", json_integer(0)) ||
+      json_dump_file(n, out, 0)) {
+    fprintf(stderr, "bench: cannot write %s from %s\n", out, file ? file : "the default node");
+    json_decref(n);
+    return -1;
+  }
+  json_decref(n);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int quick = 0;
+  int quick = 0, no_counter = 0;
   const char *want_profile = NULL, *want_node = NULL, *want_obj = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
@@ -589,10 +606,12 @@ int main(int argc, char **argv) {
       want_node = argv[++i];
     else if (!strcmp(argv[i], "--objective") && i + 1 < argc)
       want_obj = argv[++i];
+    else if (!strcmp(argv[i], "--no-counter"))
+      no_counter = 1;
     else {
       fprintf(stderr,
               "ergo-bench-tuning: unknown argument '%s': expected --quick, --profile NAME, "
-              "--node NAME or --objective OBJ\n",
+              "--node NAME, --objective OBJ or --no-counter\n",
               argv[i]);
       return 2;
     }
@@ -618,7 +637,8 @@ int main(int argc, char **argv) {
   setenv("ERGO_STATE_DIR", dir, 1);
   double w_static = 0, w_online = 0, w_online_mon = 0, w_unit = 0, w_run_e = 0, w_run_t = 0,
          max_ovh = 0;
-  printf("SIMULATED (sim node; figures are the model's true, noise-free energies)\n");
+  printf("SIMULATED (sim node%s; figures are the model's true, noise-free energies)\n",
+         no_counter ? " without a work counter" : "");
   printf("%-22s %-13s %-9s %5s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %6s %6s %9s\n", "profile",
          "node", "objective", "seeds", "st/or", "on/or", "st/mon", "on/mon", "ont/mon", "unit_t",
          "onrunE", "onrunT", "swrunE", "swrunT", "on_ex", "sw_ex", "overhead");
@@ -646,6 +666,12 @@ int main(int argc, char **argv) {
         ergo__objective obj;
         ergo__objective_parse(objective, &obj, why, sizeof why);
         const char *node = node_list[ni].file;
+        char plain[160];
+        if (no_counter) {
+          snprintf(plain, sizeof plain, "%s/node-%d.json", dir, ni);
+          if (node_without_counter(node, plain)) return 1;
+          node = plain;
+        }
         int seeds = cur->noise > 0 ? seeds_noisy : 1;
         run_result mon, mon_on, mon_sw;
         if (run("monitor", objective, node, NULL, 0, 1, eval_steps, 1, &mon) ||
@@ -725,6 +751,11 @@ int main(int argc, char **argv) {
   }
   unlink(sweep_model);
   unlink(online_model);
+  for (int ni = 0; no_counter && ni < 3; ni++) {
+    char plain[160];
+    snprintf(plain, sizeof plain, "%s/node-%d.json", dir, ni);
+    unlink(plain);
+  }
   rmdir(dir);
   printf("worst_static_vs_oracle=%.4f worst_online_vs_oracle=%.4f worst_online_vs_monitor=%.4f "
          "worst_unit_slowdown_energy5=%.4f worst_tuning_run_energy_vs_monitor=%.4f "

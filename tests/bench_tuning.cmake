@@ -12,13 +12,19 @@ add_test(NAME bench_tuning_quick_format COMMAND ${ERGO_EXPECT}
   -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile nested-noisy)
 # A wrong argument: one line naming it and what is accepted, status 2.
 add_test(NAME bench_tuning_bad_argument COMMAND ${ERGO_EXPECT} --rc=2
-  "--match=ergo-bench-tuning: unknown argument '--fast': expected --quick, --profile NAME, --node NAME or --objective OBJ\n"
+  "--match=ergo-bench-tuning: unknown argument '--fast': expected --quick, --profile NAME, --node NAME, --objective OBJ or --no-counter\n"
   -- $<TARGET_FILE:ergo-bench-tuning> --fast)
 # The other node descriptions (sim/nodes/*.json) load and run: one row each, format only.
 add_test(NAME bench_tuning_quick_nodes COMMAND ${ERGO_EXPECT}
   "--match=\nonce +many-core-64c +energy@5% +1 +${bt_num} +${bt_num}"
   "--match=\nonce +small-8c +energy@5% +1 +${bt_num} +${bt_num}"
   -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile once --node c --objective energy@5%)
+# Nodes without a work counter (--no-counter): said on the first line, the rows still there.
+add_test(NAME bench_tuning_quick_no_counter COMMAND ${ERGO_EXPECT}
+  "--match=(^|\n)SIMULATED \\(sim node without a work counter;"
+  "--match=\nonce +many-core-64c +energy@5% +1 +${bt_num} +${bt_num}"
+  -- $<TARGET_FILE:ergo-bench-tuning> --quick --profile once --node many --objective energy@5%
+    --no-counter)
 endif()
 # ergo-bench-tuning-random: random programs and nodes run and end with the summary line (figures
 # and failure counts are never asserted: the bench prints them); a wrong argument says so.
