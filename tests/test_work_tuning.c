@@ -381,6 +381,18 @@ static void test_split_by_call_size(void **state) {
   json_decref(doc);
 }
 
+/* Whether the model the run wrote has a region at `path`. */
+static int in_model(const char *path) {
+  ergo__model m;
+  char why[512];
+  int rc = ergo__model_load(model_path, &m, why, sizeof why);
+  if (rc) print_message("%s\n", why);
+  assert_int_equal(rc, 0);
+  int found = ergo__model_find(&m, path) != NULL;
+  ergo__model_free(&m);
+  return found;
+}
+
 /* A child called three times per execution of its parent at 0.05, 0.2 and 0.8 s, the parent run
  * four times per step: twelve calls per step, more than a split by the call in the step allows
  * (8), so it is split by the call in its parent's execution: Global/level/smooth#2 and #3 in the
@@ -403,15 +415,11 @@ static void test_split_by_call_in_parent(void **state) {
     assert_int_equal(ergo_step(s), 0);
   }
   assert_int_equal(ergo_finalize(), 0);
-  ergo__model m;
-  char why[512];
-  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
-  assert_null(ergo__model_find(&m, "Global/level/smooth"));
-  assert_null(ergo__model_find(&m, "Global/level/smooth#1"));
-  assert_non_null(ergo__model_find(&m, "Global/level/smooth#2"));
-  assert_non_null(ergo__model_find(&m, "Global/level/smooth#3"));
-  assert_null(ergo__model_find(&m, "Global/level/smooth#4"));
-  ergo__model_free(&m);
+  assert_false(in_model("Global/level/smooth"));
+  assert_false(in_model("Global/level/smooth#1"));
+  assert_true(in_model("Global/level/smooth#2"));
+  assert_true(in_model("Global/level/smooth#3"));
+  assert_false(in_model("Global/level/smooth#4"));
 }
 
 /* A child with no measure of its work (the sim node's waits count none, as a real node counts
@@ -434,12 +442,8 @@ static void test_child_grows_under_settled_parent(void **state) {
     assert_int_equal(ergo_step(s), 0);
   }
   assert_int_equal(ergo_finalize(), 0);
-  ergo__model m;
-  char why[512];
-  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
-  assert_non_null(ergo__model_find(&m, "Global/outer"));
-  assert_non_null(ergo__model_find(&m, "Global/outer/inner"));
-  ergo__model_free(&m);
+  assert_true(in_model("Global/outer"));
+  assert_true(in_model("Global/outer/inner"));
 }
 
 /* static on a model that split a child by call size (smooth#1, #2) under a parent with a setting
