@@ -64,6 +64,7 @@ struct ergo__sweep {
   int nblog, cblog;
   int changed;
   int ext, ext_to; /* the candidate extend() measures (-1: none yet), to how many */
+  int recheck;     /* a config measured right after the baseline, as often (-1: none) */
 };
 
 static int value_index(const ergo__space *sp, int slot, int64_t v) {
@@ -413,7 +414,7 @@ ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *ob
   s->repeats = spec && spec->repeats > 0 ? spec->repeats : 1;
   s->budget = spec && spec->budget > 0 ? spec->budget : ERGO__SWEEP_BUDGET;
   s->explicit_grid = ergo__sweep_explicit(spec);
-  s->best = s->base = s->center = s->ext = -1;
+  s->best = s->base = s->center = s->ext = s->recheck = -1;
   int base[ERGO__SPACE_DIMS] = {0}, dims = 0;
   for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     if (!space->n[i]) continue;
@@ -1035,6 +1036,8 @@ static void refill(ergo__sweep *s) {
     case PH_BASE:
       /* Measured more than once from the start: the noise it shows sizes the final phase. */
       enqueue(s, s->base, s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL), 1, 0);
+      if (s->recheck >= 0)
+        enqueue(s, s->recheck, s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL), 1, 0);
       s->phase = PH_GRID;
       break;
     case PH_GRID:
@@ -1130,6 +1133,36 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
   s->sq[e.point][0] += m->time_s * m->time_s;
   s->sq[e.point][1] += m->energy_j * m->energy_j;
   if (s->sq[e.point][3] >= 0) s->sq[e.point][2] += m->time_s, s->sq[e.point][3]++;
+}
+
+int ergo__sweep_recheck(ergo__sweep *s, const ergo__config *c) {
+  if (s->base < 0 || s->phase != PH_WARMUP || s->qlen) return -1;
+  int idx[ERGO__SPACE_DIMS] = {0};
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+    if (s->space.n[i]) idx[i] = value_index(&s->space, i, c->v[i]);
+  int p = add_point(s, idx);
+  if (p < 0 || p == s->base) return p;
+  /* Its measurements are fresh ones on the work as it is, not the luckiest of a search: they
+   * count as a candidate's (time_pvalue()). */
+  mark(s, p);
+  s->recheck = p;
+  return p;
+}
+
+int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c) {
+  for (int p = 0; p < s->npts; p++)
+    if (!memcmp(&s->pts[p].config, c, sizeof *c)) return p;
+  return -1;
+}
+
+int ergo__sweep_supported(const ergo__sweep *s, int p) {
+  if (p < 0 || p >= s->npts || s->base < 0) return 0;
+  if (p == s->base) return s->pts[p].n > 0;
+  int min_n = s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL);
+  if (s->pts[p].n < min_n || s->pts[s->base].n < min_n) return 0;
+  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION)
+    return value_of(s, p, 0.0) < value_of(s, s->base, 0.0);
+  return confident(s, p);
 }
 
 int ergo__sweep_best(const ergo__sweep *s) {

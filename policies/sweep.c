@@ -206,6 +206,9 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
     return; /* ERGO_RETUNE=off: never */
   ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
   if (!fresh) return; /* no memory: it keeps its config */
+  /* Its choice is measured again on the new work, next to the baseline, first: the model written
+   * before the new schedule decides rests on that (region_model()). */
+  if (best >= 0 && best != base) ergo__sweep_recheck(fresh, &pts[best].config);
   ergo__sweep_free(sr->prev);
   sr->prev = sr->sched;
   sr->sched = fresh;
@@ -220,16 +223,35 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
  * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
 static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
   /* A restarted schedule not over yet: its choice so far once it is deciding (the last finished
-   * one measured work that has changed since), else the last finished one's points and choice;
-   * under a slowdown bound the baseline instead, since that choice was made for work that is
-   * gone and may break the bound on the work as it is (a region turned memory-bound ran at a
-   * compute-bound choice at 1.6x its baseline's time), where without a bound it is still the
-   * best known (a machine that was loaded while it was tuned and is free now). */
+   * one measured work that has changed since); before that, the last finished one's choice only
+   * where the new schedule's first measurements, on the work as it is, show it better than the
+   * baseline (it re-measures that choice right after the baseline: a machine that was loaded
+   * while the region was tuned and is free now), else the baseline: that choice was made for
+   * work that is gone (a region whose serial work turned parallel kept a 3-thread choice at 17x
+   * its new baseline's time; one turned memory-bound ran at a compute-bound choice at 1.6x its
+   * baseline's time under energy@5%).  A first schedule cut short by the end of the run, under a
+   * slowdown bound: its best so far only where its measurements support it likewise (single
+   * measurements compared with a baseline measured at its start, the work having drifted since,
+   * put a region at 1.48x its baseline's time under energy@2%). */
   int stale = sr->prev && !ergo__sweep_deciding(sr->sched);
-  const ergo__sweep *sc = stale ? sr->prev : sr->sched;
+  const ergo__sweep *sc = sr->sched;
   int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
-  if (stale && bounded && base >= 0) best = base;
   const ergo__sweep_point *pts = ergo__sweep_points(sc, &npts);
+  if (stale) {
+    int pb = ergo__sweep_best(sr->prev), pn;
+    const ergo__sweep_point *pp = ergo__sweep_points(sr->prev, &pn);
+    int again = pb >= 0 ? ergo__sweep_find(sc, &pp[pb].config) : -1;
+    if (base >= 0 && pts[base].n) {
+      best = again >= 0 && ergo__sweep_supported(sc, again) ? again : base;
+    } else { /* nothing measured on the new work yet: the last schedule's points, its baseline */
+      sc = sr->prev;
+      pts = pp;
+      npts = pn;
+      base = best = ergo__sweep_baseline(sc);
+    }
+  } else if (bounded && !ergo__sweep_deciding(sc) && best >= 0 && best != base &&
+             !ergo__sweep_supported(sc, best))
+    best = base;
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;

@@ -424,6 +424,44 @@ static void test_sweep_control_sees_ratio_change(void **state) {
   baseline_change(0.93, 1.07);
 }
 
+/* A region whose work changes so late that the schedule started again cannot decide before the
+ * run ends (compute-bound for 270 steps of 300, then memory-bound): the model is written while
+ * the new schedule is still searching, and the choice it holds must not be the one made for the
+ * compute phase (at a low uncore, far worse than the baseline on the memory-bound work) unless
+ * measurements on the new work support it: the new schedule measures that choice again next to
+ * the baseline first.  Before, the model kept the compute phase's choice. */
+static void test_sweep_late_change(void **state) {
+  (void)state;
+  static const ergo_sim_work_desc before = {16, 0.4, 0.01}, after = {1, 30, 0.01};
+  ergo_config c = sim_config("sweep");
+  assert_int_equal(ergo_init(&c), 0);
+  for (int i = 0; i < 300; i++) {
+    ERGO_PUSH(1, "solve");
+    ergo_sim_work(i < 270 ? &before : &after);
+    ERGO_POP(1, "solve");
+  }
+  ergo_finalize();
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  ergo__sim_params sp;
+  ergo__sim_params_default(&sp);
+  ergo__sim_work w = {after.gcycles, after.gbytes, after.serial};
+  const ergo__config *b = &m.regions[0].best;
+  ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]},
+                   mx = {sp.f_max, sp.u_max, sp.cores};
+  ergo__sim_result r, rb;
+  ergo__sim_eval(&sp, &w, &cfg, &r);
+  ergo__sim_eval(&sp, &w, &mx, &rb);
+  double ratio = (r.e_pkg_j + r.e_dram_j) / (rb.e_pkg_j + rb.e_dram_j);
+  print_message("model: cpu=%lld uncore=%lld threads=%lld: %.4f of the baseline's energy on the "
+                "new work\n",
+                (long long)b->v[0], (long long)b->v[1], (long long)b->v[2], ratio);
+  assert_true(ratio <= 1.0 + 1e-9);
+  ergo__model_free(&m);
+}
+
 static void test_online_retunes_after_change(void **state) {
   (void)state;
   retune_after_change("online");
@@ -443,6 +481,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_control_sees_baseline_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_control_sees_ratio_change, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sweep_late_change, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
