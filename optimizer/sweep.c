@@ -165,6 +165,39 @@ static double noise_dof(const ergo__sweep *s, int k, int *dof_out) {
 
 static double noise(const ergo__sweep *s, int k) { return noise_dof(s, k, NULL); }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The relative sigma of one measurement of time (k = 0) or energy (1) as a floor for
+ * base_moved(): the smaller of the pooled one (noise_except()) and the median over the points
+ * measured more than once (but `skip`) of each one's own.  The pooled sigma is the mean of their
+ * variances, so one point whose work changed between its measurements, or that caught an
+ * outlier (an execution twice as long), sets it: a point measured 6 times before its work
+ * changed and twice after (6x longer) made it 0.5 where each point's own was 0.005, and a
+ * baseline that moved 2.9x went unseen (random program 56); the median alone fails the other
+ * way, when most points measured twice were measured once on each side of the change. */
+static double robust_noise(const ergo__sweep *s, int k, int skip) {
+  double *v = malloc((size_t)(s->npts > 0 ? s->npts : 1) * sizeof *v);
+  int m = 0;
+  for (int p = 0; v && p < s->npts; p++) {
+    const ergo__sweep_point *pt = &s->pts[p];
+    if (pt->n < 2 || p == skip) continue;
+    double mean = (k ? pt->energy_j : pt->time_s) / pt->n;
+    if (!(mean > 0)) continue;
+    double var = (s->sq[p][k] - pt->n * mean * mean) / (mean * mean) / (pt->n - 1);
+    v[m++] = var > 0 ? sqrt(var) : 0;
+  }
+  double r = noise_except(s, k, NULL, skip);
+  if (m >= 3) {
+    qsort(v, (size_t)m, sizeof *v, cmp_double);
+    r = fmin(r, m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]));
+  }
+  free(v);
+  return r;
+}
+
 /* The objective of measure m against the baseline's mean, with m's time counted `margin`
  * (relative) slower when the objective bounds the slowdown. */
 static double value_at(const ergo__sweep *s, ergo__measure m, double margin) {
@@ -821,7 +854,7 @@ static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 static int base_moved(const ergo__sweep *s) {
   int n = s->nblog;
   if (n < 4) return 0;
-  double floor_sd[2] = {noise_except(s, 0, NULL, s->base), noise_except(s, 1, NULL, s->base)};
+  double floor_sd[2] = {robust_noise(s, 0, s->base), robust_noise(s, 1, s->base)};
   for (int k = 0; k < 2; k++) {
     double tot = 0, tot2 = 0, a1 = 0, a2 = 0;
     for (int i = 0; i < n; i++) tot += s->blog[i][k], tot2 += s->blog[i][k] * s->blog[i][k];

@@ -316,6 +316,51 @@ static void test_changed(void **state) {
   assert_int_equal(flagged[1], 5);
 }
 
+/* A large change of the work (3x) around the start of the final phase, at little noise (0.5 %)
+ * but with one outlier among the baseline's first measurements (an execution 1.7x as long), as on
+ * a node where a daemon runs now and then: points measured both before and after the change show
+ * a sigma of the change's size, and the pooled sigma that floored the baseline's own test for a
+ * change (base_moved()) was their mean, so the baseline's move went unseen and a point measured
+ * on both works could be chosen against a baseline measured mostly on the new one (random program
+ * 56: 0.72x the baseline's time, 1.23x monitor's E.T^2).  The floor is the smaller of the pooled
+ * sigma and the median of the points' own sigmas now. */
+static void test_changed_large_low_noise(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective("ed2p");
+  static const ergo__sim_work classes[] = {{20, 2, 0.5}, {15, 25, 0.05}, {40, 1, 0.01}};
+  ergo__space s = sim_space();
+  int flagged = 0, runs = 0, plain[3] = {103, 64, 60};
+  for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+    for (int after = -40; after <= 20; after += 10) {
+      /* The work 3x from `after` executions after the final phase would start without it (the
+       * start depends on what was measured) on. */
+      ergo__sweep *sw = ergo__sweep_new(&s, &o, NULL);
+      ergo__config c;
+      uint64_t seed = 1;
+      int deciding_at = -1, execs = 0;
+      while (ergo__sweep_next(sw, &c)) {
+        ergo__measure m = sim_measure(&p, &classes[i], &c);
+        if (deciding_at < 0 && ergo__sweep_deciding(sw)) deciding_at = execs;
+        if (execs >= plain[i] + after) m.time_s *= 3, m.energy_j *= 3;
+        if (execs == 2) m.time_s *= 1.7, m.energy_j *= 1.7; /* an outlier */
+        double ft = lognormal(&seed, 0.005), fp = lognormal(&seed, 0.005);
+        m.time_s *= ft;
+        m.energy_j *= ft * fp;
+        ergo__sweep_tell(sw, &m);
+        execs++;
+      }
+      print_message("class %zu, work x3 %d executions from the final phase (at %d of %d): "
+                    "changed %d\n",
+                    i, after, deciding_at, execs, ergo__sweep_changed(sw));
+      flagged += ergo__sweep_changed(sw);
+      runs++;
+      ergo__sweep_free(sw);
+    }
+  assert_int_equal(flagged, runs);
+}
+
 /* Without noise too: a change of the work late in the search (the last points measured on the
  * new work, the baseline's first measurements on the old) is seen by the final phase, which
  * measures the baseline afresh however many measurements it has (without noise its three first
@@ -715,6 +760,7 @@ int main(void) {
       cmocka_unit_test(test_sim_noise),
       cmocka_unit_test(test_changed),
       cmocka_unit_test(test_changed_exact),
+      cmocka_unit_test(test_changed_large_low_noise),
       cmocka_unit_test(test_noise_bound),
       cmocka_unit_test(test_noise_trend),
       cmocka_unit_test(test_noise_bound_fresh),
