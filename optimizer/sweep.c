@@ -1208,7 +1208,9 @@ int ergo__sweep_best(const ergo__sweep *s) {
 }
 
 int ergo__sweep_deciding(const ergo__sweep *s) {
-  return s->phase == PH_FINAL || s->phase == PH_DONE;
+  /* Not while an exhaustive grid is walked (planned at once, in the final phase's name): its
+   * best so far is a single measurement, not the race's choice. */
+  return (s->phase == PH_FINAL && s->rungs >= 0) || s->phase == PH_DONE;
 }
 int ergo__sweep_baseline(const ergo__sweep *s) { return s->base; }
 const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {

@@ -135,9 +135,9 @@ int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c);
  * the final phase's confidence (the time bound by Holm's procedure). */
 int ergo__sweep_supported(const ergo__sweep *s, int p);
 
-/* 1 once the schedule is in its final phase (or over): ergo__sweep_best is then the final
- * phase's choice so far (under noise: better than the baseline with confidence, else the
- * baseline). */
+/* 1 once the schedule's final phase has started its race (or the schedule is over; not while an
+ * exhaustive grid is still walked): ergo__sweep_best is then the final phase's choice so far
+ * (under noise: better than the baseline with confidence, else the baseline). */
 int ergo__sweep_deciding(const ergo__sweep *s);
 
 /* The index of the baseline point, or -1 when there is no knob to tune. */

@@ -260,9 +260,10 @@ static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
    * work that is gone (a region whose serial work turned parallel kept a 3-thread choice at 17x
    * its new baseline's time; one turned memory-bound ran at a compute-bound choice at 1.6x its
    * baseline's time under energy@5%).  A first schedule cut short by the end of the run, under a
-   * slowdown bound: its best so far only where its measurements support it likewise (single
-   * measurements compared with a baseline measured at its start, the work having drifted since,
-   * put a region at 1.48x its baseline's time under energy@2%). */
+   * slowdown bound: its best so far only where its measurements support it likewise, also in its
+   * final phase (single measurements compared with a baseline measured at its start, the work
+   * having drifted since, put a region at 1.48x its baseline's time under energy@2%, and one at
+   * 1.29x under energy@5% as its final phase began). */
   int stale = sr->prev && !ergo__sweep_deciding(sr->sched);
   const ergo__sweep *sc = sr->sched;
   int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
@@ -279,7 +280,7 @@ static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
       npts = pn;
       base = best = ergo__sweep_baseline(sc);
     }
-  } else if (bounded && !ergo__sweep_deciding(sc) && best >= 0 && best != base &&
+  } else if (bounded && !ergo__sweep_done(sc) && best >= 0 && best != base &&
              !ergo__sweep_supported(sc, best))
     best = base;
   if (best < 0) return 1;
