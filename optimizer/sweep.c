@@ -64,6 +64,7 @@ struct ergo__sweep {
   int nblog, cblog;
   int changed;
   int ext, ext_to; /* the candidate extend() measures (-1: none yet), to how many */
+  int recheck;     /* a config measured right after the baseline, as often (-1: none) */
 };
 
 static int value_index(const ergo__space *sp, int slot, int64_t v) {
@@ -163,6 +164,39 @@ static double noise_dof(const ergo__sweep *s, int k, int *dof_out) {
 }
 
 static double noise(const ergo__sweep *s, int k) { return noise_dof(s, k, NULL); }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The relative sigma of one measurement of time (k = 0) or energy (1) as a floor for
+ * base_moved(): the smaller of the pooled one (noise_except()) and the median over the points
+ * measured more than once (but `skip`) of each one's own.  The pooled sigma is the mean of their
+ * variances, so one point whose work changed between its measurements, or that caught an
+ * outlier (an execution twice as long), sets it: a point measured 6 times before its work
+ * changed and twice after (6x longer) made it 0.5 where each point's own was 0.005, and a
+ * baseline that moved 2.9x went unseen (random program 56); the median alone fails the other
+ * way, when most points measured twice were measured once on each side of the change. */
+static double robust_noise(const ergo__sweep *s, int k, int skip) {
+  double *v = malloc((size_t)(s->npts > 0 ? s->npts : 1) * sizeof *v);
+  int m = 0;
+  for (int p = 0; v && p < s->npts; p++) {
+    const ergo__sweep_point *pt = &s->pts[p];
+    if (pt->n < 2 || p == skip) continue;
+    double mean = (k ? pt->energy_j : pt->time_s) / pt->n;
+    if (!(mean > 0)) continue;
+    double var = (s->sq[p][k] - pt->n * mean * mean) / (mean * mean) / (pt->n - 1);
+    v[m++] = var > 0 ? sqrt(var) : 0;
+  }
+  double r = noise_except(s, k, NULL, skip);
+  if (m >= 3) {
+    qsort(v, (size_t)m, sizeof *v, cmp_double);
+    r = fmin(r, m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]));
+  }
+  free(v);
+  return r;
+}
 
 /* The objective of measure m against the baseline's mean, with m's time counted `margin`
  * (relative) slower when the objective bounds the slowdown. */
@@ -413,7 +447,7 @@ ergo__sweep *ergo__sweep_new(const ergo__space *space, const ergo__objective *ob
   s->repeats = spec && spec->repeats > 0 ? spec->repeats : 1;
   s->budget = spec && spec->budget > 0 ? spec->budget : ERGO__SWEEP_BUDGET;
   s->explicit_grid = ergo__sweep_explicit(spec);
-  s->best = s->base = s->center = s->ext = -1;
+  s->best = s->base = s->center = s->ext = s->recheck = -1;
   int base[ERGO__SPACE_DIMS] = {0}, dims = 0;
   for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     if (!space->n[i]) continue;
@@ -820,7 +854,7 @@ static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 static int base_moved(const ergo__sweep *s) {
   int n = s->nblog;
   if (n < 4) return 0;
-  double floor_sd[2] = {noise_except(s, 0, NULL, s->base), noise_except(s, 1, NULL, s->base)};
+  double floor_sd[2] = {robust_noise(s, 0, s->base), robust_noise(s, 1, s->base)};
   for (int k = 0; k < 2; k++) {
     double tot = 0, tot2 = 0, a1 = 0, a2 = 0;
     for (int i = 0; i < n; i++) tot += s->blog[i][k], tot2 += s->blog[i][k] * s->blog[i][k];
@@ -1013,12 +1047,16 @@ static void final_step(ergo__sweep *s) {
     s->rung++;
   }
   int t = rung_target(s, s->rung, s->rungs, final_n(s)), want = 0, got = 0;
-  for (int i = 0; i < s->nfin; i++) {
-    want += t > s->pts[s->fin[i]].n ? t - s->pts[s->fin[i]].n : 0;
-    got += enqueue(s, s->fin[i], t - s->pts[s->fin[i]].n, 1, 0);
-  }
   int nbase = t - s->pts[s->base].n;
   if (s->rung == 0 && fresh_base(s) && nbase < ERGO__SWEEP_FINAL) nbase = ERGO__SWEEP_FINAL;
+  /* The candidates leave the baseline's measurements room in the budget: planned after them, it
+   * went without when the budget ran out first (an exhaustive grid's race measured its candidates
+   * 14 times each against 3 measurements of the baseline taken before the 249 points of the grid,
+   * the work having changed since: a choice at 1.75x the baseline's time under energy@2%). */
+  for (int i = 0; i < s->nfin; i++) {
+    want += t > s->pts[s->fin[i]].n ? t - s->pts[s->fin[i]].n : 0;
+    got += enqueue(s, s->fin[i], t - s->pts[s->fin[i]].n, 1, nbase > 0 ? nbase : 0);
+  }
   want += nbase > 0 ? nbase : 0;
   got += enqueue(s, s->base, nbase, 1, 0);
   if (got < want) s->out_of_budget = 1;
@@ -1035,6 +1073,8 @@ static void refill(ergo__sweep *s) {
     case PH_BASE:
       /* Measured more than once from the start: the noise it shows sizes the final phase. */
       enqueue(s, s->base, s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL), 1, 0);
+      if (s->recheck >= 0)
+        enqueue(s, s->recheck, s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL), 1, 0);
       s->phase = PH_GRID;
       break;
     case PH_GRID:
@@ -1132,13 +1172,45 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
   if (s->sq[e.point][3] >= 0) s->sq[e.point][2] += m->time_s, s->sq[e.point][3]++;
 }
 
+int ergo__sweep_recheck(ergo__sweep *s, const ergo__config *c) {
+  if (s->base < 0 || s->phase != PH_WARMUP || s->qlen) return -1;
+  int idx[ERGO__SPACE_DIMS] = {0};
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+    if (s->space.n[i]) idx[i] = value_index(&s->space, i, c->v[i]);
+  int p = add_point(s, idx);
+  if (p < 0 || p == s->base) return p;
+  /* Its measurements are fresh ones on the work as it is, not the luckiest of a search: they
+   * count as a candidate's (time_pvalue()). */
+  mark(s, p);
+  s->recheck = p;
+  return p;
+}
+
+int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c) {
+  for (int p = 0; p < s->npts; p++)
+    if (!memcmp(&s->pts[p].config, c, sizeof *c)) return p;
+  return -1;
+}
+
+int ergo__sweep_supported(const ergo__sweep *s, int p) {
+  if (p < 0 || p >= s->npts || s->base < 0) return 0;
+  if (p == s->base) return s->pts[p].n > 0;
+  int min_n = s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL);
+  if (s->pts[p].n < min_n || s->pts[s->base].n < min_n) return 0;
+  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION)
+    return value_of(s, p, 0.0) < value_of(s, s->base, 0.0);
+  return confident(s, p);
+}
+
 int ergo__sweep_best(const ergo__sweep *s) {
   if (s->phase == PH_DONE && s->best >= 0) return s->best;
   return s->phase == PH_FINAL && s->rungs >= 0 ? winner(s) : argmin(s, 1);
 }
 
 int ergo__sweep_deciding(const ergo__sweep *s) {
-  return s->phase == PH_FINAL || s->phase == PH_DONE;
+  /* Not while an exhaustive grid is walked (planned at once, in the final phase's name): its
+   * best so far is a single measurement, not the race's choice. */
+  return (s->phase == PH_FINAL && s->rungs >= 0) || s->phase == PH_DONE;
 }
 int ergo__sweep_baseline(const ergo__sweep *s) { return s->base; }
 const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count) {

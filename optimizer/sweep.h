@@ -119,9 +119,25 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m);
  * -1 when nothing is measured; its index into ergo__sweep_points(). */
 int ergo__sweep_best(const ergo__sweep *s);
 
-/* 1 once the schedule is in its final phase (or over): ergo__sweep_best is then the final
- * phase's choice so far (under noise: better than the baseline with confidence, else the
- * baseline). */
+/* Measure configuration c right after the baseline, as often as the baseline (a schedule started
+ * again after the work changed re-measures the last schedule's choice on the work as it is, so
+ * that a model written before the new schedule decides rests on fresh measurements).  Only
+ * before the first next(); returns its point's index, or -1. */
+int ergo__sweep_recheck(ergo__sweep *s, const ergo__config *c);
+
+/* The index of configuration c among the points, or -1. */
+int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c);
+
+/* 1 when point p's own measurements support it against the baseline on the work as it was when
+ * they were taken: the baseline itself once measured; another point measured at least as often
+ * as the baseline's first measurements (repeats + ERGO__SWEEP_FINAL) and, without noise, better
+ * than the baseline by the objective (under energy@X% inside the bound), under noise better with
+ * the final phase's confidence (the time bound by Holm's procedure). */
+int ergo__sweep_supported(const ergo__sweep *s, int p);
+
+/* 1 once the schedule's final phase has started its race (or the schedule is over; not while an
+ * exhaustive grid is still walked): ergo__sweep_best is then the final phase's choice so far
+ * (under noise: better than the baseline with confidence, else the baseline). */
 int ergo__sweep_deciding(const ergo__sweep *s);
 
 /* The index of the baseline point, or -1 when there is no knob to tune. */

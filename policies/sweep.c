@@ -30,6 +30,16 @@
  * moved 0.1 %) shows there.  Two controls in a row off the schedule's baseline mean on the same
  * side, by DRIFT or 5 sigmas of one measurement, start the schedule again. */
 #define SWEEP_CONTROL 32
+/* A control also asks whether the best config still pays against the baseline on the work as it
+ * is: its last execution against the control, by the objective (under energy@X%, its time against
+ * 1 + X).  Worse by more than PAYS (or 3 sigmas of that ratio, if more) at two controls in a row
+ * starts the schedule again: without noise a change of the work's mix (a phase, or a child's
+ * work growing inside the region's own time) can turn a choice a few per cent worse than the
+ * baseline while moving no single quantity by DRIFT (seed 173: a choice at the baseline's time
+ * ran 4.2 % slower once the work changed, its own time per unit of work 6.9 % up), and under noise
+ * the checks above need 5 sigmas of one measurement (seed 945: a 2-thread choice at 1.9x its new
+ * baseline's time under energy@10% went unseen for 80 steps). */
+#define SWEEP_PAYS 0.01
 
 typedef struct sweep_region {
   ergo__sweep *sched;
@@ -40,9 +50,10 @@ typedef struct sweep_region {
   int watch_n, retunes, side[2]; /* side: the last block's verdict per quantity (-1, 0, 1) */
   double watch_lt, watch_le;
   long after;      /* executions since the schedule ended (controls are due every SWEEP_CONTROL) */
-  int ctl_side[3]; /* the last control's verdict: time, energy, time at the best against it */
-  double last_best_t; /* the last execution's time at the best config (0: none yet) */
-  long retuned_at;    /* the step of the last restart */
+  int ctl_side[4]; /* the last control's verdict: time, energy, time at the best against it, and
+                      whether the best still pays */
+  ergo__measure last_best; /* the last execution at the best config (time 0: none yet) */
+  long retuned_at;         /* the step of the last restart */
   struct sweep_region *next;
 } sweep_region;
 
@@ -133,7 +144,7 @@ static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *o
 
 /* A control execution at the baseline once the schedule is over: 1 when it and the control
  * before it are both off the schedule's baseline mean, on the same side. */
-static int control_moved(sweep_region *sr, const ergo__measure *m) {
+static int control_moved(sweep_region *sr, const ergo__objective *obj, const ergo__measure *m) {
   int np, base = ergo__sweep_baseline(sr->sched);
   const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
   ergo__measure ref = ergo__sweep_mean(&pts[base]);
@@ -147,12 +158,30 @@ static int control_moved(sweep_region *sr, const ergo__measure *m) {
      * baseline's 7 % down). */
     double d = k == 1 ? (ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0)
                : k == 0 ? log(m->time_s / ref.time_s)
-               : sr->last_best_t > 0 && rb.time_s > 0
-                   ? log(sr->last_best_t / m->time_s) - log(rb.time_s / ref.time_s)
+               : sr->last_best.time_s > 0 && rb.time_s > 0
+                   ? log(sr->last_best.time_s / m->time_s) - log(rb.time_s / ref.time_s)
                    : 0,
            lim =
                fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k == 1) * (k == 2 ? M_SQRT2 : 1));
     moved |= ergo__change_twice(&sr->ctl_side[k], d, lim);
+  }
+  if (sr->last_best.time_s > 0) {
+    double st = ergo__sweep_noise(sr->sched, 0), se = ergo__sweep_noise(sr->sched, 1), d, sig;
+    if (obj->kind == ERGO__OBJ_ENERGY_BOUNDED) {
+      d = log(sr->last_best.time_s / m->time_s) - log1p(obj->slowdown), sig = st;
+    } else {
+      double vb = ergo__objective_value(obj, &sr->last_best, m),
+             v0 = ergo__objective_value(obj, m, m);
+      d = vb > 0 && v0 > 0 ? log(vb / v0) : 0;
+      sig = obj->kind == ERGO__OBJ_TIME     ? st
+            : obj->kind == ERGO__OBJ_ENERGY ? se
+            : obj->kind == ERGO__OBJ_EDP    ? sqrt(3 * st * st + se * se)
+            : obj->kind == ERGO__OBJ_ED2P   ? sqrt(8 * st * st + se * se)
+                                            : fmax(st, se);
+    }
+    /* Only worse counts: a choice that pays more than it did is no reason to search again. */
+    moved |=
+        ergo__change_twice(&sr->ctl_side[3], d > 0 ? d : 0, fmax(SWEEP_PAYS, 3 * M_SQRT2 * sig));
   }
   if (moved) memset(sr->ctl_side, 0, sizeof sr->ctl_side);
   return moved;
@@ -199,20 +228,24 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
   int control = base >= 0 && best >= 0 && best != base && pts[base].n &&
                 !memcmp(applied, &pts[base].config, sizeof *applied);
-  if (control && !changed) changed = sr->retunes < SWEEP_RETUNES && control_moved(sr, m);
+  if (control && !changed)
+    changed = sr->retunes < SWEEP_RETUNES && control_moved(sr, &p->objective, m);
   if (best >= 0 && !memcmp(applied, &pts[best].config, sizeof *applied) && m->time_s > 0)
-    sr->last_best_t = m->time_s;
+    sr->last_best = *m;
   if (!p->retune || !(changed || (!control && drifted(sr, applied, m))))
     return; /* ERGO_RETUNE=off: never */
   ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
   if (!fresh) return; /* no memory: it keeps its config */
+  /* Its choice is measured again on the new work, next to the baseline, first: the model written
+   * before the new schedule decides rests on that (region_model()). */
+  if (best >= 0 && best != base) ergo__sweep_recheck(fresh, &pts[best].config);
   ergo__sweep_free(sr->prev);
   sr->prev = sr->sched;
   sr->sched = fresh;
   sr->retunes++;
   sr->retuned_at = p->steps;
   sr->after = 0;
-  sr->last_best_t = 0;
+  memset(&sr->last_best, 0, sizeof sr->last_best);
   memset(sr->ctl_side, 0, sizeof sr->ctl_side);
 }
 
@@ -220,16 +253,36 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
  * set first.  0, or 1 when nothing was measured (no entry), or ERGO_ENOMEM. */
 static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
   /* A restarted schedule not over yet: its choice so far once it is deciding (the last finished
-   * one measured work that has changed since), else the last finished one's points and choice;
-   * under a slowdown bound the baseline instead, since that choice was made for work that is
-   * gone and may break the bound on the work as it is (a region turned memory-bound ran at a
-   * compute-bound choice at 1.6x its baseline's time), where without a bound it is still the
-   * best known (a machine that was loaded while it was tuned and is free now). */
+   * one measured work that has changed since); before that, the last finished one's choice only
+   * where the new schedule's first measurements, on the work as it is, show it better than the
+   * baseline (it re-measures that choice right after the baseline: a machine that was loaded
+   * while the region was tuned and is free now), else the baseline: that choice was made for
+   * work that is gone (a region whose serial work turned parallel kept a 3-thread choice at 17x
+   * its new baseline's time; one turned memory-bound ran at a compute-bound choice at 1.6x its
+   * baseline's time under energy@5%).  A first schedule cut short by the end of the run, under a
+   * slowdown bound: its best so far only where its measurements support it likewise, also in its
+   * final phase (single measurements compared with a baseline measured at its start, the work
+   * having drifted since, put a region at 1.48x its baseline's time under energy@2%, and one at
+   * 1.29x under energy@5% as its final phase began). */
   int stale = sr->prev && !ergo__sweep_deciding(sr->sched);
-  const ergo__sweep *sc = stale ? sr->prev : sr->sched;
+  const ergo__sweep *sc = sr->sched;
   int npts, best = ergo__sweep_best(sc), base = ergo__sweep_baseline(sc);
-  if (stale && bounded && base >= 0) best = base;
   const ergo__sweep_point *pts = ergo__sweep_points(sc, &npts);
+  if (stale) {
+    int pb = ergo__sweep_best(sr->prev), pn;
+    const ergo__sweep_point *pp = ergo__sweep_points(sr->prev, &pn);
+    int again = pb >= 0 ? ergo__sweep_find(sc, &pp[pb].config) : -1;
+    if (base >= 0 && pts[base].n) {
+      best = again >= 0 && ergo__sweep_supported(sc, again) ? again : base;
+    } else { /* nothing measured on the new work yet: the last schedule's points, its baseline */
+      sc = sr->prev;
+      pts = pp;
+      npts = pn;
+      base = best = ergo__sweep_baseline(sc);
+    }
+  } else if (bounded && !ergo__sweep_done(sc) && best >= 0 && best != base &&
+             !ergo__sweep_supported(sc, best))
+    best = base;
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;
