@@ -66,7 +66,11 @@ typedef struct online_region {
    * the baseline the search measured, they say whether the work changed while it ran. */
   int checked, check_left, check_n;
   double check_lt, check_le;
-  int since_check;        /* executions at the choice since the last check of the baseline */
+  int since_check; /* executions at the choice since the last check of the baseline */
+  /* The last block watched at the choice: its mean log time (what the search measured there,
+   * times the block's mean ratio to it) and executions; 0 none since the search. */
+  double last_lt;
+  int last_n;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
   /* One measurement is a whole step's executions at one config (their mean): calls of one step
    * that differ in size are compared only as a whole step, never call against call.  The step's
@@ -261,6 +265,17 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
            lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->check_n + 1.0 / n));
     moved |= fabs(d) > lim;
   }
+  /* Under energy@X%: the choice's last block against the baseline just probed, the two measured
+   * a few steps apart on the same work: past the bound by more than the noise allows, the choice
+   * no longer keeps it (a change of the work too small for either to be called moved, a child
+   * not tuned on its own that turned memory-bound, can take a config chosen at 1.04x to 1.08x). */
+  if (!moved && or->last_n > 0 && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED) {
+    double sig = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)),
+           base = log(ref.time_s) + or->check_lt / or->check_n,
+           lim = log1p(p->objective.slowdown) +
+                 fmax(0.01, 5 * sig * sqrt(1.0 / or->last_n + 1.0 / or->check_n));
+    moved = or->last_lt - base > lim;
+  }
   return moved;
 }
 
@@ -285,6 +300,8 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   or->watch_lt += w * log(m->time_s / ref.time_s);
   or->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? w * log(m->energy_j / ref.energy_j) : 0;
   if ((or->watch_n += w) < ONLINE_WATCH) return 0;
+  or->last_lt = log(ref.time_s) + or->watch_lt / or->watch_n;
+  or->last_n = or->watch_n;
   int moved = 0;
   for (int k = 0; k < 2; k++) {
     double d = (k ? or->watch_le : or->watch_lt) / or->watch_n,
@@ -322,6 +339,7 @@ static int restart(ergo__policy *p, online_region * or) {
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
   or->since_check = 0;
+  or->last_n = 0;
   return 0;
 }
 
@@ -386,6 +404,13 @@ static void measured(ergo__policy *p, online_region * or) {
   /* The step's time and energy over its work, scaled to the region's first work as each of them
    * is (a mean of per-work figures would weigh a small call as much as a large one). */
   ergo__measure m = { or->agg_t / or->agg_w, or->agg_e / or->agg_w, or->agg_r / or->agg_w};
+  if (getenv("DBG_ONLINE") && strstr(or->path, getenv("DBG_ONLINE")))
+    fprintf(stderr,
+            "DBG %s step=%ld n=%d mixed=%d done=%d cfg=%ld,%ld,%ld t=%.4f e=%.2f w=%.3f "
+            "checkleft=%d retunes=%d evals=%d\n",
+            or->path, p->steps, or->agg_n, or->agg_mixed, ergo__nm_done(or->nm),
+            (long) or->agg_cfg.v[0], (long) or->agg_cfg.v[1], (long) or->agg_cfg.v[2], m.time_s,
+            m.energy_j, or->agg_w, or->check_left, or->retunes, ergo__nm_evals(or->nm));
   measure_one(p, or, & or->agg_cfg, &m, or->agg_n, or->agg_mixed, or->agg_chosen);
 }
 
