@@ -404,13 +404,6 @@ static void measured(ergo__policy *p, online_region * or) {
   /* The step's time and energy over its work, scaled to the region's first work as each of them
    * is (a mean of per-work figures would weigh a small call as much as a large one). */
   ergo__measure m = { or->agg_t / or->agg_w, or->agg_e / or->agg_w, or->agg_r / or->agg_w};
-  if (getenv("DBG_ONLINE") && strstr(or->path, getenv("DBG_ONLINE")))
-    fprintf(stderr,
-            "DBG %s step=%ld n=%d mixed=%d done=%d cfg=%ld,%ld,%ld t=%.4f e=%.2f w=%.3f "
-            "checkleft=%d retunes=%d evals=%d\n",
-            or->path, p->steps, or->agg_n, or->agg_mixed, ergo__nm_done(or->nm),
-            (long) or->agg_cfg.v[0], (long) or->agg_cfg.v[1], (long) or->agg_cfg.v[2], m.time_s,
-            m.energy_j, or->agg_w, or->check_left, or->retunes, ergo__nm_evals(or->nm));
   measure_one(p, or, & or->agg_cfg, &m, or->agg_n, or->agg_mixed, or->agg_chosen);
 }
 
