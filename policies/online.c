@@ -45,6 +45,10 @@
  * choice runs at 2x the new baseline's time) shows at the baseline. */
 #define ONLINE_PROBE_EVERY 24
 #define ONLINE_PROBE 2
+/* During a search the baseline is measured again after every BASE_EVERY other measurements: the
+ * configs are compared with a baseline measured on the work they ran (see base_every in
+ * optimizer/nm.h); one that moved ends the search, which starts again (counted in RETUNES). */
+#define ONLINE_BASE_EVERY 10
 /* Executions in a row that ran under another config than asked (the knobs
  * refused it, or a parent's config was in force) before a region gives up. */
 #define ONLINE_MISMATCHES 3
@@ -161,6 +165,7 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
   }
   ergo__nm_options_default(&o->opt);
   o->opt.max_evals = ONLINE_BUDGET;
+  o->opt.base_every = ONLINE_BASE_EVERY;
   /* The sim node says how noisy it is; real hardware gets repeats and a
    * modest guess, which the optimiser corrects from what the repeats show. */
   o->opt.noise_rel = p->sim ? p->cfg->sim_noise : ONLINE_NOISE;
@@ -211,6 +216,7 @@ static void next_point(online_region * or) {
 }
 
 static void measured(ergo__policy *p, online_region * or);
+static int restart(ergo__policy *p, online_region * or);
 
 static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
   online_region * or = region_of(p, r);
@@ -230,6 +236,13 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
   /* Once the search is over its point is asked once per step (the budget's plan counts steps);
    * the step's later calls run where its first did. */
   if (!ergo__nm_done(or->nm) || r->call == 0 || or->point_step != p->steps) next_point(or);
+  /* The baseline measured again during the search moved: the work changed under it. */
+  if (ergo__nm_drifted(or->nm) && or->retunes < ONLINE_RETUNES && p->retune &&
+                                        restart(p, or) == 0) {
+    or->retunes++;
+    or->retuned_at = p->steps;
+    next_point(or);
+  }
   or->point_step = p->steps;
   config_of(&p->space, or->point, out);
   or->chosen = 1;
