@@ -337,6 +337,11 @@ static int restart(ergo__policy *p, online_region * or) {
   /* The new search owes what the old one did: the budget holds over the region's run. */
   ergo__nm_options opt = ((online_priv *)p->priv)->opt;
   ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
+  /* Not its credit: that is in seconds and joules per execution of the old work (scaled to the
+   * region's first work), which can be many times the new work's, and let a new search run a
+   * config at 2.5x its new baseline's time for the rest of the run. */
+  opt.debt_time = fmax(opt.debt_time, 0);
+  opt.debt_energy = fmax(opt.debt_energy, 0);
   /* Paid back within what is left of the region's first `horizon` steps (a measurement is one
    * step's executions), or two searches' worth, if less is left. */
   long left = (long)opt.horizon - (p->steps - or->first_step);
@@ -377,7 +382,8 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
       }
       return;
     }
-    if ((or->since_check += w) >= ONLINE_PROBE_EVERY && or->retunes < ONLINE_RETUNES) {
+    /* Counted in measurements: a probe is a whole step, however many calls it has. */
+    if (++ or->since_check >= ONLINE_PROBE_EVERY && or->retunes < ONLINE_RETUNES) {
       or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
       or->check_left = ONLINE_PROBE;
       or->check_n = 0;
