@@ -119,6 +119,8 @@ struct ergo__nm {
   int asked, want[D]; /* a point handed out, not yet told */
   int done, final;    /* final: index into memo */
   int starved;        /* the simplex wanted a new point with no budget left */
+  int since_base;     /* measurements of other points since the baseline's last */
+  int drifted;        /* the baseline measured again moved: the search is over (base_every) */
   double inside;      /* compute_inside() as of the last measurement */
 
   ergo__nm_model mod;
@@ -153,6 +155,7 @@ void ergo__nm_options_default(ergo__nm_options *o) {
   o->horizon = 200;
   o->debt_time = 0;
   o->debt_energy = 0;
+  o->base_every = 0;
 }
 
 /* ---- memo ---- */
@@ -490,6 +493,7 @@ static int hopeful(const ergo__nm *nm, const rec *q, int left) {
 /* The final choice: the best-ranked point that is better than the baseline with confidence;
  * the baseline when none does. */
 static int choose(const ergo__nm *nm) {
+  if (nm->drifted) return 0;
   if (nm->confirm_over) return nm->confirmed;
   int f = 0;
   for (int i = 1; i < nm->nmemo; i++)
@@ -767,15 +771,41 @@ static void apply_choice(ergo__nm *nm) {
 
 static void suspend(ergo__nm *nm) { swapcontext(&nm->co, &nm->caller); }
 
-/* Hand p out and come back once tell() has recorded it. */
-static rec *measure(ergo__nm *nm, const int p[D]) {
+static void hand_out(ergo__nm *nm, const int p[D]) {
   memcpy(nm->want, p, sizeof nm->want);
   nm->asked = 1;
   suspend(nm);
+}
+
+/* With base_every: the baseline measured once more, against the mean of its measurements before;
+ * off by more than the drift allows (see nm.h), the search is over. */
+static void check_base(ergo__nm *nm) {
+  sums before = nm->memo[0].all;
+  hand_out(nm, nm->g.start);
+  const sums *b = &nm->memo[0].all;
+  if (b->n != before.n + 1) return;
+  double lim = ERGO__NM_DRIFT;
+  if (nm->noisy) {
+    double sig = fmax(nm->o.noise_rel, seen_sigma(nm, 0));
+    lim = fmax(0.10, 5 * sig * sqrt(1.0 + 1.0 / before.n));
+  }
+  double d = (b->lt - before.lt) - before.lt / before.n;
+  if (fabs(d) > lim) nm->drifted = 1;
+}
+
+/* Hand p out and come back once tell() has recorded it (with base_every, the baseline first when
+ * its turn has come). */
+static rec *measure(ergo__nm *nm, const int p[D]) {
+  if (nm->o.base_every > 0 && nm->memo[0].all.n > 0 && !same(p, nm->g.start) &&
+      nm->since_base >= nm->o.base_every && !nm->drifted)
+    check_base(nm);
+  hand_out(nm, p);
   return find(nm, p);
 }
 
-static int room(const ergo__nm *nm, int limit) { return nm->evals < limit && !nm->over; }
+static int room(const ergo__nm *nm, int limit) {
+  return nm->evals < limit && !nm->over && !nm->drifted;
+}
 
 /* ---- Nelder-Mead ---- */
 
@@ -1092,7 +1122,7 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
   ergo__nm_options_default(&def);
   if (!o) o = &def;
   if (o->max_evals < 1 || o->repeats < 1 || o->confirm < 0 || o->confirm >= o->max_evals ||
-      !(o->noise_rel >= 0) || !isfinite(o->noise_rel) || o->horizon < 1 ||
+      o->base_every < 0 || !(o->noise_rel >= 0) || !isfinite(o->noise_rel) || o->horizon < 1 ||
       !isfinite(o->budget_time) || !isfinite(o->budget_energy) || !isfinite(o->debt_time) ||
       !isfinite(o->debt_energy))
     return NULL;
@@ -1181,6 +1211,7 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
     memcpy(q->p, point, sizeof q->p);
   }
   add(&q->all, m);
+  nm->since_base = q == &nm->memo[0] ? 0 : nm->since_base + 1;
   if (nm->confirming && q == &nm->memo[nm->confirming]) add(&q->conf, m);
   if (nm->confirming && q == &nm->memo[0]) add(&nm->base_conf, m);
   if (nm->deciding && !nm->confirming) add(&q->fresh, m);
@@ -1223,6 +1254,7 @@ void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j) {
   *energy_j = d[1];
 }
 int ergo__nm_skipped(const ergo__nm *nm) { return nm->skipped; }
+int ergo__nm_drifted(const ergo__nm *nm) { return nm->drifted; }
 
 void ergo__nm_baseline(const ergo__nm *nm, ergo__measure *m) { mean(&nm->memo[0].all, m); }
 

@@ -43,6 +43,13 @@ typedef struct ergo__nm_options {
    * the point run once the search is over (ask()) is the best one that keeps the budget. */
   double budget_time, budget_energy;
   int horizon; /* default 200 */
+  /* The baseline is measured again after every `base_every` measurements of other points (0,
+   * the default: never), on the work the search has reached: one that moved from the baseline's
+   * mean by more than ERGO__NM_DRIFT (without noise; with noise 10 % or 5 sigmas, if more) means
+   * the work changed under the search, whose points then compare different work with the
+   * baseline.  The search ends there with the baseline as its choice (ergo__nm_drifted says so;
+   * the caller may start a new one). */
+  int base_every;
   /* Debt carried in from an earlier search of the same region (seconds, joules; default 0):
    * what ergo__nm_debt said when that one was dropped. */
   double debt_time, debt_energy;
@@ -87,6 +94,11 @@ void ergo__nm_set_horizon(ergo__nm *nm, int horizon);
 /* The sigma of one measurement's log time (which 0) or log energy (1) as the repeated points
  * show it (the options' guess until they do). */
 double ergo__nm_noise(const ergo__nm *nm, int which);
+/* 1 when a measurement of the baseline during the search moved from its mean (see base_every):
+ * the search is over, its choice the baseline. */
+int ergo__nm_drifted(const ergo__nm *nm);
+/* Without noise, a baseline measured again off its mean by more than this (log) is a change. */
+#define ERGO__NM_DRIFT 0.01
 /* Points the search skipped because measuring them could not be paid back within the budget. */
 int ergo__nm_skipped(const ergo__nm *nm);
 

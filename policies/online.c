@@ -45,11 +45,16 @@
  * choice runs at 2x the new baseline's time) shows at the baseline. */
 #define ONLINE_PROBE_EVERY 24
 #define ONLINE_PROBE 2
+/* During a search the baseline is measured again after every BASE_EVERY other measurements: the
+ * configs are compared with a baseline measured on the work they ran (see base_every in
+ * optimizer/nm.h); one that moved ends the search, which starts again (counted in RETUNES). */
+#define ONLINE_BASE_EVERY 10
 /* Executions in a row that ran under another config than asked (the knobs
  * refused it, or a parent's config was in force) before a region gives up. */
 #define ONLINE_MISMATCHES 3
-/* Executions per step past which the budget's horizon no longer grows with them. */
-#define ONLINE_MAX_CALLS 64
+/* Executions of one step measured as one at most (a region called more often, or in a run that
+ * never calls ergo_step, is measured ONLINE_MAX_CALLS executions at a time). */
+#define ONLINE_MAX_CALLS 16
 
 typedef struct online_region {
   ergo__nm *nm;  /* NULL: gave up, the region inherits */
@@ -65,9 +70,19 @@ typedef struct online_region {
    * the baseline the search measured, they say whether the work changed while it ran. */
   int checked, check_left, check_n;
   double check_lt, check_le;
-  int since_check;        /* executions at the choice since the last check of the baseline */
+  int since_check; /* executions at the choice since the last check of the baseline */
+  /* The last block watched at the choice: its mean log time (what the search measured there,
+   * times the block's mean ratio to it) and executions; 0 none since the search. */
+  double last_lt;
+  int last_n;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
-  int calls;              /* executions per step, the most seen (the budget's horizon scales) */
+  /* One measurement is a whole step's executions at one config (their mean): calls of one step
+   * that differ in size are compared only as a whole step, never call against call.  The step's
+   * executions so far: from its first call (call index 0), under agg_cfg (mixed: not all). */
+  int agg_open, agg_n, agg_mixed, agg_chosen;
+  long point_step;                   /* the step its point was asked in */
+  double agg_t, agg_e, agg_r, agg_w; /* sums weighed by work, and of the work */
+  ergo__config agg_cfg;
   struct online_region *next;
 } online_region;
 
@@ -150,6 +165,7 @@ static int online_start(ergo__policy *p, char *why, size_t whylen) {
   }
   ergo__nm_options_default(&o->opt);
   o->opt.max_evals = ONLINE_BUDGET;
+  o->opt.base_every = ONLINE_BASE_EVERY;
   /* The sim node says how noisy it is; real hardware gets repeats and a
    * modest guess, which the optimiser corrects from what the repeats show. */
   o->opt.noise_rel = p->sim ? p->cfg->sim_noise : ONLINE_NOISE;
@@ -199,10 +215,17 @@ static void next_point(online_region * or) {
   if (! or->asked) or->asked = ergo__nm_ask(or->nm, or->point);
 }
 
+static void measured(ergo__policy *p, online_region * or);
+static int restart(ergo__policy *p, online_region * or);
+
 static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
   online_region * or = region_of(p, r);
   memset(out, 0, sizeof *out);
   if (! or || ! or->nm) return;
+  /* A step's first call: the last step's executions are one measurement, which decides this
+   * step's config. */
+  if (r->call == 0 && or->agg_open) measured(p, or);
+  if (! or->nm) return;
   if (or->check_left > 0 && ergo__nm_done(or->nm)) {
     int pt[ERGO__NM_MAX_DIMS];
     ergo__nm_point(or->nm, 0, pt, NULL, NULL);
@@ -210,7 +233,17 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
     or->chosen = 1;
     return;
   }
-  next_point(or);
+  /* Once the search is over its point is asked once per step (the budget's plan counts steps);
+   * the step's later calls run where its first did. */
+  if (!ergo__nm_done(or->nm) || r->call == 0 || or->point_step != p->steps) next_point(or);
+  /* The baseline measured again during the search moved: the work changed under it. */
+  if (ergo__nm_drifted(or->nm) && or->retunes < ONLINE_RETUNES && p->retune &&
+                                        restart(p, or) == 0) {
+    or->retunes++;
+    or->retuned_at = p->steps;
+    next_point(or);
+  }
+  or->point_step = p->steps;
   config_of(&p->space, or->point, out);
   or->chosen = 1;
 }
@@ -221,9 +254,8 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
  * configs then measured different work (a phase that turned from memory- to compute-bound half
  * way through a search, its configs compared with the memory-bound baseline). */
 static int baseline_moved(ergo__policy *p, online_region * or, const ergo__config *applied,
-                          const ergo__measure *m) {
+                          const ergo__measure *m, int w) {
   online_priv *o = p->priv;
-  or->execs++;
   int pt[ERGO__NM_MAX_DIMS], n = 0;
   ergo__measure ref = {0, 0, 0};
   ergo__nm_point(or->nm, 0, pt, &ref, &n);
@@ -235,10 +267,10 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
     or->check_left = 0;
     return 0;
   }
-  or->check_lt += log(m->time_s / ref.time_s);
-  or->check_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
-  or->check_n++;
-  if (-- or->check_left > 0) return 0;
+  or->check_lt += w * log(m->time_s / ref.time_s);
+  or->check_le += ref.energy_j > 0 && m->energy_j > 0 ? w * log(m->energy_j / ref.energy_j) : 0;
+  or->check_n += w;
+  if ((or->check_left -= w) > 0) return 0;
   int moved = 0;
   for (int k = 0; k < 2; k++) {
     double d = (k ? or->check_le : or->check_lt) / or->check_n,
@@ -246,18 +278,26 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
            lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->check_n + 1.0 / n));
     moved |= fabs(d) > lim;
   }
+  /* Under energy@X%: the choice's last block against the baseline just probed, the two measured
+   * a few steps apart on the same work: past the bound by more than the noise allows, the choice
+   * no longer keeps it (a change of the work too small for either to be called moved, a child
+   * not tuned on its own that turned memory-bound, can take a config chosen at 1.04x to 1.08x). */
+  if (!moved && or->last_n > 0 && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED) {
+    double sig = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)),
+           base = log(ref.time_s) + or->check_lt / or->check_n,
+           lim = log1p(p->objective.slowdown) +
+                 fmax(0.01, 5 * sig * sqrt(1.0 / or->last_n + 1.0 / or->check_n));
+    moved = or->last_lt - base > lim;
+  }
   return moved;
 }
 
-/* The execution's measurement answers the ask if it ran under the config
- * asked for; the first execution (before any choice) counts when the
- * baseline was in force. */
-/* After the search: one more execution under `applied`; 1 when a block of ONLINE_WATCH says the
- * region's work changed. */
+/* After the search: one more measurement under `applied` (the mean of w executions, weighed as
+ * w); 1 when a block of ONLINE_WATCH executions or more says the region's work changed (a region
+ * called several times per step watches a block in as few steps). */
 static int drifted(ergo__policy *p, online_region * or, const ergo__config *applied,
-                   const ergo__measure *m) {
+                   const ergo__measure *m, int w) {
   online_priv *o = p->priv;
-  or->execs++;
   if (or->retunes >= ONLINE_RETUNES || !(m->time_s > 0)) return 0;
   int pt[ERGO__NM_MAX_DIMS], n = 0;
   ergo__measure ref = {0, 0, 0};
@@ -270,14 +310,16 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
     n = 0;
   }
   if (!n || !(ref.time_s > 0)) return 0; /* not a config the search measured */
-  or->watch_lt += log(m->time_s / ref.time_s);
-  or->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
-  if (++ or->watch_n < ONLINE_WATCH) return 0;
+  or->watch_lt += w * log(m->time_s / ref.time_s);
+  or->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? w * log(m->energy_j / ref.energy_j) : 0;
+  if ((or->watch_n += w) < ONLINE_WATCH) return 0;
+  or->last_lt = log(ref.time_s) + or->watch_lt / or->watch_n;
+  or->last_n = or->watch_n;
   int moved = 0;
   for (int k = 0; k < 2; k++) {
     double d = (k ? or->watch_le : or->watch_lt) / or->watch_n,
            sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
-           lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / ONLINE_WATCH + 1.0 / n));
+           lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->watch_n + 1.0 / n));
     moved |= ergo__change_twice(& or->side[k], d, lim);
   }
   or->watch_n = 0;
@@ -295,9 +337,14 @@ static int restart(ergo__policy *p, online_region * or) {
   /* The new search owes what the old one did: the budget holds over the region's run. */
   ergo__nm_options opt = ((online_priv *)p->priv)->opt;
   ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
-  /* Paid back within what is left of the region's first `horizon` executions (or two
-   * searches' worth, if less is left). */
-  long left = (long)opt.horizon * (or->calls > 1 ? or->calls : 1) - or->execs;
+  /* Not its credit: that is in seconds and joules per execution of the old work (scaled to the
+   * region's first work), which can be many times the new work's, and let a new search run a
+   * config at 2.5x its new baseline's time for the rest of the run. */
+  opt.debt_time = fmax(opt.debt_time, 0);
+  opt.debt_energy = fmax(opt.debt_energy, 0);
+  /* Paid back within what is left of the region's first `horizon` steps (a measurement is one
+   * step's executions), or two searches' worth, if less is left. */
+  long left = (long)opt.horizon - (p->steps - or->first_step);
   opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
   ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
   if (!fresh) return -1;
@@ -310,62 +357,50 @@ static int restart(ergo__policy *p, online_region * or) {
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
   or->since_check = 0;
+  or->last_n = 0;
   return 0;
 }
 
-static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
-                           const ergo__measure *m) {
-  online_region * or = region_of(p, r);
-  if (! or || ! or->nm) return;
+/* One measurement (a step's executions, their mean m under `applied`; mixed: not all under it):
+ * to the search, or once it is over to the checks that say whether the work changed. */
+static void measure_one(ergo__policy *p, online_region * or, const ergo__config *applied,
+                        const ergo__measure *m, int w, int mixed, int chosen) {
   if (ergo__nm_done(or->nm)) {
-    if (!p->retune) return; /* ERGO_RETUNE=off: never */
-    if (! or->checked) {    /* the search just ended: the baseline is checked from the next one */
+    if (!p->retune || mixed) return; /* ERGO_RETUNE=off: never */
+    if (! or->checked) { /* the search just ended: the baseline is checked from the next one */
       or->checked = 1;
       or->check_left = or->retunes < ONLINE_RETUNES ? ONLINE_WATCH : 0;
       or->check_n = 0;
       or->check_lt = or->check_le = 0;
-      or->execs++;
       return;
     }
     if (or->check_left > 0) {
       /* Its search mixed two works: neither it nor a search before it stands. */
-      if (baseline_moved(p, or, applied, m) && restart(p, or) == 0) {
+      if (baseline_moved(p, or, applied, m, w) && restart(p, or) == 0) {
         or->retunes++;
         or->retuned_at = p->steps;
       }
       return;
     }
+    /* Counted in measurements: a probe is a whole step, however many calls it has. */
     if (++ or->since_check >= ONLINE_PROBE_EVERY && or->retunes < ONLINE_RETUNES) {
-      or->since_check = 0; /* the next ONLINE_PROBE executions probe the baseline */
+      or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
       or->check_left = ONLINE_PROBE;
       or->check_n = 0;
       or->check_lt = or->check_le = 0;
     }
-    if (!drifted(p, or, applied, m)) return;
+    if (!drifted(p, or, applied, m, w)) return;
     if (restart(p, or) == 0) {
       or->retunes++;
       or->retuned_at = p->steps;
     }
     return;
   }
-  or->execs++;
-  /* ERGO_TUNE_BUDGET's horizon is a number of the run's steps: a region called k times per
-   * step (a call-size unit whose work is normalised, a loop body) gets k times the executions,
-   * else its budget would end a third of the way into a 200-step run and its choice run
-   * unbounded for the rest. */
-  long ran = p->steps - or->first_step + 1;
-  int calls = ran > 0 ? (int)((or->execs + ran - 1) / ran) : 1;
-  if (calls > or->calls && calls <= ONLINE_MAX_CALLS) {
-    or->calls = calls;
-    ergo__nm_set_horizon(or->nm, ((online_priv *)p->priv)->opt.horizon * calls);
-  }
-  int chosen = or->chosen;
-  or->chosen = 0;
   next_point(or);
   if (! or->asked) return;
   ergo__config want;
   config_of(&p->space, or->point, &want);
-  int same = 1;
+  int same = !mixed;
   for (int i = 0; i < ERGO__NKNOBS; i++) same &= !p->space.n[i] || applied->v[i] == want.v[i];
   if (same) {
     if (ergo__nm_tell(or->nm, or->point, m) == 0) or->asked = 0;
@@ -378,6 +413,51 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
     ergo__nm_free(or->nm);
     or->nm = NULL;
   }
+}
+
+/* The step's executions gathered so far are one measurement: their mean. */
+static void measured(ergo__policy *p, online_region * or) {
+  if (! or->agg_open) return;
+  or->agg_open = 0;
+  if (! or->agg_n) return;
+  /* The step's time and energy over its work, scaled to the region's first work as each of them
+   * is (a mean of per-work figures would weigh a small call as much as a large one). */
+  ergo__measure m = { or->agg_t / or->agg_w, or->agg_e / or->agg_w, or->agg_r / or->agg_w};
+  measure_one(p, or, & or->agg_cfg, &m, or->agg_n, or->agg_mixed, or->agg_chosen);
+}
+
+/* An execution's measurement: gathered with the others of its step (see agg_open), from the
+ * step's first call; calls of a step whose first call was not observed (the region became
+ * significant in the middle of it) measure nothing. */
+static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__config *applied,
+                           const ergo__measure *m) {
+  online_region * or = region_of(p, r);
+  if (! or || ! or->nm) return;
+  or->execs++;
+  int chosen = or->chosen;
+  or->chosen = 0;
+  if (r->call == 0 && or->agg_open) measured(p, or); /* its choose was skipped */
+  if (! or->nm) return;
+  if (! or->agg_open) {
+    if (r->call > 0 && r->call < ONLINE_MAX_CALLS) return;
+    or->agg_open = 1;
+    or->agg_n = or->agg_mixed = 0;
+    or->agg_t = or->agg_e = or->agg_r = or->agg_w = 0;
+    or->agg_cfg = *applied;
+    or->agg_chosen = chosen;
+  } else if (memcmp(& or->agg_cfg, applied, sizeof *applied) != 0) {
+    or->agg_mixed = 1;
+  }
+  double w = r->work > 0 && isfinite(r->work) ? r->work : 1;
+  or->agg_n++;
+  or->agg_w += w;
+  or->agg_t += w * m->time_s;
+  or->agg_e += w * m->energy_j;
+  or->agg_r += w * m->resource;
+  /* Too many calls in one step to wait for its end: measured now; one execution at a time past
+   * that many calls before the first ergo_step (a run that never calls it). */
+  if (or->agg_n >= (p->steps == 0 && r->call >= ONLINE_MAX_CALLS ? 1 : ONLINE_MAX_CALLS))
+    measured(p, or);
 }
 
 /* One region's model entry: its choice, the baseline, every config measured
@@ -546,12 +626,14 @@ static int online_progress(ergo__policy *p, char *buf, size_t len) {
       done++;
       continue;
     }
-    int evals = ergo__nm_evals(or->nm);
+    /* The step's executions gathered so far are a measurement, to be told at the next step. */
+    int evals = ergo__nm_evals(or->nm) + (or->agg_open && or->agg_n > 0);
     long l = o->opt.max_evals > evals ? o->opt.max_evals - evals : 1; /* it may end early */
     left += l;
     long ran = p->steps - or->first_step;
-    if (ran > 0 && or->execs > 0) {
-      long st = (long)((double)l * (double)ran / (double) or->execs + 0.999);
+    if (ran > 0 && or->execs > 0) { /* a measurement per step, or per ONLINE_MAX_CALLS calls */
+      double per = ceil((double) or->execs / (double)ran / ONLINE_MAX_CALLS);
+      long st = (long)((double)l / per + 0.999);
       if (st > steps) steps = st;
     }
   }

@@ -16,7 +16,15 @@ typedef struct ergo__region_state {
   uint64_t executions;
   double excl_time_s; /* exclusive time over all executions (children subtracted) */
   int significant;    /* mean exclusive time >= ERGO_MIN_REGION_MS (decided after 1 run) */
-  void *policy;       /* the policy's own per-region state */
+  /* The execution's call index within the step (from 0; 0 for a unit of a region split by call
+   * size, and under MPI), as choose and observe see it: executions of one step that differ in
+   * size are compared with each other only as a whole step. */
+  int call;
+  /* The execution's work relative to the region's first with a measure of it (1 when unknown),
+   * as observe sees it: its time and energy are scaled to that first work (policies/work.h), so
+   * a step's executions add up as the sum of their times over the sum of their work. */
+  double work;
+  void *policy; /* the policy's own per-region state */
 } ergo__region_state;
 
 typedef struct ergo__policy ergo__policy;

@@ -336,6 +336,7 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
   /* Not yet ready: its calls in a step may be of several sizes, which the step's end judges
    * (they run untuned and unobserved until then, so they are alike). */
   f->tuned = f->rs->pub.significant && (f->rs->ready || T.node);
+  f->rs->pub.call = f->rs == f->base && !T.node ? f->call : 0;
   if (f->tuned) {
     ergo__config want = {{0}};
     if (T.node) /* the node's decision at the last ergo_step */
@@ -515,6 +516,8 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     /* No energy reading under a time-only objective: the energy term weighs nothing. */
     double xts = xt > 0 ? xt * scale : 0, xes = e >= 0 && xe > 0 ? xe * scale : 0;
     ergo__measure x = {xts, xes, res};
+    rs->call = f->rs == f->base ? f->call : 0; /* a recursive call may have changed it */
+    rs->work = scale > 0 && isfinite(scale) ? 1 / scale : 1;
     T.pol.ops->observe(&T.pol, rs, &f->applied, &x);
   }
   if (f->pushed) ergo__settings_pop();

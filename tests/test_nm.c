@@ -443,6 +443,43 @@ static void test_keeps_baseline(void **state) {
   }
 }
 
+/* The work changes under the search (near-serial for its first 3 measurements, then compute-bound
+ * and about 4x faster at every config): every config measured after the change looks far faster
+ * than the baseline measured before it.  Under energy@5%, without the baseline measured again
+ * (base_every 0) the choice runs the new work at 1.25x its baseline's time; with it, the search
+ * sees the baseline move, ends (drifted) and keeps the baseline. */
+static double drift_choice(int base_every, int *drifted) {
+  static const ergo__sim_work a = {20, 2, 0.5}, b = {40, 1, 0.01};
+  ergo__nm_grid g = sim_grid();
+  ergo__objective o = objective("energy@5%");
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.base_every = base_every;
+  ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+  assert_non_null(nm);
+  int p[3], n = 0;
+  while (ergo__nm_ask(nm, p)) {
+    ergo__measure m = truth(n++ < 3 ? &a : &b, p);
+    assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+  }
+  *drifted = ergo__nm_drifted(nm);
+  ergo__nm_free(nm);
+  return truth(&b, p).time_s / truth(&b, g.start).time_s;
+}
+
+static void test_baseline_drift_ends_search(void **state) {
+  (void)state;
+  int drifted;
+  double r0 = drift_choice(0, &drifted);
+  print_message("work changed under the search: choice at %.3fx the new baseline's time\n", r0);
+  assert_int_equal(drifted, 0);
+  assert_true(r0 > 1.05);
+  double r = drift_choice(10, &drifted);
+  print_message("... with the baseline measured every 10: %.3fx\n", r);
+  assert_int_equal(drifted, 1);
+  assert_true(r <= 1.05);
+}
+
 /* ---- decisions with stated confidence ----
  * A 1-D grid of 4 points, the baseline at 3; every other point has the same
  * true measure.  Seeded log-normal noise, sigma 0.05 on time and on power as
@@ -843,6 +880,7 @@ int main(void) {
       cmocka_unit_test(test_nothing_to_search),
       cmocka_unit_test(test_no_meter),
       cmocka_unit_test(test_keeps_baseline),
+      cmocka_unit_test(test_baseline_drift_ends_search),
       cmocka_unit_test(test_energy),
       cmocka_unit_test(test_energy_bounded),
       cmocka_unit_test(test_better_within_noise_keeps_baseline),

@@ -514,6 +514,101 @@ static void test_online_retunes_after_change(void **state) {
   retune_after_change("online");
 }
 
+/* A region called twice per step at work of different kinds (a compute-bound call, then a
+ * memory-bound one): the sim node's work counter scales each call to the region's first, yet
+ * their times per unit of work still differ 10x.  Online compares configs on whole steps, so
+ * under energy@5% its choice runs the step within 1.05x the baseline's time at no more energy.
+ * Compared call against call (the baseline measured at one call, candidates at the other), the
+ * search took a config for the memory-bound call, far too slow for the compute-bound one. */
+static void test_online_compares_whole_steps(void **state) {
+  (void)state;
+  static const ergo_sim_work_desc w[2] = {{16, 0.4, 0.01}, {1, 30, 0.01}};
+  ergo_config c = sim_config("online");
+  c.objective = "energy@5%";
+  assert_int_equal(ergo_init(&c), 0);
+  for (int i = 0; i < 150; i++) {
+    for (int k = 0; k < 2; k++) {
+      ERGO_PUSH(1, "solve");
+      ergo_sim_work(&w[k]);
+      ERGO_POP(1, "solve");
+    }
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  ergo__sim_params sp;
+  ergo__sim_params_default(&sp);
+  const ergo__config *b = &m.regions[0].best;
+  ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]},
+                   max = {sp.f_max, sp.u_max, sp.cores};
+  double t = 0, e = 0, t0 = 0, e0 = 0;
+  for (int k = 0; k < 2; k++) {
+    ergo__sim_work x = {w[k].gcycles, w[k].gbytes, w[k].serial};
+    ergo__sim_result r;
+    ergo__sim_eval(&sp, &x, &cfg, &r);
+    t += r.time_s, e += r.e_pkg_j + r.e_dram_j;
+    ergo__sim_eval(&sp, &x, &max, &r);
+    t0 += r.time_s, e0 += r.e_pkg_j + r.e_dram_j;
+  }
+  print_message("online, two calls per step: the model's config at %.4f of the baseline's time, "
+                "%.4f of its energy\n",
+                t / t0, e / e0);
+  assert_true(t <= 1.05 * t0 * (1 + 1e-9));
+  assert_true(e <= e0 * (1 + 1e-9));
+  ergo__model_free(&m);
+}
+
+/* Under energy@5%, a compute-bound region whose short child (not tuned on its own, so run at
+ * the region's config) turns memory-bound after the region's search: the region's time at its
+ * choice and at its baseline each move by less than the watch calls a change, yet the choice
+ * now runs past the bound.  Online's probe of the baseline compares the two: it searches again,
+ * and the model's config keeps the bound on the new work. */
+static void test_online_probe_sees_bound_broken(void **state) {
+  (void)state;
+  static const ergo_sim_work_desc own = {20, 0, 0.025}, before = {0.15, 0.57, 0.2},
+                                  after = {0.1, 6, 0.01};
+  ergo_config c = sim_config("online");
+  c.objective = "energy@5%";
+  assert_int_equal(ergo_init(&c), 0);
+  for (int i = 0; i < 300; i++) {
+    ERGO_PUSH(1, "solve");
+    ergo_sim_work(&own);
+    ERGO_PUSH(1, "tiny");
+    ergo_sim_work(i < 150 ? &before : &after);
+    ERGO_POP(1, "tiny");
+    ERGO_POP(1, "solve");
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  ergo__sim_params sp;
+  ergo__sim_params_default(&sp);
+  const ergo__config *b = &m.regions[0].best;
+  ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]},
+                   max = {sp.f_max, sp.u_max, sp.cores};
+  double t = 0, t0 = 0, tb = 0, tb0 = 0;
+  const ergo_sim_work_desc *w[3] = {&own, &after, &before};
+  for (int k = 0; k < 3; k++) {
+    ergo__sim_work x = {w[k]->gcycles, w[k]->gbytes, w[k]->serial};
+    ergo__sim_result r, r0;
+    ergo__sim_eval(&sp, &x, &cfg, &r);
+    ergo__sim_eval(&sp, &x, &max, &r0);
+    if (k < 2) t += r.time_s, t0 += r0.time_s;
+    if (k != 1) tb += r.time_s, tb0 += r0.time_s;
+  }
+  print_message("online: the model's config at %.4f of the baseline's time on the new work "
+                "(%.4f on the old)\n",
+                t / t0, tb / tb0);
+  assert_true(t <= 1.05 * t0 * (1 + 1e-9));
+  ergo__model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
@@ -526,6 +621,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_compares_whole_steps, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_probe_sees_bound_broken, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_control_sees_baseline_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_control_sees_ratio_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_late_change, setup, teardown),
