@@ -41,10 +41,9 @@ static char dir[64];
 static int make_dir(const char *bench) {
   const char *tmp = getenv("TMPDIR");
   if (!tmp || !*tmp) tmp = "/tmp";
-  errno = ENAMETOOLONG;
-  if (snprintf(dir, sizeof dir, "%s/ergo-bench-%s-XXXXXX", tmp, bench) < (int)sizeof dir &&
-      mkdtemp(dir))
-    return 0;
+  int n = snprintf(dir, sizeof dir, "%s/ergo-bench-%s-XXXXXX", tmp, bench);
+  errno = ENAMETOOLONG; /* the path did not fit; else mkdtemp says why */
+  if (n > 0 && n < (int)sizeof dir && mkdtemp(dir)) return 0;
   fprintf(stderr,
           "ergo-bench-%s: cannot make a temporary directory under TMPDIR='%s': %s (fix: set TMPDIR "
           "to a short, writable directory)\n",

@@ -106,7 +106,10 @@ typedef struct frame {
   double child_wh, child_wc; /* inclusive work of the significant children (hint, counter) */
   uint64_t child_wn;         /* and their ergo_region_work calls */
   int pushed;
-  int tuned;     /* significant at entry: ran under the policy's choice */
+  int tuned;   /* significant at entry: ran under the policy's choice */
+  int settled; /* tuned: the policy's search for it is over (asked once per execution, on the
+                  first child that needs it; see settled_above) */
+  int settled_asked;
   int under;     /* an enclosing region was tuned: it ran under that region's setting */
   double pend_t; /* own time it holds of descendants not significant whose judgement is pending
                     (their first executions) */
@@ -370,10 +373,15 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
  * children run under from now on. */
 static int settled_above(void) {
   for (int i = T.depth - 1; i >= 0; i--) {
-    const frame *a = &T.stack[i];
+    frame *a = &T.stack[i];
     if (!a->tuned) continue;
-    ergo__policy_view v = {0};
-    return a->rs && T.pol.ops->inspect && T.pol.ops->inspect(&T.pol, &a->rs->pub, &v) && v.done;
+    if (!a->settled_asked) { /* its search moves only when it ends: once per execution */
+      ergo__policy_view v = {0};
+      a->settled_asked = 1;
+      a->settled =
+          a->rs && T.pol.ops->inspect && T.pol.ops->inspect(&T.pol, &a->rs->pub, &v) && v.done;
+    }
+    return a->settled;
   }
   return 0;
 }
@@ -446,7 +454,6 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       if (f->pcall == 0) {
         b->pstep_cfg = f->applied;
         b->palike = 1;
-        b->pcalls = 0;
       } else if (memcmp(&b->pstep_cfg, &f->applied, sizeof f->applied) != 0) {
         b->palike = 0;
       }
@@ -534,10 +541,10 @@ static void judge_steps(void) {
      * when the parent ran it at most that often (a parent run several times per step), else
      * not at all (tuned as one unit, its calls' sizes mixed). */
     int by_parent = s->calls_step > ERGO__SPLIT_MAX;
-    if (!s->split_judged && !T.node && (by_parent ? 1 : s->step_alike)) {
+    if (!s->split_judged && !T.node && (by_parent || s->step_alike)) {
       const double *t = by_parent ? s->pstep_t : s->step_t;
       int n = by_parent ? s->pcalls : s->calls_step;
-      s->split = by_parent && (!s->palike || n > ERGO__SPLIT_MAX) ? 0 : ergo__work_split(t, n);
+      s->split = by_parent && !s->palike ? 0 : ergo__work_split(t, n); /* 0 for n > 8 too */
       s->by_parent = by_parent && s->split;
       s->split_judged = 1;
       double lo = t[0], hi = t[0];

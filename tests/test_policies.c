@@ -379,10 +379,14 @@ static void test_sweep_retunes_after_change(void **state) {
  * of work does not move: sweep's controls at the baseline see the change and its schedule starts
  * again, and the model ends at the baseline (every other config twice its time now).  Before the
  * controls it kept the config of the first work. */
-static void baseline_change(double at_base, double elsewhere) {
-  static const ergo_sim_work_desc full = {16, 0.4, 0.01};
-  ergo_sim_work_desc base_w = {full.gcycles * at_base, full.gbytes * at_base, full.serial},
-                     other_w = {full.gcycles * elsewhere, full.gbytes * elsewhere, full.serial};
+static const ergo_sim_work_desc change_full = {16, 0.4, 0.01};
+
+/* Runs that change under sweep and energy@5% (300 steps); the model's one region's setting. */
+static ergo__config baseline_change_run(double at_base, double elsewhere) {
+  const ergo_sim_work_desc full = change_full,
+                           base_w = {full.gcycles * at_base, full.gbytes * at_base, full.serial},
+                           other_w = {full.gcycles * elsewhere, full.gbytes * elsewhere,
+                                      full.serial};
   ergo_config c = sim_config("sweep");
   c.objective = "energy@5%";
   assert_int_equal(ergo_init(&c), 0);
@@ -401,15 +405,21 @@ static void baseline_change(double at_base, double elsewhere) {
   char why[512];
   assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
   assert_int_equal(m.nregions, 1);
+  ergo__config b = m.regions[0].best;
+  ergo__model_free(&m);
+  return b;
+}
+
+static void baseline_change(double at_base, double elsewhere) {
+  ergo__config best = baseline_change_run(at_base, elsewhere);
   ergo__sim_params sp;
   ergo__sim_params_default(&sp);
-  const ergo__config *b = &m.regions[0].best;
+  const ergo__config *b = &best;
   print_message("model: cpu=%lld uncore=%lld threads=%lld\n", (long long)b->v[0],
                 (long long)b->v[1], (long long)b->v[2]);
   assert_true(b->v[0] == (int64_t)(sp.f_max * 1e6 + 0.5));
   assert_true(b->v[1] == (int64_t)(sp.u_max * 1e6 + 0.5));
   assert_true(b->v[2] == sp.cores);
-  ergo__model_free(&m);
 }
 
 static void test_sweep_control_sees_baseline_change(void **state) {
@@ -470,35 +480,16 @@ static void test_sweep_late_change(void **state) {
  * bound on the new work.  Before, it kept a choice at 1.08x the new baseline's time. */
 static void test_sweep_control_sees_choice_past_bound(void **state) {
   (void)state;
-  static const ergo_sim_work_desc full = {16, 0.4, 0.01}, base_w = {16 * 0.97, 0.4 * 0.97, 0.01},
-                                  other_w = {16 * 1.03, 0.4 * 1.03, 0.01};
-  ergo_config c = sim_config("sweep");
-  c.objective = "energy@5%";
-  assert_int_equal(ergo_init(&c), 0);
-  ergo__sim_node *sn = ergo__sim();
-  assert_non_null(sn);
-  for (int i = 0; i < 300; i++) {
-    ERGO_PUSH(1, "solve");
-    int at_base = sn->cfg.f_ghz == sn->initial.f_ghz && sn->cfg.u_ghz == sn->initial.u_ghz &&
-                  sn->cfg.threads == sn->initial.threads;
-    ergo_sim_work(i < 100 ? &full : at_base ? &base_w : &other_w);
-    ergo_region_work(1.0);
-    ERGO_POP(1, "solve");
-  }
-  ergo_finalize();
-  ergo__model m;
-  char why[512];
-  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
-  assert_int_equal(m.nregions, 1);
+  ergo__config best = baseline_change_run(0.97, 1.03);
   ergo__sim_params sp;
   ergo__sim_params_default(&sp);
-  const ergo__config *b = &m.regions[0].best;
+  const ergo__config *b = &best;
   ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]},
                    mx = {sp.f_max, sp.u_max, sp.cores};
   int is_base = cfg.threads == mx.threads && fabs(cfg.f_ghz - mx.f_ghz) < 1e-9 &&
                 fabs(cfg.u_ghz - mx.u_ghz) < 1e-9;
-  ergo__sim_work wo = {other_w.gcycles, other_w.gbytes, other_w.serial},
-                 wb = {base_w.gcycles, base_w.gbytes, base_w.serial};
+  ergo__sim_work wo = {change_full.gcycles * 1.03, change_full.gbytes * 1.03, change_full.serial},
+                 wb = {change_full.gcycles * 0.97, change_full.gbytes * 0.97, change_full.serial};
   ergo__sim_result r, rb;
   ergo__sim_eval(&sp, is_base ? &wb : &wo, &cfg, &r);
   ergo__sim_eval(&sp, &wb, &mx, &rb);
@@ -506,7 +497,6 @@ static void test_sweep_control_sees_choice_past_bound(void **state) {
                 "new work\n",
                 (long long)b->v[0], (long long)b->v[1], (long long)b->v[2], r.time_s / rb.time_s);
   assert_true(r.time_s / rb.time_s <= 1.05 + 1e-9);
-  ergo__model_free(&m);
 }
 
 static void test_online_retunes_after_change(void **state) {
