@@ -368,6 +368,19 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
  * never be judged, and would run at its parent's setting for good, which may be far from its
  * own in the model (issue 14: ergo-bench-tuning-random seed 1192, a compute-bound
  * child at its memory-bound parent's 16 threads of 108, 29x monitor's E.T^2). */
+/* Call i (from 0) of a series (a step's, or a parent execution's) ran under `applied` with own
+ * time xt: whether all so far ran under one config (*cfg the first's), and its time. */
+static void note_call(ergo__config *cfg, int *alike, double *t, int i, const ergo__config *applied,
+                      double xt) {
+  if (i == 0) {
+    *cfg = *applied;
+    *alike = 1;
+  } else if (memcmp(cfg, applied, sizeof *applied) != 0) {
+    *alike = 0;
+  }
+  if (i < ERGO__SPLIT_MAX) t[i] = xt > 0 ? xt : 0;
+}
+
 /* Whether the nearest enclosing tuned region (frames below T.depth) runs at its settled choice:
  * its search is over (the policy's view says done), so its setting is no trial but what its
  * children run under from now on. */
@@ -444,20 +457,8 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     if (f->rs->work_src != ERGO__WORK_NONE) {
       b->split_judged = b->ready = 1;
     } else {
-      if (f->call == 0) {
-        b->step_cfg = f->applied;
-        b->step_alike = 1;
-      } else if (memcmp(&b->step_cfg, &f->applied, sizeof f->applied) != 0) {
-        b->step_alike = 0;
-      }
-      if (f->call < ERGO__SPLIT_MAX) b->step_t[f->call] = xt > 0 ? xt : 0;
-      if (f->pcall == 0) {
-        b->pstep_cfg = f->applied;
-        b->palike = 1;
-      } else if (memcmp(&b->pstep_cfg, &f->applied, sizeof f->applied) != 0) {
-        b->palike = 0;
-      }
-      if (f->pcall < ERGO__SPLIT_MAX) b->pstep_t[f->pcall] = xt > 0 ? xt : 0;
+      note_call(&b->step_cfg, &b->step_alike, b->step_t, f->call, &f->applied, xt);
+      note_call(&b->pstep_cfg, &b->palike, b->pstep_t, f->pcall, &f->applied, xt);
       b->pcalls = f->pcall + 1;
     }
   }

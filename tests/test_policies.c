@@ -379,6 +379,17 @@ static void test_sweep_retunes_after_change(void **state) {
  * of work does not move: sweep's controls at the baseline see the change and its schedule starts
  * again, and the model ends at the baseline (every other config twice its time now).  Before the
  * controls it kept the config of the first work. */
+/* The run's model, which has one region: its setting (in *b) as a sim node config. */
+static ergo__sim_config model_setting(ergo__config *b) {
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  *b = m.regions[0].best;
+  ergo__model_free(&m);
+  return (ergo__sim_config){b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]};
+}
+
 static const ergo_sim_work_desc change_full = {16, 0.4, 0.01};
 
 /* Runs that change under sweep and energy@5% (300 steps); the model's one region's setting. */
@@ -401,12 +412,8 @@ static ergo__config baseline_change_run(double at_base, double elsewhere) {
     ERGO_POP(1, "solve");
   }
   ergo_finalize();
-  ergo__model m;
-  char why[512];
-  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
-  assert_int_equal(m.nregions, 1);
-  ergo__config b = m.regions[0].best;
-  ergo__model_free(&m);
+  ergo__config b;
+  model_setting(&b);
   return b;
 }
 
@@ -451,16 +458,12 @@ static void test_sweep_late_change(void **state) {
     ERGO_POP(1, "solve");
   }
   ergo_finalize();
-  ergo__model m;
-  char why[512];
-  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
-  assert_int_equal(m.nregions, 1);
+  ergo__config best;
+  const ergo__config *b = &best;
   ergo__sim_params sp;
   ergo__sim_params_default(&sp);
   ergo__sim_work w = {after.gcycles, after.gbytes, after.serial};
-  const ergo__config *b = &m.regions[0].best;
-  ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]},
-                   mx = {sp.f_max, sp.u_max, sp.cores};
+  ergo__sim_config cfg = model_setting(&best), mx = {sp.f_max, sp.u_max, sp.cores};
   ergo__sim_result r, rb;
   ergo__sim_eval(&sp, &w, &cfg, &r);
   ergo__sim_eval(&sp, &w, &mx, &rb);
@@ -469,7 +472,6 @@ static void test_sweep_late_change(void **state) {
                 "new work\n",
                 (long long)b->v[0], (long long)b->v[1], (long long)b->v[2], ratio);
   assert_true(ratio <= 1.0 + 1e-9);
-  ergo__model_free(&m);
 }
 
 /* A change that moves the baseline's time 4 % down and every other config's 4 % up, from step
@@ -525,15 +527,10 @@ static void test_online_compares_whole_steps(void **state) {
     assert_int_equal(ergo_step(i + 1), 0);
   }
   ergo_finalize();
-  ergo__model m;
-  char why[512];
-  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
-  assert_int_equal(m.nregions, 1);
+  ergo__config best;
   ergo__sim_params sp;
   ergo__sim_params_default(&sp);
-  const ergo__config *b = &m.regions[0].best;
-  ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]},
-                   max = {sp.f_max, sp.u_max, sp.cores};
+  ergo__sim_config cfg = model_setting(&best), max = {sp.f_max, sp.u_max, sp.cores};
   double t = 0, e = 0, t0 = 0, e0 = 0;
   for (int k = 0; k < 2; k++) {
     ergo__sim_work x = {w[k].gcycles, w[k].gbytes, w[k].serial};
@@ -548,7 +545,6 @@ static void test_online_compares_whole_steps(void **state) {
                 t / t0, e / e0);
   assert_true(t <= 1.05 * t0 * (1 + 1e-9));
   assert_true(e <= e0 * (1 + 1e-9));
-  ergo__model_free(&m);
 }
 
 /* Under energy@5%, a compute-bound region whose short child (not tuned on its own, so run at
@@ -573,15 +569,10 @@ static void test_online_probe_sees_bound_broken(void **state) {
     assert_int_equal(ergo_step(i + 1), 0);
   }
   ergo_finalize();
-  ergo__model m;
-  char why[512];
-  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
-  assert_int_equal(m.nregions, 1);
+  ergo__config best;
   ergo__sim_params sp;
   ergo__sim_params_default(&sp);
-  const ergo__config *b = &m.regions[0].best;
-  ergo__sim_config cfg = {b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]},
-                   max = {sp.f_max, sp.u_max, sp.cores};
+  ergo__sim_config cfg = model_setting(&best), max = {sp.f_max, sp.u_max, sp.cores};
   double t = 0, t0 = 0, tb = 0, tb0 = 0;
   const ergo_sim_work_desc *w[3] = {&own, &after, &before};
   for (int k = 0; k < 3; k++) {
@@ -596,7 +587,6 @@ static void test_online_probe_sees_bound_broken(void **state) {
                 "(%.4f on the old)\n",
                 t / t0, tb / tb0);
   assert_true(t <= 1.05 * t0 * (1 + 1e-9));
-  ergo__model_free(&m);
 }
 
 int main(void) {
