@@ -58,7 +58,7 @@ static double cur_x;
 static int cur_first;
 static int recording; /* 1: bwork records pieces (path, work) instead of running them */
 
-#define MAXPIECES 256
+#define MAXPIECES 16384 /* pieces of work in one step; more stops the bench (never truncated) */
 #define MAXDEPTH 32
 static struct {
   char path[160];
@@ -80,6 +80,13 @@ static int nrcalls;
 static unsigned long long push_serial, serial_stack[MAXDEPTH + 1]; /* executions entered */
 static int serial_depth;
 
+/* A step the recorder cannot hold would make a wrong oracle: stop, never truncate. */
+static void too_many(const char *what) {
+  fprintf(stderr, "bench: one step has more than %d %s: raise MAXPIECES in bench/tuning.c\n",
+          MAXPIECES, what);
+  exit(1);
+}
+
 static void bpush(int level, const char *name) {
   size_t n = strlen(stack_path);
   snprintf(stack_path + n, sizeof stack_path - n, "/%s", name);
@@ -87,6 +94,7 @@ static void bpush(int level, const char *name) {
     int i = 0;
     while (i < nrcalls && strcmp(rcalls[i].path, stack_path)) i++;
     if (i == nrcalls) {
+      if (nrcalls >= MAXPIECES) too_many("regions");
       snprintf(rcalls[i].path, sizeof rcalls[0].path, "%s", stack_path);
       rcalls[nrcalls].pcalls = 0;
       rcalls[nrcalls].pexec = 0;
@@ -111,7 +119,8 @@ static void bpop(int level, const char *name) {
 static void bwork(double gc, double gb, double serial) {
   ergo_sim_work_desc d = {gc, gb, serial};
   if (recording) {
-    if (nrec < MAXPIECES) {
+    if (nrec >= MAXPIECES) too_many("pieces of work");
+    {
       snprintf(rec[nrec].path, sizeof rec[0].path, "%s", stack_path);
       rec[nrec].w = (ergo__sim_work){gc, gb, serial};
       int depth = 0;
@@ -359,6 +368,11 @@ static int nnodes;
 static int find_or_add(const char *path) {
   for (int i = 0; i < nnodes; i++)
     if (!strcmp(nodes[i].path, path)) return i;
+  if (nnodes >= MAXN) {
+    fprintf(stderr, "bench: a program has more than %d regions: raise MAXN in bench/tuning.c\n",
+            MAXN);
+    exit(1);
+  }
   tnode *n = &nodes[nnodes];
   memset(n, 0, sizeof *n);
   size_t len = strlen(path);
@@ -488,6 +502,9 @@ static void unit_oracle(const ergo__sim_params *p, const ergo__objective *obj, i
         }
     *e_best += be_best;
     *t_best += bt_best;
+    if (getenv("BENCH_ORACLE"))
+      fprintf(stderr, "oracle%s %s e=%.4g/%.4g t=%.4g/%.4g\n", first ? "(first)" : "", n->path,
+              be_best, be, bt_best, bt);
   }
 }
 
@@ -501,9 +518,11 @@ static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_p
   record_step(0);
   ergo__sim_config mx = {p->f_max, p->u_max, p->cores};
   double *t = calloc((size_t)m.nregions + 1, sizeof *t),
-         *tb = calloc((size_t)m.nregions + 1, sizeof *tb);
+         *tb = calloc((size_t)m.nregions + 1, sizeof *tb),
+         *e = calloc((size_t)m.nregions + 1, sizeof *e),
+         *eb = calloc((size_t)m.nregions + 1, sizeof *eb);
   double worst = 0;
-  for (int k = 0; t && tb && k < nrec; k++) {
+  for (int k = 0; t && tb && e && eb && k < nrec; k++) {
     /* The governing region: the deepest enclosing region the model has a setting for; of a
      * region split by call size (its units "PATH#n", see policies/tuner.c), the unit of the
      * call that ran, before the region's own setting. */
@@ -544,14 +563,18 @@ static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_p
     ergo__sim_eval(p, &rec[k].w, &mx, &rb);
     t[gov] += r.time_s;
     tb[gov] += rb.time_s;
+    e[gov] += r.e_pkg_j + r.e_dram_j;
+    eb[gov] += rb.e_pkg_j + rb.e_dram_j;
   }
-  for (int r = 0; t && tb && r < m.nregions; r++) {
+  for (int r = 0; t && tb && e && eb && r < m.nregions; r++) {
     if (tb[r] > 0) worst = fmax(worst, t[r] / tb[r]);
-    if (tb[r] > 0 && getenv("BENCH_UNITS"))
-      fprintf(stderr, "unit %s %.4f\n", m.regions[r].path, t[r] / tb[r]);
+    if (tb[r] > 0 && getenv("BENCH_UNITS")) /* each unit's true time and energy ratios */
+      fprintf(stderr, "unit %s t=%.4f e=%.4f\n", m.regions[r].path, t[r] / tb[r], e[r] / eb[r]);
   }
   free(t);
   free(tb);
+  free(e);
+  free(eb);
   ergo__model_free(&m);
   return worst;
 }
