@@ -147,6 +147,8 @@ int ergo__sweep_baseline(const ergo__sweep *s);
  * number. */
 const ergo__sweep_point *ergo__sweep_points(const ergo__sweep *s, int *count);
 
+/* Measurements set aside as outliers (optimizer/robust.h): in no point's sums. */
+int ergo__sweep_outliers(const ergo__sweep *s);
 /* Executions told so far, warm-up included; 1 when the schedule is over. */
 int ergo__sweep_executions(const ergo__sweep *s);
 int ergo__sweep_done(const ergo__sweep *s);

@@ -589,6 +589,119 @@ static void test_noise_bound_many(void **state) {
   assert_int_equal(over, 0);
 }
 
+/* Sweep work w under objective obj with log-normal noise sigma and a stall in a share op of the
+ * executions; the share of the oracle's saving the choice keeps, its true time against the
+ * baseline's in *time, the outliers set aside added to *aside. */
+static double outlier_share(const ergo__sim_work *w, const char *obj, double sigma, double op,
+                            uint64_t seed, double *time, int *aside) {
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective(obj);
+  ergo__sim_choice best, base;
+  assert_int_equal(ergo__sim_oracle(&p, w, &o, &best, &base), 0);
+  double oracle = best.result.e_pkg_j + best.result.e_dram_j,
+         base_e = base.result.e_pkg_j + base.result.e_dram_j;
+  ergo__space s = sim_space();
+  ergo__sweep *sw = ergo__sweep_new(&s, &o, NULL);
+  ergo__config c;
+  uint64_t x = seed;
+  while (ergo__sweep_next(sw, &c)) {
+    ergo__measure m = sim_measure(&p, w, &c);
+    double ft = lognormal(&x, sigma), fp = lognormal(&x, sigma);
+    m.time_s *= ft;
+    m.energy_j *= ft * fp;
+    if (uniform(&x) < op) { /* a stall: the time grows, and the energy by the idle power */
+      double add = m.time_s * (0.5 + 0.5 * uniform(&x));
+      m.energy_j += add * m.energy_j / m.time_s * 0.3;
+      m.time_s += add;
+    }
+    ergo__sweep_tell(sw, &m);
+  }
+  *aside += ergo__sweep_outliers(sw);
+  ergo__sweep_free(sw);
+  ergo__measure t = sim_measure(&p, w, &c);
+  *time = t.time_s / base.result.time_s;
+  return (base_e - t.energy_j) / (base_e - oracle);
+}
+
+/* Outliers (an execution that caught a stall: 1.5-2x its time, idle power meanwhile) in 2 % of
+ * the executions at 3 % noise: the pooled noise counted them (8 % instead of 3 % in random
+ * program 264, where the baseline was kept at 1.19x the oracle's energy beside a point measured
+ * 99 times at 0.998x its time), so few candidates could be shown inside energy@5%'s bound.  Set
+ * aside (optimizer/robust.h), six workload classes over 11 seeds keep 0.61 of the oracle's
+ * saving on average (0.64 without outliers; 0.25 when they counted), and no seed passes 1.06x
+ * its baseline's time. */
+static void test_outliers_set_aside(void **state) {
+  (void)state;
+  static const ergo__sim_work classes[] = {{20, 2, 0.5}, {3, 3, 0.8},   {40, 1, 0.01},
+                                           {8, 10, 0.1}, {2, 60, 0.01}, {10, 20, 0.3}};
+  enum { NC = sizeof classes / sizeof *classes };
+  double share = 0, worst = 0;
+  int aside = 0;
+  for (int ci = 0; ci < NC; ci++) {
+    double cs = 0;
+    for (int k = 0; k < 11; k++) {
+      double t;
+      cs += outlier_share(&classes[ci], "energy@5%", 0.03, 0.02, 901 + k, &t, &aside) / 11;
+      worst = fmax(worst, t);
+    }
+    print_message("class %d: mean share of the oracle's saving %.3f\n", ci, cs);
+    share += cs / NC;
+  }
+  print_message("mean share %.3f, worst time %.4f of the baseline's, %d outliers set aside\n",
+                share, worst, aside);
+  assert_true(aside > 0);
+  assert_true(worst <= 1.06);
+  assert_true(share > 0.5);
+}
+
+/* Where the noise is below the precision the race has one finalist, the point whose first
+ * measurement was best, often right at a slowdown bound; when its confirmation puts it just
+ * outside, the next point is confirmed in its place, not the baseline kept (random program 76: a
+ * region at its baseline, 1.69x the oracle's energy, beside a point measured at 1.048x).  Here
+ * every config's first measurement is 0.2 % fast (the sigma seen, 0.1 %, is below the
+ * precision), so points just outside energy@5%'s bound look inside it once.  The work: time
+ * 0.9 % up per core step down and 0.11 % per thread fewer, energy down with both; the best inside
+ * the bound is 1.5 GHz with 16 threads (1.0494x).  Before, the baseline was kept. */
+static ergo__measure lucky_first(const ergo__space *s, const ergo__config *c, int first) {
+  int ci = index_of(s, ERGO__KNOB_CORE, c->v[ERGO__KNOB_CORE]),
+      ui = index_of(s, ERGO__KNOB_UNCORE, c->v[ERGO__KNOB_UNCORE]);
+  int th = (int)c->v[ERGO__KNOB_THREADS];
+  double t = 1 + 0.009 * (10 - ci) + 0.0011 * (20 - th) + 0.002 * (12 - ui);
+  double e = 100 * (0.6 + 0.04 * ci) + 0.1 * th + 0.01 * ui;
+  if (first) t *= 0.998;
+  return (ergo__measure){t, e * t, th / 20.0};
+}
+
+static void test_next_finalist(void **state) {
+  (void)state;
+  ergo__space s = sim_space();
+  ergo__objective o = objective("energy@5%");
+  ergo__sweep *sw = ergo__sweep_new(&s, &o, NULL);
+  ergo__config c;
+  int execs = 0;
+  while (ergo__sweep_next(sw, &c)) {
+    int np;
+    const ergo__sweep_point *pts = ergo__sweep_points(sw, &np);
+    int first = 1;
+    for (int i = 0; i < np; i++)
+      if (!memcmp(&pts[i].config, &c, sizeof c)) first = pts[i].n == 0;
+    ergo__measure m = lucky_first(&s, &c, first);
+    ergo__sweep_tell(sw, &m);
+    assert_true(++execs <= ERGO__SWEEP_BUDGET);
+  }
+  ergo__sweep_free(sw);
+  ergo__config bc;
+  memcpy(bc.v, s.baseline, sizeof bc.v);
+  ergo__measure t = lucky_first(&s, &c, 0), b = lucky_first(&s, &bc, 0);
+  print_message("chosen %lld kHz, %lld threads: time %.4f, energy %.4f of the baseline's, %d "
+                "executions\n",
+                (long long)c.v[ERGO__KNOB_CORE], (long long)c.v[ERGO__KNOB_THREADS],
+                t.time_s / b.time_s, t.energy_j / b.energy_j, execs);
+  assert_true(t.time_s <= 1.05 * b.time_s);
+  assert_true(t.energy_j < 0.9 * b.energy_j);
+}
+
 /* Under noise the search stops wherever single measurements leave it, and a trend of a fraction
  * of a per cent per grid step (uncore on compute-bound work, core frequency on memory-bound
  * work: energy falls, time stays) is lost in 5 % noise.  The surface fitted to every measurement
@@ -862,6 +975,8 @@ int main(void) {
       cmocka_unit_test(test_grid_walk_not_deciding),
       cmocka_unit_test(test_noise_bound),
       cmocka_unit_test(test_noise_trend),
+      cmocka_unit_test(test_outliers_set_aside),
+      cmocka_unit_test(test_next_finalist),
       cmocka_unit_test(test_noise_bound_fresh),
       cmocka_unit_test(test_noise_bound_many),
       cmocka_unit_test(test_repeats),

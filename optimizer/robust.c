@@ -1,0 +1,142 @@
+/* robust.c - measurements kept one by one, their outliers set aside (see robust.h). */
+#include "optimizer/robust.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int ergo__mlist_add(ergo__mlist *l, double time_s, double energy_j, double resource) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 8;
+    double(*m)[3] = realloc(l->m, (size_t)cap * sizeof *m);
+    if (!m) return -1;
+    l->m = m;
+    l->cap = cap;
+  }
+  l->m[l->n][0] = time_s;
+  l->m[l->n][1] = energy_j;
+  l->m[l->n][2] = resource;
+  l->n++;
+  return 0;
+}
+
+void ergo__mlist_free(ergo__mlist *l) {
+  free(l->m);
+  l->m = NULL;
+  l->n = l->cap = 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double lg(double v) { return v > 0 ? log(v) : -INFINITY; }
+
+/* The median of v[0..n) (sorted in place). */
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The reference of quantity k of l (log scale): the median of three or more, the least of two,
+ * the one of one.  buf holds l->n values. */
+static double reference(const ergo__mlist *l, int k, double *buf) {
+  for (int i = 0; i < l->n; i++) buf[i] = lg(l->m[i][k]);
+  if (l->n >= 3) return median(buf, l->n);
+  return l->n == 2 ? fmin(buf[0], buf[1]) : buf[0];
+}
+
+void ergo__robust_thresholds(const ergo__mlist *lists, int n, double thr[2]) {
+  thr[0] = thr[1] = INFINITY;
+  int total = 0, most = 0;
+  for (int i = 0; i < n; i++) {
+    if (lists[i].n >= 3) total += lists[i].n;
+    if (lists[i].n > most) most = lists[i].n;
+  }
+  if (total < ERGO__ROBUST_MIN_RESIDUALS) return;
+  double *res = malloc((size_t)total * sizeof *res), *buf = malloc((size_t)most * sizeof *buf);
+  for (int k = 0; k < 2 && res && buf; k++) {
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      const ergo__mlist *l = &lists[i];
+      if (l->n < 3) continue;
+      double med = reference(l, k, buf);
+      int skipped = 0;
+      for (int j = 0; j < l->n; j++) {
+        double d = fabs(lg(l->m[j][k]) - med);
+        /* Of an odd count the median's own deviation is 0 by construction: not a deviation. */
+        if (l->n % 2 && !skipped && d == 0) {
+          skipped = 1;
+          continue;
+        }
+        if (isfinite(d)) res[m++] = d;
+      }
+    }
+    if (m >= ERGO__ROBUST_MIN_RESIDUALS)
+      thr[k] = fmax(ERGO__ROBUST_MIN, ERGO__ROBUST_SIGMAS * 1.4826 * median(res, m));
+  }
+  free(res);
+  free(buf);
+}
+
+/* Which side of the references measurement m is off by more than the thresholds: 1 above, -1
+ * below (by its time if that is off, else by its energy), 0 neither. */
+static int off(const double *m, const double ref[2], const double thr[2]) {
+  for (int k = 0; k < 2; k++) {
+    double d = lg(m[k]) - ref[k];
+    if (isfinite(thr[k]) && fabs(d) > thr[k]) return d > 0 ? 1 : -1;
+  }
+  return 0;
+}
+
+int ergo__mlist_kept(const ergo__mlist *l, const double thr[2], unsigned char *keep) {
+  for (int i = 0; i < l->n; i++) keep[i] = 1;
+  if (l->n < 2 || (!isfinite(thr[0]) && !isfinite(thr[1]))) return l->n;
+  double ref[2] = {0, 0}, *buf = malloc((size_t)l->n * sizeof *buf);
+  signed char *side = malloc((size_t)l->n);
+  int kept = l->n;
+  if (buf && side) {
+    for (int k = 0; k < 2; k++) ref[k] = reference(l, k, buf);
+    for (int i = 0; i < l->n; i++) side[i] = (signed char)off(l->m[i], ref, thr);
+    /* An outlier is alone: two in a row off on the same side are a change of the work (its
+     * first measurements after the change), kept for the tests of change to see. */
+    int cnt = 0;
+    for (int i = 0; i < l->n; i++)
+      cnt += keep[i] = !(side[i] && (i == 0 || side[i - 1] != side[i]) &&
+                         (i == l->n - 1 || side[i + 1] != side[i]));
+    cnt = l->n - cnt;
+    /* Outliers are rare: more than a quarter of the list (one of two or three) is a list with
+     * two levels, and none is set aside. */
+    if (cnt > (l->n / 4 > 1 ? l->n / 4 : 1))
+      for (int i = 0; i < l->n; i++) keep[i] = 1;
+    else
+      kept -= cnt;
+  }
+  free(buf);
+  free(side);
+  return kept;
+}
+
+int ergo__mlist_sums(const ergo__mlist *l, const double thr[2], int from, ergo__msums *out) {
+  *out = (ergo__msums){0};
+  unsigned char *keep = NULL; /* NULL: every one kept (nothing to screen, or no memory) */
+  if (l->n >= 2 && (isfinite(thr[0]) || isfinite(thr[1])) && (keep = malloc((size_t)l->n)))
+    ergo__mlist_kept(l, thr, keep);
+  int out_n = 0;
+  for (int i = 0; i < l->n; i++) {
+    const double *m = l->m[i];
+    if (keep && !keep[i]) {
+      out_n++;
+      continue;
+    }
+    out->t += m[0];
+    out->e += m[1];
+    out->r += m[2];
+    out->t2 += m[0] * m[0];
+    out->e2 += m[1] * m[1];
+    out->n++;
+    if (i >= from) out->t_from += m[0], out->n_from++;
+  }
+  free(keep);
+  return out_n;
+}
