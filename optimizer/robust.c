@@ -98,12 +98,14 @@ int ergo__mlist_kept(const ergo__mlist *l, const double thr[2], unsigned char *k
   if (buf && side) {
     for (int k = 0; k < 2; k++) ref[k] = reference(l, k, buf);
     for (int i = 0; i < l->n; i++) side[i] = (signed char)off(l->m[i], ref, thr);
-    /* An outlier is alone: two in a row off on the same side are a change of the work (its
-     * first measurements after the change), kept for the tests of change to see. */
+    /* The last measurements off on the same side, two or more, are the work changing (its
+     * first measurements after the change), kept for the tests of change to see; any other
+     * measurement off is an outlier (a stall can last two executions). */
+    int tail = l->n;
+    while (tail > 0 && side[l->n - 1] && side[tail - 1] == side[l->n - 1]) tail--;
+    if (l->n - tail < 2) tail = l->n;
     int cnt = 0;
-    for (int i = 0; i < l->n; i++)
-      cnt += keep[i] = !(side[i] && (i == 0 || side[i - 1] != side[i]) &&
-                         (i == l->n - 1 || side[i + 1] != side[i]));
+    for (int i = 0; i < l->n; i++) cnt += keep[i] = !side[i] || i >= tail;
     cnt = l->n - cnt;
     /* Outliers are rare: more than a quarter of the list (one of two or three) is a list with
      * two levels, and none is set aside. */

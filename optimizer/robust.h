@@ -7,8 +7,8 @@
  * outlier when its log time or log energy is off the list's reference by more than the
  * threshold, max(ERGO__ROBUST_MIN, ERGO__ROBUST_SIGMAS x sigma), sigma the robust noise pooled
  * over every list (1.4826 x the median absolute deviation from each list's median).  Until
- * ERGO__ROBUST_MIN_RESIDUALS deviations are known nothing is set aside.  An outlier is alone:
- * two measurements in a row off on the same side are the work changing, and stay (the tests of
+ * ERGO__ROBUST_MIN_RESIDUALS deviations are known nothing is set aside.  The last measurements
+ * of a list off on the same side, two or more, are the work changing, and stay (the tests of
  * change must see them).  And outliers are rare: in a list where more than a quarter (one of two
  * or three) would be set aside, none is (two levels, the median between them). */
 #ifndef ERGO_OPTIMIZER_ROBUST_H
