@@ -215,15 +215,15 @@ static double value_at(const ergo__sweep *s, ergo__measure m, double margin) {
   return ergo__objective_value(&s->obj, &m, &b);
 }
 
-/* The objective of a point's mean.  Under a slowdown bound and noise, a point's time counts
- * ERGO__SWEEP_MARGIN standard errors (its own and the baseline's) slower than its mean: a point
- * whose mean is just inside the bound is as likely just outside, and among hundreds of points
- * the luckiest would be chosen.  The baseline is the reference, inside its bound by
+/* The objective of a point's mean.  Under a slowdown bound and noise, a point's time counts z
+ * standard errors (its own and the baseline's) slower than its mean: a point whose mean is just
+ * inside the bound is as likely just outside, and among hundreds of points the luckiest would
+ * be chosen (ERGO__SWEEP_MARGIN while searching; ERGO__SWEEP_SURE for the final choice where
+ * the noise is below the precision).  The baseline is the reference, inside its bound by
  * definition. */
-static double value_of(const ergo__sweep *s, int p, double sd_time) {
+static double value_of(const ergo__sweep *s, int p, double sd_time, double z) {
   int nb = s->base >= 0 ? s->pts[s->base].n : 0;
-  double margin =
-      p != s->base && nb ? ERGO__SWEEP_MARGIN * sd_time * sqrt(1.0 / s->pts[p].n + 1.0 / nb) : 0.0;
+  double margin = p != s->base && nb ? z * sd_time * sqrt(1.0 / s->pts[p].n + 1.0 / nb) : 0.0;
   return value_at(s, ergo__sweep_mean(&s->pts[p]), margin);
 }
 
@@ -304,14 +304,14 @@ static ergo__measure smoothed_var(const ergo__sweep *s, int p, double *var) {
 
 static ergo__measure smoothed(const ergo__sweep *s, int p) { return smoothed_var(s, p, NULL); }
 
-/* The measured point of lowest objective among those with at least min_n measurements;
- * ties keep the earlier point. */
-static int argmin(const ergo__sweep *s, int min_n) {
+/* The measured point of lowest objective among those with at least min_n measurements (each
+ * with z standard errors of margin, value_of()); ties keep the earlier point. */
+static int argmin(const ergo__sweep *s, int min_n, double z) {
   int best = -1;
   double bv = 0, sd_time = noise(s, 0);
   for (int p = 0; p < s->npts; p++) {
     if (s->pts[p].n < min_n || s->pts[p].n == 0) continue;
-    double v = value_of(s, p, sd_time);
+    double v = value_of(s, p, sd_time, z);
     if (best < 0 || v < bv) {
       best = p;
       bv = v;
@@ -581,7 +581,7 @@ static int propose(ergo__sweep *s, int best) {
   if (!fit_surface(s, &m, dims, &nd)) return 0;
   /* Under noise the best measured point is the luckiest of many: the surface is compared with
    * itself, its value at the best point against its value elsewhere. */
-  double bv = value_of(s, best, noise(s, 0)), pv = 0;
+  double bv = value_of(s, best, noise(s, 0), ERGO__SWEEP_MARGIN), pv = 0;
   if (noise(s, 0) > ERGO__SWEEP_PRECISION) {
     ergo__measure eb = surface_at(s, &m, dims, nd, s->pidx[best]);
     eb.resource = ergo__sweep_mean(&s->pts[best]).resource;
@@ -622,7 +622,7 @@ static void search_step(ergo__sweep *s) {
   /* Polls: 0 along each knob, 1 along each pair, 2 along all three at once (the corners). */
   int polls = nd >= 3 ? 3 : nd;
   for (;;) {
-    int c = argmin(s, 1);
+    int c = argmin(s, 1, ERGO__SWEEP_MARGIN);
     if (c < 0 || s->out_of_budget) {
       s->phase = PH_FINAL;
       return;
@@ -843,7 +843,8 @@ static int confident(const ergo__sweep *s, int p) { return confident_n(s, p, 0);
  * bias would outweigh the noise). */
 static int winner(const ergo__sweep *s) {
   int min_n = s->repeats + ERGO__SWEEP_FINAL, best = -1;
-  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION) return argmin(s, min_n);
+  if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION)
+    return argmin(s, min_n, ERGO__SWEEP_SURE);
   double bv = 0;
   for (int p = 0; p < s->npts; p++) {
     if (s->pts[p].n < min_n || !confident(s, p)) continue;
@@ -980,11 +981,11 @@ static int extend(ergo__sweep *s) {
  * 1.048x for 59 % of its energy).  1 when it planned more. */
 static int next_finalist(ergo__sweep *s) {
   if (s->explicit_grid || fmax(noise(s, 0), noise(s, 1)) >= ERGO__SWEEP_PRECISION) return 0;
-  int min_n = s->repeats + ERGO__SWEEP_FINAL, w = argmin(s, min_n), pick = -1;
-  double sd = noise(s, 0), wv = w >= 0 ? value_of(s, w, sd) : INFINITY, pv = wv;
+  int min_n = s->repeats + ERGO__SWEEP_FINAL, w = argmin(s, min_n, ERGO__SWEEP_SURE), pick = -1;
+  double sd = noise(s, 0), wv = w >= 0 ? value_of(s, w, sd, ERGO__SWEEP_SURE) : INFINITY, pv = wv;
   for (int p = 0; p < s->npts; p++) {
     if (p == s->base || !s->pts[p].n || s->pts[p].n >= min_n) continue;
-    double v = value_of(s, p, sd);
+    double v = value_of(s, p, sd, ERGO__SWEEP_MARGIN);
     if (v < pv) pick = p, pv = v;
   }
   if (pick < 0) return 0;
@@ -1178,7 +1179,7 @@ static void refill(ergo__sweep *s) {
       if (s->phase == PH_FINAL) s->out_of_budget = 0, s->rungs = -1;
       break;
     case PH_FINAL: final_step(s); break;
-    case PH_LAST: finish(s, argmin(s, 1)); break;
+    case PH_LAST: finish(s, argmin(s, 1, ERGO__SWEEP_MARGIN)); break;
     }
   }
 }
@@ -1263,13 +1264,13 @@ int ergo__sweep_supported(const ergo__sweep *s, int p) {
   int min_n = s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL);
   if (s->pts[p].n < min_n || s->pts[s->base].n < min_n) return 0;
   if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION)
-    return value_of(s, p, 0.0) < value_of(s, s->base, 0.0);
+    return value_of(s, p, 0.0, 0.0) < value_of(s, s->base, 0.0, 0.0);
   return confident(s, p);
 }
 
 int ergo__sweep_best(const ergo__sweep *s) {
   if (s->phase == PH_DONE && s->best >= 0) return s->best;
-  return s->phase == PH_FINAL && s->rungs >= 0 ? winner(s) : argmin(s, 1);
+  return s->phase == PH_FINAL && s->rungs >= 0 ? winner(s) : argmin(s, 1, ERGO__SWEEP_MARGIN);
 }
 
 int ergo__sweep_deciding(const ergo__sweep *s) {
