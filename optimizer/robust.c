@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ergo__mlist_add(ergo__mlist *l, double time_s, double energy_j, double resource) {
   if (l->n == l->cap) {
@@ -141,4 +142,12 @@ int ergo__mlist_sums(const ergo__mlist *l, const double thr[2], int from, ergo__
   }
   free(keep);
   return out_n;
+}
+
+double ergo__median_small(const double *v, int n) {
+  double b[64];
+  if (n < 1) return 0;
+  if (n > 64) n = 64;
+  memcpy(b, v, (size_t)n * sizeof *b);
+  return median(b, n);
 }

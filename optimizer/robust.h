@@ -53,4 +53,8 @@ int ergo__mlist_kept(const ergo__mlist *l, const double thr[2], unsigned char *k
  * of those from index `from` on; returns how many were set aside. */
 int ergo__mlist_sums(const ergo__mlist *l, const double thr[2], int from, ergo__msums *out);
 
+/* The median of v[0..n), n at most 64 (a block of a few executions: one outlier in it does not
+ * move it); 0 for n < 1. */
+double ergo__median_small(const double *v, int n);
+
 #endif

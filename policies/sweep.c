@@ -3,6 +3,7 @@
  * at the end every configuration measured goes into the tuning model. */
 #include "optimizer/sweep.h"
 #include "optimizer/change.h"
+#include "optimizer/robust.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
@@ -48,7 +49,7 @@ typedef struct sweep_region {
   long first_step; /* the step of its first tuned execution */
   /* After the schedule: the block of executions at its best config being watched. */
   int watch_n, retunes, side[2]; /* side: the last block's verdict per quantity (-1, 0, 1) */
-  double watch_lt, watch_le;
+  double watch[2][SWEEP_WATCH];  /* the block's log ratios of time and energy to the schedule's */
   long after;      /* executions since the schedule ended (controls are due every SWEEP_CONTROL) */
   int ctl_side[4]; /* the last control's verdict: time, energy, time at the best against it, and
                       whether the best still pays */
@@ -196,17 +197,19 @@ static int drifted(sweep_region *sr, const ergo__config *applied, const ergo__me
   if (memcmp(applied, &pts[best].config, sizeof *applied)) return 0; /* not its own config */
   ergo__measure ref = ergo__sweep_mean(&pts[best]);
   if (!(ref.time_s > 0)) return 0;
-  sr->watch_lt += log(m->time_s / ref.time_s);
-  sr->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+  sr->watch[0][sr->watch_n] = log(m->time_s / ref.time_s);
+  sr->watch[1][sr->watch_n] =
+      ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
   if (++sr->watch_n < SWEEP_WATCH) return 0;
   int moved = 0;
   for (int k = 0; k < 2; k++) {
-    double d = (k ? sr->watch_le : sr->watch_lt) / sr->watch_n,
+    /* The block's median, not its mean: one stall (an execution 1.8x as long) in a block moved
+     * the mean by 15 %, and a stall every 7 steps started a schedule again. */
+    double d = ergo__median_small(sr->watch[k], SWEEP_WATCH),
            lim = fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k) * sqrt(1.0 / SWEEP_WATCH));
     moved |= ergo__change_twice(&sr->side[k], d, lim);
   }
   sr->watch_n = 0;
-  sr->watch_lt = sr->watch_le = 0;
   if (moved) sr->side[0] = sr->side[1] = 0;
   return moved;
 }
@@ -374,6 +377,20 @@ static int sweep_finish(ergo__policy *p) {
                retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
                retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
                first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
+  /* Outliers set aside (optimizer/robust.h): a user reads them as stalls on the node. */
+  int aside = 0, with = 0, first_n = 0;
+  const sweep_region *first_out = NULL;
+  for (const sweep_region *sr = ((sweep_priv *)p->priv)->regions; sr; sr = sr->next) {
+    int n = ergo__sweep_outliers(sr->sched) + (sr->prev ? ergo__sweep_outliers(sr->prev) : 0);
+    if (n && !with++) first_out = sr, first_n = n;
+    aside += n;
+  }
+  if (aside && p->talk)
+    ergo__info("sweep: %d execution%s in %d region%s set aside as outliers (off %s config's "
+               "median by more than 10 %% or 5 sigmas of the noise, not the work changing: a stall "
+               "on the node; first: '%s', %d); the model's means are of the rest",
+               aside, aside == 1 ? "" : "s", with, with == 1 ? "" : "s",
+               aside == 1 ? "its" : "their", first_out->path, first_n);
   return rc < 0 ? rc : 0;
 }
 

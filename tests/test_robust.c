@@ -102,12 +102,21 @@ static void test_small_lists(void **state) {
   ergo__mlist_free(&l);
 }
 
+/* A block's median: one stall in four does not move it; even counts take the middle two. */
+static void test_median_small(void **state) {
+  (void)state;
+  static const double block[] = {0.01, -0.02, 0.59, 0.0}, three[] = {3, 1, 2};
+  assert_true(fabs(ergo__median_small(block, 4) - 0.005) < 1e-12);
+  assert_true(fabs(ergo__median_small(three, 3) - 2) < 1e-12);
+  assert_true(ergo__median_small(block, 0) == 0);
+  assert_true(block[2] == 0.59); /* the caller's values stay in their order */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_thresholds),
-      cmocka_unit_test(test_thresholds_noise),
-      cmocka_unit_test(test_alone_set_aside),
-      cmocka_unit_test(test_small_lists),
+      cmocka_unit_test(test_thresholds),      cmocka_unit_test(test_thresholds_noise),
+      cmocka_unit_test(test_alone_set_aside), cmocka_unit_test(test_small_lists),
+      cmocka_unit_test(test_median_small),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
  * program's model does not know, and, on the real machine, work without an energy meter.
  *
  *   tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] [--extra] [--first MS]
- *              [--grow X] [--small MS] [--nest] [--phase S] [--load F:S]
+ *              [--grow X] [--small MS] [--nest] [--phase S] [--load F:S] [--stall K]
  *
  * Each step runs PREFIX_solve (MS milliseconds of work, default 200), then with --extra
  * PREFIX_extra (as long), then calls ergo_step; --once MS first runs PREFIX_init once (MS
@@ -13,7 +13,9 @@
  * PREFIX_solve, where outer and mid do no work of their own.  Work that changes (issue 14, items 1
  * and 5): --phase S turns solve's work memory-bound from step S on (as long at the untuned
  * setting; sim node only); --load F:S makes the machine loaded until step S: each solve also
- * waits F times its length, time that no setting changes.  On the sim node (ERGO_PLATFORM=sim)
+ * waits F times its length, time that no setting changes; --stall K makes every K-th step's solve
+ * (from step K/2) also wait 0.8 times its length: an outlier, as a daemon or a network stall
+ * makes one.  On the sim node (ERGO_PLATFORM=sim)
  * the work is simulated compute of that length at the untuned setting; on the real machine it is a
  * busy wait of that length. */
 #include <ergo_sim.h>
@@ -30,7 +32,7 @@ static double now_s(void) {
 }
 
 /* MS milliseconds of work: the sim node's 20 cores at 2 GHz do 0.04 Gcycles per millisecond. */
-static long phase_at = -1, load_until = -1, cur_step;
+static long phase_at = -1, load_until = -1, cur_step, stall_every;
 static double load_f;
 
 static void work(double ms) {
@@ -41,9 +43,12 @@ static void work(double ms) {
                                : (ergo_sim_work_desc){ms * 0.04, ms * 0.001, 0.01};
     ergo_sim_work(&w);
     if (cur_step < load_until) ergo_sim_wait(load_f * ms * 1e-3);
+    if (stall_every > 0 && cur_step % stall_every == stall_every / 2)
+      ergo_sim_wait(0.8 * ms * 1e-3);
     return;
   }
   if (cur_step < load_until) ms *= 1 + load_f;
+  if (stall_every > 0 && cur_step % stall_every == stall_every / 2) ms *= 1.8;
   volatile double x = 0;
   for (double end = now_s() + ms * 1e-3; now_s() < end;) x += 1e-9;
 }
@@ -96,10 +101,12 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc &&
              sscanf(argv[i + 1], "%lf:%ld", &load_f, &load_until) == 2)
       i++;
+    else if (strcmp(argv[i], "--stall") == 0 && i + 1 < argc)
+      stall_every = atol(argv[++i]);
     else {
       fprintf(stderr, "usage: tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] "
                       "[--extra] [--first MS] [--grow X] [--small MS] [--nest] [--phase S] "
-                      "[--load F:S]\n");
+                      "[--load F:S] [--stall K]\n");
       return 2;
     }
   }
