@@ -151,3 +151,27 @@ double ergo__median_small(const double *v, int n) {
   memcpy(b, v, (size_t)n * sizeof *b);
   return median(b, n);
 }
+
+double ergo__median_weighted(const double *v, const double *w, int n) {
+  double b[64][2], tot = 0;
+  if (n < 1) return 0;
+  if (n > 64) n = 64;
+  for (int i = 0; i < n; i++) { /* insertion sort by value: a handful */
+    int j = i;
+    while (j > 0 && b[j - 1][0] > v[i]) {
+      b[j][0] = b[j - 1][0];
+      b[j][1] = b[j - 1][1];
+      j--;
+    }
+    b[j][0] = v[i];
+    b[j][1] = w[i];
+    tot += w[i];
+  }
+  double cum = 0;
+  for (int i = 0; i < n; i++) {
+    cum += b[i][1];
+    if (fabs(cum - tot / 2) <= 1e-9 * tot && i + 1 < n) return 0.5 * (b[i][0] + b[i + 1][0]);
+    if (cum > tot / 2) return b[i][0];
+  }
+  return b[n - 1][0];
+}

@@ -57,4 +57,8 @@ int ergo__mlist_sums(const ergo__mlist *l, const double thr[2], int from, ergo__
  * move it); 0 for n < 1. */
 double ergo__median_small(const double *v, int n);
 
+/* The weighted median of v[0..n) with weights w (> 0), n at most 64: where the weights below and
+ * above are equal, the mean of the two values there (equal weights: the median); 0 for n < 1. */
+double ergo__median_weighted(const double *v, const double *w, int n);
+
 #endif

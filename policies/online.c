@@ -3,6 +3,7 @@
  * configs it asks for, then run at its choice; at the end the choices go into the tuning model. */
 #include "optimizer/change.h"
 #include "optimizer/nm.h"
+#include "optimizer/robust.h"
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
@@ -64,15 +65,19 @@ typedef struct online_region {
   int asked, chosen, mismatches;
   int watch_n, retunes; /* after the search: the block being watched, restarts so far */
   int side[2];          /* the last block's verdict per quantity (-1, 0, 1) */
-  double watch_lt, watch_le;
+  /* The block's measurements: log ratios of time and energy to what the search measured, and
+   * their weights (executions), wk of them. */
+  double watch[2][ONLINE_WATCH], watch_w[ONLINE_WATCH];
+  int wk;
   long retuned_at;
   /* After the search, ONLINE_WATCH executions at the baseline (once per search): compared with
    * the baseline the search measured, they say whether the work changed while it ran. */
   int checked, check_left, check_n;
-  double check_lt, check_le;
+  double check[2][ONLINE_WATCH], check_w[ONLINE_WATCH]; /* as watch, ck of them */
+  int ck;
   int since_check; /* executions at the choice since the last check of the baseline */
-  /* The last block watched at the choice: its mean log time (what the search measured there,
-   * times the block's mean ratio to it) and executions; 0 none since the search. */
+  /* The last block watched at the choice: its log time (what the search measured there, times
+   * the block's median ratio to it) and executions; 0 none since the search. */
   double last_lt;
   int last_n;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
@@ -248,6 +253,18 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
   or->chosen = 1;
 }
 
+/* The level of a block of measurements (log ratios v, weights w, n of them) that one stall in it
+ * does not move: of three or more their weighted median, of fewer their weighted mean (a probe
+ * of two that disagree is measured a third time first: see baseline_moved()).  The mean moved
+ * 15 % for one execution 1.8x as long in four, and a stall every 7 steps started a search again
+ * four times in 200 steps (a probe of two at the baseline, one of them stalled, by 29 %). */
+static double block_level(const double *v, const double *w, int n) {
+  if (n >= 3) return ergo__median_weighted(v, w, n);
+  double a = 0, b = 0;
+  for (int i = 0; i < n; i++) a += w[i] * v[i], b += w[i];
+  return b > 0 ? a / b : 0;
+}
+
 /* After the search: one execution of the baseline check under `applied`; 1 when the check is
  * complete and the baseline's time or energy per unit of work moved from what the search measured
  * there (as drifted() judges a block): the work changed during the search, whose baseline and
@@ -267,14 +284,26 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
     or->check_left = 0;
     return 0;
   }
-  or->check_lt += w * log(m->time_s / ref.time_s);
-  or->check_le += ref.energy_j > 0 && m->energy_j > 0 ? w * log(m->energy_j / ref.energy_j) : 0;
+  if (or->ck < ONLINE_WATCH) {
+    or->check[0][or->ck] = log(m->time_s / ref.time_s);
+    or->check[1][or->ck] =
+        ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+    or->check_w[or->ck++] = w;
+  }
   or->check_n += w;
-  if ((or->check_left -= w) > 0) return 0;
+  if ((or->check_left -= w) > 0 && or->ck < ONLINE_WATCH) return 0;
+  /* Two that disagree by more than DRIFT: one stalled, or the work changed between them; a third
+   * tells which (their median). */
+  if (or->ck == 2 && fabs(or->check[0][0] - or->check[0][1]) > ONLINE_DRIFT) {
+    or->check_left = 1;
+    return 0;
+  }
+  or->check_left = 0;
+  double med[2] = {block_level(or->check[0], or->check_w, or->ck),
+                   block_level(or->check[1], or->check_w, or->ck)};
   int moved = 0;
   for (int k = 0; k < 2; k++) {
-    double d = (k ? or->check_le : or->check_lt) / or->check_n,
-           sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
+    double d = med[k], sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
            lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->check_n + 1.0 / n));
     moved |= fabs(d) > lim;
   }
@@ -283,8 +312,7 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
    * no longer keeps it (a change of the work too small for either to be called moved, a child
    * not tuned on its own that turned memory-bound, can take a config chosen at 1.04x to 1.08x). */
   if (!moved && or->last_n > 0 && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED) {
-    double sig = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)),
-           base = log(ref.time_s) + or->check_lt / or->check_n,
+    double sig = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)), base = log(ref.time_s) + med[0],
            lim = log1p(p->objective.slowdown) +
                  fmax(0.01, 5 * sig * sqrt(1.0 / or->last_n + 1.0 / or->check_n));
     moved = or->last_lt - base > lim;
@@ -310,20 +338,24 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
     n = 0;
   }
   if (!n || !(ref.time_s > 0)) return 0; /* not a config the search measured */
-  or->watch_lt += w * log(m->time_s / ref.time_s);
-  or->watch_le += ref.energy_j > 0 && m->energy_j > 0 ? w * log(m->energy_j / ref.energy_j) : 0;
-  if ((or->watch_n += w) < ONLINE_WATCH) return 0;
-  or->last_lt = log(ref.time_s) + or->watch_lt / or->watch_n;
+  or->watch[0][or->wk] = log(m->time_s / ref.time_s);
+  or->watch[1][or->wk] = ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
+  or->watch_w[or->wk++] = w;
+  if ((or->watch_n += w) < ONLINE_WATCH && or->wk < ONLINE_WATCH) return 0;
+  /* The block's (weighted) median, not its mean: one stall (an execution 1.8x as long) in a
+   * block of four moved the mean by 15 %, and a stall every 7 steps started the search again
+   * four times in 200 steps. */
+  double med[2] = {block_level(or->watch[0], or->watch_w, or->wk),
+                   block_level(or->watch[1], or->watch_w, or->wk)};
+  or->last_lt = log(ref.time_s) + med[0];
   or->last_n = or->watch_n;
   int moved = 0;
   for (int k = 0; k < 2; k++) {
-    double d = (k ? or->watch_le : or->watch_lt) / or->watch_n,
-           sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
+    double d = med[k], sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
            lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->watch_n + 1.0 / n));
     moved |= ergo__change_twice(& or->side[k], d, lim);
   }
-  or->watch_n = 0;
-  or->watch_lt = or->watch_le = 0;
+  or->watch_n = or->wk = 0;
   if (moved) or->side[0] = or->side[1] = 0;
   return moved;
 }
@@ -352,8 +384,7 @@ static int restart(ergo__policy *p, online_region * or) {
   or->nm = fresh;
   or->restarted = 1;
   or->asked = 0;
-  or->watch_n = 0;
-  or->watch_lt = or->watch_le = 0;
+  or->watch_n = or->wk = 0;
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
   or->since_check = 0;
@@ -370,8 +401,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
     if (! or->checked) { /* the search just ended: the baseline is checked from the next one */
       or->checked = 1;
       or->check_left = or->retunes < ONLINE_RETUNES ? ONLINE_WATCH : 0;
-      or->check_n = 0;
-      or->check_lt = or->check_le = 0;
+      or->check_n = or->ck = 0;
       return;
     }
     if (or->check_left > 0) {
@@ -386,8 +416,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
     if (++ or->since_check >= ONLINE_PROBE_EVERY && or->retunes < ONLINE_RETUNES) {
       or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
       or->check_left = ONLINE_PROBE;
-      or->check_n = 0;
-      or->check_lt = or->check_le = 0;
+      or->check_n = or->ck = 0;
     }
     if (!drifted(p, or, applied, m, w)) return;
     if (restart(p, or) == 0) {

@@ -112,11 +112,21 @@ static void test_median_small(void **state) {
   assert_true(block[2] == 0.59); /* the caller's values stay in their order */
 }
 
+/* The weighted median: equal weights give the median; a heavy value pulls it to itself. */
+static void test_median_weighted(void **state) {
+  (void)state;
+  static const double v[] = {0.3, -0.1, 0.0, 0.1}, one[] = {1, 1, 1, 1}, heavy[] = {1, 1, 5, 1};
+  assert_true(fabs(ergo__median_weighted(v, one, 4) - 0.05) < 1e-12);
+  assert_true(fabs(ergo__median_weighted(v, heavy, 4) - 0.0) < 1e-12);
+  assert_true(fabs(ergo__median_weighted(v, one, 3) - 0.0) < 1e-12);
+  assert_true(ergo__median_weighted(v, one, 0) == 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thresholds),      cmocka_unit_test(test_thresholds_noise),
       cmocka_unit_test(test_alone_set_aside), cmocka_unit_test(test_small_lists),
-      cmocka_unit_test(test_median_small),
+      cmocka_unit_test(test_median_small),    cmocka_unit_test(test_median_weighted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
