@@ -24,6 +24,7 @@
 
 #include "ergo.h"
 #include "optimizer/nm_model.h"
+#include "optimizer/robust.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -81,12 +82,21 @@
 #define SCAN_LEVELS 24
 
 /* Sums of a point's measurements, so its mean sharpens with repeats; sums of
- * logs for the noise estimate and the response surface. */
+ * logs for the noise estimate and the response surface.  Of the measurements that are not
+ * outliers (optimizer/robust.h); runs, run_t and run_e count every execution, outliers
+ * included: what was handed out (the schedule counts these) and what it cost (the budget's
+ * ledger charges it: the user paid for it). */
 typedef struct sums {
   int n;
   double t, e, r, lt, lt2, le, le2;
   double lx[2], lx2[2]; /* log(E T) and log(E T^2): EDP and ED2P, whose noise is not E's */
+  int runs;
+  double run_t, run_e;
 } sums;
+
+/* Which sums a measurement went to (its tag, one bit each): a point's all, fresh and conf, and
+ * nm->base_conf (the baseline's). */
+enum { TAG_ALL = 1, TAG_FRESH = 2, TAG_CONF = 4, TAG_BASE_CONF = 8 };
 
 /* One grid point measured: every measurement, and those taken once it was a
  * candidate (fresh: free of the luck that made it one). */
@@ -95,6 +105,11 @@ typedef struct rec {
   sums all, fresh;
   sums conf;    /* its confirmation's measurements (see ERGO__NM_CONFIRM) */
   int rejected; /* its confirmation failed, or could not be afforded */
+  /* Per measurement in nm->ml (same index): its TAG_* bits.  unlisted: out of memory a
+   * measurement could not be kept in the list, whose sums are then never rebuilt from it (each
+   * measurement is added to them as it comes, outliers included). */
+  unsigned char *tag;
+  int tcap, unlisted;
 } rec;
 
 struct ergo__nm {
@@ -115,6 +130,13 @@ struct ergo__nm {
    * 0 none), the baseline's measurements taken alongside it, the outcome. */
   int confirming, confirmed, confirm_over;
   sums base_conf;
+
+  /* Outliers (optimizer/robust.h): per memo entry, every measurement in order (the sums are
+   * rebuilt from those that are not outliers); the thresholds, log time and log energy; the last
+   * measurement told. */
+  ergo__mlist *ml;
+  double thr[2];
+  ergo__measure last;
 
   int asked, want[D]; /* a point handed out, not yet told */
   int done, final;    /* final: index into memo */
@@ -172,11 +194,19 @@ static rec *find(const ergo__nm *nm, const int p[D]) {
   return NULL;
 }
 
+/* One execution counted in s's runs (what it cost), outlier or not. */
+static void paid(sums *s, const ergo__measure *m) {
+  s->runs++;
+  s->run_t += m->time_s;
+  s->run_e += m->energy_j;
+}
+
 static void add(sums *s, const ergo__measure *m) {
   /* Energy 0 (no meter) has no log: 0 keeps the sums finite, and a mix of
    * metered and unmetered executions reads as very noisy, so nothing is
    * chosen over the baseline on its strength. */
   double lt = log(m->time_s), le = m->energy_j > 0 ? log(m->energy_j) : 0;
+  paid(s, m);
   s->n++;
   s->t += m->time_s;
   s->e += m->energy_j;
@@ -190,6 +220,52 @@ static void add(sums *s, const ergo__measure *m) {
     s->lx[k] += x;
     s->lx2[k] += x * x;
   }
+}
+
+/* The sums of memo entry i rebuilt from its measurements but the outliers (under nm->thr);
+ * unchanged when out of memory or unlisted. */
+static void resum(ergo__nm *nm, int i) {
+  rec *q = &nm->memo[i];
+  const ergo__mlist *l = &nm->ml[i];
+  if (q->unlisted) return;
+  unsigned char *keep = malloc(l->n ? (size_t)l->n : 1);
+  if (!keep) return;
+  ergo__mlist_kept(l, nm->thr, keep);
+  sums s[4];
+  memset(s, 0, sizeof s);
+  for (int j = 0; j < l->n; j++) {
+    ergo__measure m = {l->m[j][0], l->m[j][1], l->m[j][2]};
+    for (int b = 0; b < 4; b++)
+      if (q->tag[j] & (1 << b)) (keep[j] ? add : paid)(&s[b], &m);
+  }
+  free(keep);
+  q->all = s[0];
+  q->fresh = s[1];
+  q->conf = s[2];
+  if (i == 0) nm->base_conf = s[3];
+}
+
+/* The sums of tag t (TAG_CONF of q, TAG_BASE_CONF of the baseline) start again, empty. */
+static void untag(ergo__nm *nm, rec *q, int t) {
+  for (int j = 0; q->tag && j < nm->ml[q - nm->memo].n; j++) q->tag[j] &= (unsigned char)~t;
+  memset(t == TAG_CONF ? &q->conf : &nm->base_conf, 0, sizeof(sums));
+}
+
+/* Keep measurement m of memo entry i, tagged t, in its list; -1 when out of memory (the list and
+ * tags unchanged). */
+static int keep_measure(ergo__nm *nm, int i, const ergo__measure *m, int t) {
+  rec *q = &nm->memo[i];
+  ergo__mlist *l = &nm->ml[i];
+  if (l->n == q->tcap) {
+    int cap = q->tcap ? 2 * q->tcap : 8;
+    unsigned char *tag = realloc(q->tag, (size_t)cap);
+    if (!tag) return -1;
+    q->tag = tag;
+    q->tcap = cap;
+  }
+  if (ergo__mlist_add(l, m->time_s, m->energy_j, m->resource)) return -1;
+  q->tag[l->n - 1] = (unsigned char)t;
+  return 0;
 }
 
 static void mean(const sums *s, ergo__measure *m) {
@@ -555,8 +631,9 @@ static double point_mean(const sums *q, int k) { return (k ? q->e : q->t) / q->n
  * its interval; negative when there is credit. */
 static double debt(const ergo__nm *nm, int k, int low) {
   double away = 0, ref = base_ref(nm, k, low);
-  int n_away = nm->evals - nm->memo[0].all.n;
-  for (int i = 1; i < nm->nmemo; i++) away += k ? nm->memo[i].all.e : nm->memo[i].all.t;
+  /* Every execution away from the baseline at what it cost, outliers included. */
+  int n_away = nm->evals - nm->memo[0].all.runs;
+  for (int i = 1; i < nm->nmemo; i++) away += k ? nm->memo[i].all.run_e : nm->memo[i].all.run_t;
   return away - (n_away + allowance(nm, k) * nm->evals) * ref +
          (k ? nm->o.debt_energy : nm->o.debt_time);
 }
@@ -777,26 +854,41 @@ static void hand_out(ergo__nm *nm, const int p[D]) {
   suspend(nm);
 }
 
+/* The baseline measured once more: how far (log time) from the mean of its measurements before
+ * (`before`); 0 when it was not recorded. */
+static double base_moved_by(ergo__nm *nm, const sums *before) {
+  int runs = nm->memo[0].all.runs;
+  hand_out(nm, nm->g.start);
+  if (nm->memo[0].all.runs != runs + 1) return 0;
+  return log(nm->last.time_s) - before->lt / before->n;
+}
+
 /* With base_every: the baseline measured once more, against the mean of its measurements before;
- * off by more than the drift allows (see nm.h), the search is over. */
+ * off by more than the drift allows (see nm.h), the search is over.  Once outliers can be told
+ * (nm->thr) one off by more than an outlier's threshold may be a stall: the baseline is measured
+ * once more, and the work changed only when that one is off on the same side too (an outlier is
+ * alone).  Set aside, a stall no longer widens the noise the limit is drawn from: without this,
+ * a stall in the check ended the search. */
 static void check_base(ergo__nm *nm) {
   sums before = nm->memo[0].all;
-  hand_out(nm, nm->g.start);
-  const sums *b = &nm->memo[0].all;
-  if (b->n != before.n + 1) return;
+  double d = base_moved_by(nm, &before);
   double lim = ERGO__NM_DRIFT;
   if (nm->noisy) {
     double sig = fmax(nm->o.noise_rel, seen_sigma(nm, 0));
     lim = fmax(0.10, 5 * sig * sqrt(1.0 + 1.0 / before.n));
   }
-  double d = (b->lt - before.lt) - before.lt / before.n;
-  if (fabs(d) > lim) nm->drifted = 1;
+  if (fabs(d) <= lim) return;
+  if (isfinite(nm->thr[0]) && fabs(d) > nm->thr[0] && nm->evals < nm->o.max_evals) {
+    double d2 = base_moved_by(nm, &before);
+    if (!(fabs(d2) > lim && (d2 > 0) == (d > 0))) return;
+  }
+  nm->drifted = 1;
 }
 
 /* Hand p out and come back once tell() has recorded it (with base_every, the baseline first when
  * its turn has come). */
 static rec *measure(ergo__nm *nm, const int p[D]) {
-  if (nm->o.base_every > 0 && nm->memo[0].all.n > 0 && !same(p, nm->g.start) &&
+  if (nm->o.base_every > 0 && nm->memo[0].all.runs > 0 && !same(p, nm->g.start) &&
       nm->since_base >= nm->o.base_every && !nm->drifted)
     check_base(nm);
   hand_out(nm, p);
@@ -929,7 +1021,7 @@ static void decide(ergo__nm *nm) {
     coords(nm, best_searched(nm)->p, c);
     if (proposals < PROPOSALS && model_best(nm, c, mp)) {
       rec *q = find(nm, mp);
-      if (!q || q->fresh.n == 0) {
+      if (!q || q->fresh.runs == 0) {
         proposals++;
         if (afford(nm, mp)) measure(nm, mp);
         continue;
@@ -937,8 +1029,8 @@ static void decide(ergo__nm *nm) {
     }
     rec *top[DECIDERS], *next = NULL;
     for (int k = 0; k < DECIDERS && !next && (top[k] = ranked(nm, top, k)); k++)
-      if (top[k]->fresh.n < nm->o.repeats) next = top[k];
-    if (!next && nm->memo[0].all.n < nm->o.repeats + BASE_EXTRA) next = &nm->memo[0];
+      if (top[k]->fresh.runs < nm->o.repeats) next = top[k];
+    if (!next && nm->memo[0].all.runs < nm->o.repeats + BASE_EXTRA) next = &nm->memo[0];
     if (!next || !afford(nm, next->p)) break;
     measure(nm, next->p);
   }
@@ -957,7 +1049,7 @@ static void decide(ergo__nm *nm) {
       if (v == 0 && hopeful(nm, top[k], nm->decide_limit - nm->evals)) lead = top[k];
     }
     if (better || !lead) break;
-    const int *next = lead->fresh.n > nm->memo[0].all.n ? nm->memo[0].p : lead->p;
+    const int *next = lead->fresh.runs > nm->memo[0].all.runs ? nm->memo[0].p : lead->p;
     if (!afford(nm, next)) break;
     measure(nm, next);
   }
@@ -1055,8 +1147,8 @@ static void confirm(ergo__nm *nm) {
       continue;
     }
     tries++;
-    memset(&c->conf, 0, sizeof c->conf);
-    memset(&nm->base_conf, 0, sizeof nm->base_conf);
+    untag(nm, c, TAG_CONF);
+    untag(nm, &nm->memo[0], TAG_BASE_CONF);
     nm->confirming = (int)(c - nm->memo);
     for (int k = 0; k < 2 * n && !nm->over; k++) {
       const int *p = k % 2 ? nm->memo[0].p : c->p;
@@ -1064,7 +1156,8 @@ static void confirm(ergo__nm *nm) {
       measure(nm, p);
     }
     nm->confirming = 0;
-    if (c->conf.n == n && nm->base_conf.n == n && judge(nm, &c->conf, &nm->base_conf, conf) > 0) {
+    if (c->conf.runs == n && nm->base_conf.runs == n &&
+        judge(nm, &c->conf, &nm->base_conf, conf) > 0) {
       nm->confirmed = (int)(c - nm->memo);
       break;
     }
@@ -1074,7 +1167,8 @@ static void confirm(ergo__nm *nm) {
 }
 
 static void search(ergo__nm *nm) {
-  while (nm->memo[0].all.n < nm->o.repeats && room(nm, nm->o.max_evals)) measure(nm, nm->g.start);
+  while (nm->memo[0].all.runs < nm->o.repeats && room(nm, nm->o.max_evals))
+    measure(nm, nm->g.start);
   if (nm->nact == 0) return;
   /* First run: from the baseline with steps of half the range toward the
    * inside, so the first simplex already spans the grid (a small simplex at
@@ -1149,8 +1243,10 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
   nm->cap = o->max_evals + 1;
   nm->memo = calloc((size_t)nm->cap, sizeof *nm->memo);
   nm->samples = calloc((size_t)nm->cap, sizeof *nm->samples);
+  nm->ml = calloc((size_t)nm->cap, sizeof *nm->ml);
   nm->stack = malloc(STACK_BYTES);
-  if (!nm->memo || !nm->samples || !nm->stack) goto fail;
+  if (!nm->memo || !nm->samples || !nm->ml || !nm->stack) goto fail;
+  nm->thr[0] = nm->thr[1] = INFINITY;
   memcpy(nm->memo[0].p, nm->g.start, sizeof nm->memo[0].p);
   nm->nmemo = 1;
 
@@ -1180,6 +1276,11 @@ void ergo__nm_free(ergo__nm *nm) {
   if (nm->step) gsl_vector_free(nm->step);
   free(nm->stack);
   free(nm->samples);
+  for (int i = 0; i < nm->nmemo; i++) {
+    if (nm->ml) ergo__mlist_free(&nm->ml[i]);
+    free(nm->memo[i].tag);
+  }
+  free(nm->ml);
   free(nm->memo);
   free(nm);
 }
@@ -1210,12 +1311,34 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
     q = &nm->memo[nm->nmemo++];
     memcpy(q->p, point, sizeof q->p);
   }
+  int i = (int)(q - nm->memo), t = TAG_ALL |
+                                   (nm->confirming && i == nm->confirming ? TAG_CONF : 0) |
+                                   (nm->confirming && i == 0 ? TAG_BASE_CONF : 0) |
+                                   (nm->deciding && !nm->confirming ? TAG_FRESH : 0);
+  /* Counted at once, as it comes; then, kept in its list, the sums are rebuilt without the
+   * outliers.  Out of memory the sums stay as counted here. */
   add(&q->all, m);
-  nm->since_base = q == &nm->memo[0] ? 0 : nm->since_base + 1;
-  if (nm->confirming && q == &nm->memo[nm->confirming]) add(&q->conf, m);
-  if (nm->confirming && q == &nm->memo[0]) add(&nm->base_conf, m);
-  if (nm->deciding && !nm->confirming) add(&q->fresh, m);
+  if (t & TAG_CONF) add(&q->conf, m);
+  if (t & TAG_BASE_CONF) add(&nm->base_conf, m);
+  if (t & TAG_FRESH) add(&q->fresh, m);
+  nm->since_base = i == 0 ? 0 : nm->since_base + 1;
+  nm->last = *m;
   nm->evals++;
+  if (q->unlisted || keep_measure(nm, i, m, t)) {
+    q->unlisted = 1;
+  } else {
+    /* The thresholds from every measurement (while the search is short, at each; then at every
+     * 32nd: the cost grows with the measurements); when they move every point is summed again. */
+    double thr[2] = {nm->thr[0], nm->thr[1]};
+    if (nm->evals < 512 || nm->evals % 32 == 0) ergo__robust_thresholds(nm->ml, nm->nmemo, thr);
+    if (thr[0] != nm->thr[0] || thr[1] != nm->thr[1]) {
+      nm->thr[0] = thr[0];
+      nm->thr[1] = thr[1];
+      for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
+    } else {
+      resum(nm, i);
+    }
+  }
   nm->asked = 0;
   nm->inside = compute_inside(nm);
   return 0;
@@ -1266,5 +1389,10 @@ int ergo__nm_point(const ergo__nm *nm, int i, int point[D], ergo__measure *m, in
   return 1;
 }
 int ergo__nm_evals(const ergo__nm *nm) { return nm->evals; }
-int ergo__nm_points(const ergo__nm *nm) { return nm->nmemo - (nm->memo[0].all.n == 0); }
+int ergo__nm_points(const ergo__nm *nm) { return nm->nmemo - (nm->memo[0].all.runs == 0); }
+int ergo__nm_outliers(const ergo__nm *nm) {
+  int n = 0;
+  for (int i = 0; i < nm->nmemo; i++) n += nm->memo[i].all.runs - nm->memo[i].all.n;
+  return n;
+}
 int ergo__nm_done(const ergo__nm *nm) { return nm->done; }

@@ -92,8 +92,12 @@ void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j);
  * runs that many executions per step, so its horizon of steps is that many times longer. */
 void ergo__nm_set_horizon(ergo__nm *nm, int horizon);
 /* The sigma of one measurement's log time (which 0) or log energy (1) as the repeated points
- * show it (the options' guess until they do). */
+ * show it (the options' guess until they do), the outliers set aside. */
 double ergo__nm_noise(const ergo__nm *nm, int which);
+/* Measurements set aside as outliers (a lone one 1.5-2x its point's others: a stall; see
+ * optimizer/robust.h): in no mean, no noise, no decision; the budget's ledger still charges
+ * them, and the schedule counts them as executions handed out. */
+int ergo__nm_outliers(const ergo__nm *nm);
 /* 1 when a measurement of the baseline during the search moved from its mean (see base_every):
  * the search is over, its choice the baseline. */
 int ergo__nm_drifted(const ergo__nm *nm);
@@ -110,7 +114,7 @@ void ergo__nm_best(const ergo__nm *nm, int point[ERGO__NM_MAX_DIMS], ergo__measu
 /* The baseline's mean measure so far (zeros before the first measurement). */
 void ergo__nm_baseline(const ergo__nm *nm, ergo__measure *mean);
 /* The i-th distinct point measured (0 is the baseline), its mean measure and
- * number of measurements; 0 when i is past the last. */
+ * number of measurements (both without the outliers); 0 when i is past the last. */
 int ergo__nm_point(const ergo__nm *nm, int i, int point[ERGO__NM_MAX_DIMS], ergo__measure *mean,
                    int *n);
 /* Measurements told so far, and distinct points measured. */

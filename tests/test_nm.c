@@ -647,6 +647,154 @@ static void test_log_ratio_bound(void **state) {
       fabs(ergo__nm_log_ratio_bound(0, 0.05, 1, 1, 0, 0.95) - 1.644853627 * 0.05 * sqrt(2)) < 1e-6);
 }
 
+/* ---- outliers (optimizer/robust.h) ---- */
+
+/* One search of work w under objective o, driven as online drives it (3 repeats, 40 executions
+ * and 24 for the confirmation, the baseline again every 10, the default budget), with log-normal
+ * noise sigma and a stall in a share op of the executions (the time 1.5-2x, the energy up by the
+ * added time at 0.3x the power); the share of the oracle's saving its choice keeps, its true time
+ * against the baseline's in *time, the outliers set aside added to *aside. */
+static double outlier_share(const ergo__sim_work *w, const char *obj, double sigma, double op,
+                            unsigned seed, double *time, int *aside) {
+  ergo__objective o = objective(obj);
+  ergo__sim_choice best, base;
+  assert_int_equal(ergo__sim_oracle(&P, w, &o, &best, &base), 0);
+  ergo__nm_grid g = sim_grid();
+  ergo__measure mb = truth(w, g.start);
+  double oracle = best.result.e_pkg_j + best.result.e_dram_j;
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.repeats = 3;
+  opt.noise_rel = sigma;
+  opt.confirm = 24;
+  opt.max_evals = BUDGET + opt.confirm;
+  opt.base_every = 10;
+  opt.budget_time = 0.10;
+  opt.budget_energy = 0.0;
+  ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+  assert_non_null(nm);
+  rng = 0x07713ull + seed * 7919ull;
+  int p[3];
+  while (ergo__nm_ask(nm, p)) {
+    ergo__measure m = truth(w, p);
+    double ft = lognormal(sigma), fp = lognormal(sigma);
+    m.time_s *= ft;
+    m.energy_j *= ft * fp;
+    if (uniform() < op) { /* a stall: the time grows, and the energy by the idle power */
+      double add = m.time_s * (0.5 + 0.5 * uniform());
+      m.energy_j += add * m.energy_j / m.time_s * 0.3;
+      m.time_s += add;
+    }
+    assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+  }
+  ergo__nm_applied(nm, p);
+  *aside += ergo__nm_outliers(nm);
+  ergo__nm_free(nm);
+  ergo__measure t = truth(w, p);
+  *time = t.time_s / mb.time_s;
+  return (mb.energy_j - t.energy_j) / (mb.energy_j - oracle);
+}
+
+/* A lone measurement of the baseline at 1.8x its time (a stall) among eleven within 1 % of each
+ * other is in neither its mean nor the noise: before, the mean was 1.067x the others'. */
+static void test_lone_outlier_not_in_mean(void **state) {
+  (void)state;
+  ergo__nm_grid g = {1, {5}, {4}, {0}};
+  ergo__objective o = objective("energy");
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.repeats = 12;
+  opt.noise_rel = 0.01;
+  ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+  assert_non_null(nm);
+  int p[3];
+  for (int j = 0; j < 12; j++) {
+    assert_true(ergo__nm_ask(nm, p));
+    assert_int_equal(p[0], 4);
+    double t = 1 + 0.01 * (j % 3 - 1), e = 100 * t;
+    if (j == 5) e += 0.8 * t * 100 * 0.3, t *= 1.8;
+    ergo__measure m = {t, e, 0.5};
+    assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+  }
+  ergo__measure b;
+  ergo__nm_baseline(nm, &b);
+  print_message("baseline mean time %.4f energy %.2f, noise %.4f, %d outliers\n", b.time_s,
+                b.energy_j, ergo__nm_noise(nm, 0), ergo__nm_outliers(nm));
+  assert_true(fabs(b.time_s - 1) < 0.002);
+  assert_true(fabs(b.energy_j - 100) < 0.2);
+  assert_true(ergo__nm_noise(nm, 0) < 0.02);
+  assert_int_equal(ergo__nm_outliers(nm), 1);
+  ergo__nm_free(nm);
+}
+
+/* With the baseline measured again every 10 (as online does), a stall (1.8x) in that measurement
+ * is no change of the work once outliers can be told: the baseline is measured once more, and
+ * the search goes on.  Before outliers were set aside the stall widened the noise the drift's
+ * limit is drawn from, and passed; set aside without that second look, it ended the search
+ * (drifted) with the baseline as its choice. */
+static void test_stall_at_baseline_check(void **state) {
+  (void)state;
+  const ergo__sim_work *w = &workloads[2].w;
+  ergo__nm_grid g = sim_grid();
+  ergo__objective o = objective("energy@5%");
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.repeats = 10;
+  opt.noise_rel = 0.03;
+  opt.max_evals = 60;
+  opt.base_every = 10;
+  ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+  assert_non_null(nm);
+  rng = 0x57a11ull;
+  int p[3], n = 0, base = 0, stalled = 0;
+  while (ergo__nm_ask(nm, p)) {
+    ergo__measure m = truth(w, p);
+    double ft = lognormal(0.03), fp = lognormal(0.03);
+    m.time_s *= ft;
+    m.energy_j *= ft * fp;
+    n++;
+    if (!memcmp(p, g.start, sizeof p) && ++base == 11) { /* the first check */
+      m.energy_j *= 1 + 0.8 * 0.3;                       /* the added time at 0.3x the power */
+      m.time_s *= 1.8;
+      stalled = n;
+    }
+    assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+  }
+  print_message("stall at execution %d: drifted %d, %d executions, %d outliers\n", stalled,
+                ergo__nm_drifted(nm), ergo__nm_evals(nm), ergo__nm_outliers(nm));
+  assert_true(stalled > 0);
+  assert_int_equal(ergo__nm_drifted(nm), 0);
+  assert_true(ergo__nm_evals(nm) > stalled + 1);
+  ergo__nm_free(nm);
+}
+
+/* Outliers (a stall in 2 % of the executions) at 3 % noise, under energy@5%: counted, they made
+ * the pooled noise 2-3x what it is, so few candidates could be shown inside the bound, and a
+ * stall among a point's few measurements dragged its mean.  Set aside, the eight workloads over
+ * 11 seeds keep 0.053 of the oracle's saving on average (0.073 without outliers; 0.013 when they
+ * counted: the search under a 5 % bound at this noise keeps little of it anyway), no seed passes
+ * 1.06x its baseline's time, and the outliers are seen. */
+static void test_outliers_set_aside(void **state) {
+  (void)state;
+  double share = 0, worst = 0;
+  int aside = 0;
+  for (size_t i = 0; i < NWORK; i++) {
+    double cs = 0;
+    for (unsigned k = 0; k < 11; k++) {
+      double t;
+      cs += outlier_share(&workloads[i].w, "energy@5%", 0.03, 0.02, 901 + k, &t, &aside) / 11;
+      worst = fmax(worst, t);
+    }
+    print_message("%-12s mean share of the oracle's saving %.3f\n", workloads[i].name, cs);
+    share += cs / NWORK;
+  }
+  print_message("mean share %.3f, worst time %.4f of the baseline's, %d outliers set aside\n",
+                share, worst, aside);
+  assert_true(aside > 0);
+  assert_true(worst <= 1.06);
+  assert_true(share > 0.04);
+}
+
 /* ---- the budget (ERGO_TUNE_BUDGET) ---- */
 
 /* A whole tuning run of `horizon` executions of work w under objective o: the search, then the
@@ -889,6 +1037,9 @@ int main(void) {
       cmocka_unit_test(test_log_ratio_bound),
       cmocka_unit_test(test_confirmation_rejects_winners_curse),
       cmocka_unit_test(test_confirmation_unaffordable_keeps_selection),
+      cmocka_unit_test(test_lone_outlier_not_in_mean),
+      cmocka_unit_test(test_stall_at_baseline_check),
+      cmocka_unit_test(test_outliers_set_aside),
       cmocka_unit_test(test_budget_keeps_run_cost),
       cmocka_unit_test(test_budget_under_noise),
       cmocka_unit_test(test_budget_stops_exploration),
