@@ -860,7 +860,12 @@ static void final_choice(ergo__sweep *s) { finish(s, winner(s)); }
 /* Whether the baseline's n measurements (log time, log energy, in order) changed level: see
  * base_moved(). */
 static int level_moved(const ergo__sweep *s, const double (*blog)[2], int n) {
-  double floor_sd[2] = {robust_noise(s, 0, s->base), robust_noise(s, 1, s->base)};
+  /* The floor from the other points, at most ERGO__SWEEP_NOISE_CAP: a point measured on both
+   * sides of a 16x jump of the work showed a sigma of 1.07, and the baseline's own jump (three
+   * measurements before, two after, none off its side's level) went unseen (random program 152
+   * without a counter, no noise: a region kept at its baseline, 3.5x the oracle's energy). */
+  double floor_sd[2] = {fmin(robust_noise(s, 0, s->base), ERGO__SWEEP_NOISE_CAP),
+                        fmin(robust_noise(s, 1, s->base), ERGO__SWEEP_NOISE_CAP)};
   for (int k = 0; k < 2; k++) {
     double tot = 0, tot2 = 0, a1 = 0, a2 = 0;
     for (int i = 0; i < n; i++) tot += blog[i][k], tot2 += blog[i][k] * blog[i][k];

@@ -32,6 +32,9 @@
 /* A change of the baseline's mean log time or energy past which its work changed (or 5 standard
  * errors of the noise, if more). */
 #define ERGO__SWEEP_DRIFT 0.10
+/* The most noise per measurement the test for a change of the baseline assumes from the other
+ * points (relative sigma): above it, what they show is changes of the work, not noise. */
+#define ERGO__SWEEP_NOISE_CAP 0.25
 /* Measurements of a candidate planned at once after the race (with the baseline's alongside). */
 #define ERGO__SWEEP_BLOCK 8
 /* Under a slowdown bound, a point's time counts this many standard errors slower than its

@@ -482,6 +482,48 @@ static void test_changed_exact(void **state) {
   }
 }
 
+/* A jump of the work by 16x (or to 1/16) anywhere in a noise-free schedule, with at least two of
+ * the baseline's measurements on either side of it, is a change: the points measured on both
+ * sides of it showed a sigma of 1.07, and as the floor of the baseline's own test for a change
+ * it hid a jump of 2.8 in log time (random program 152 without a counter: a region kept at its
+ * baseline, 3.5x the oracle's energy).  The floor is capped at ERGO__SWEEP_NOISE_CAP. */
+static void test_changed_jump(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective("edp");
+  static const ergo__sim_work classes[] = {{20, 2, 0.5}, {2, 60, 0.01}, {15, 25, 0.05}};
+  int tried = 0, seen = 0;
+  for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+    for (int factor = 0; factor < 2; factor++)
+      for (int at = 4; at < 120; at += 3) {
+        ergo__space s = sim_space();
+        ergo__sweep *sw = ergo__sweep_new(&s, &o, NULL);
+        ergo__config c, base;
+        memcpy(base.v, s.baseline, sizeof base.v);
+        int execs = 0, before = 0, after = 0;
+        while (ergo__sweep_next(sw, &c)) {
+          ergo__measure m = sim_measure(&p, &classes[i], &c);
+          if (execs >= at) m.time_s *= factor ? 16 : 1 / 16.0, m.energy_j *= factor ? 16 : 1 / 16.0;
+          if (!memcmp(&c, &base, sizeof c)) execs >= at ? after++ : before++;
+          ergo__sweep_tell(sw, &m);
+          execs++;
+        }
+        if (before >= 3 && after >= 2) { /* the warm-up is not recorded */
+          tried++;
+          seen += ergo__sweep_changed(sw);
+          if (!ergo__sweep_changed(sw))
+            print_message("class %zu, work x%g at execution %d (baseline %d before, %d after): "
+                          "not seen\n",
+                          i, factor ? 16 : 1 / 16.0, at, before - 1, after);
+        }
+        ergo__sweep_free(sw);
+      }
+  print_message("%d of %d jumps seen\n", seen, tried);
+  assert_true(tried > 0);
+  assert_int_equal(seen, tried);
+}
+
 /* energy@5% at 5 % noise on three workload classes, 20 seeds each: a candidate measured after
  * the race is judged once its planned measurements are in, not at every block (each look would
  * be another chance to pass a point outside the bound), so no seed's true time passes 1.06x its
@@ -1003,6 +1045,7 @@ int main(void) {
       cmocka_unit_test(test_sim_noise),
       cmocka_unit_test(test_changed),
       cmocka_unit_test(test_changed_exact),
+      cmocka_unit_test(test_changed_jump),
       cmocka_unit_test(test_changed_large_low_noise),
       cmocka_unit_test(test_final_measures_baseline),
       cmocka_unit_test(test_grid_walk_not_deciding),
