@@ -58,8 +58,9 @@
 #define ONLINE_MAX_CALLS 16
 
 typedef struct online_region {
-  ergo__nm *nm;  /* NULL: gave up, the region inherits */
-  int restarted; /* its search started again (the work changed) */
+  ergo__nm *nm;           /* NULL: gave up, the region inherits */
+  int restarted;          /* its search started again (the work changed) */
+  ergo__measure old_base; /* the baseline the search before the restart measured */
   char *path;
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
   int asked, chosen, mismatches;
@@ -380,6 +381,9 @@ static int restart(ergo__policy *p, online_region * or) {
   opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
   ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
   if (!fresh) return -1;
+  ergo__measure ob;
+  ergo__nm_baseline(or->nm, &ob);
+  if (ob.time_s > 0) or->old_base = ob; /* a search that measured nothing keeps the one before */
   ergo__nm_free(or->nm);
   or->nm = fresh;
   or->restarted = 1;
@@ -497,12 +501,23 @@ static int region_model(const ergo__policy *p, ergo__model *m, const online_regi
   /* A restarted search not over yet: its best so far (the last one measured other work). */
   const ergo__nm *nm = or->nm;
   /* Once measured (a region that ran once) is its baseline alone: not tuned, no entry. */
-  if (!nm || ergo__nm_evals(nm) == 0 || or->execs <= 1) return 1;
+  if (!nm || or->execs <= 1) return 1;
+  /* A search started again that has measured nothing yet (the run ended right after its work
+   * changed) is at the baseline: the old choice was for other work, and without an entry the
+   * region would inherit its parent's setting (random program 3059: a region at 8.2x its
+   * baseline's time under static, the parent's 3 threads on its grown parallel work). */
+  int none = ergo__nm_evals(nm) == 0;
+  if (none && ! or->restarted) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
-  ergo__nm_best(nm, point, NULL, NULL);
+  if (none)
+    ergo__nm_point(nm, 0, point, NULL, NULL);
+  else
+    ergo__nm_best(nm, point, NULL, NULL);
   config_of(&p->space, point, &mr->best);
   ergo__nm_baseline(nm, &mr->baseline);
+  /* The old search's baseline, for its time: static presets a region the model timed. */
+  if (none) mr->baseline = or->old_base;
   for (int i = 0; ergo__nm_point(nm, i, point, &mean, &n); i++) {
     ergo__config c;
     config_of(&p->space, point, &c);

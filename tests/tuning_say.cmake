@@ -267,6 +267,26 @@ done" sh ${say_app})
 set_tests_properties(tuning_outliers_sweep tuning_outliers_online PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=60;ERGO_SIM_NOISE=0.03"
   FAIL_REGULAR_EXPRESSION "FAIL:")
+# A search that starts again at the run's last step (the work changed at step 80) has measured
+# nothing of the new work: the model keeps the region at its baseline, timed, so that static
+# presets it there; it had no entry at all, and under a parent with a setting of its own the
+# region ran at that setting (random program 3059: 8.2x its baseline's time under static).  The
+# loop finds the run whose last step started the search again, so the case is always met.
+add_test(NAME tuning_restart_at_end_online COMMAND ${ERGO_EXPECT}
+  "--match=met at [0-9]+ steps\n"
+  -- sh -c "${say_lib}
+app=$1; met=0
+for n in 84 85 86 87 88 89 90 91 92 93 94; do
+  rm -f end.json
+  ERGO_POLICY=online ERGO_MODEL=end.json run online --steps \$n --phase 80 >/dev/null
+  case \$out in *\"last at step \$((n - 1))\"*) ;; *) continue;; esac
+  tr -d ' \\n' < end.json | grep -q '\"Global/phase_solve\":{\"config\":{\"core_khz\":2000000,\"uncore_khz\":2400000,\"threads\":20},\"baseline\":{\"time_s\":0\\.[0-9]' || { echo \"FAIL: after a restart at the last step (\$n steps) the model has no baseline entry: \$(cat end.json)\"; exit 1; }
+  met=\$n
+done
+[ \$met != 0 ] || { echo 'FAIL: no run started its search again at its last step'; exit 1; }
+echo \"met at \$met steps\"" sh ${say_app})
+set_tests_properties(tuning_restart_at_end_online PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SIM_NOISE=0.05" FAIL_REGULAR_EXPRESSION "FAIL:")
 # The cost of tuning (issue 14, item 4).  A simple front: sweep's schedule for tune_cases' one
 # region ends long before the 300 executions its budget allows (before step 100; the 5x5x5 grid
 # and its refinement took the whole budget).
