@@ -99,15 +99,21 @@ int ergo__mlist_kept(const ergo__mlist *l, const double thr[2], unsigned char *k
   if (buf && side) {
     for (int k = 0; k < 2; k++) ref[k] = reference(l, k, buf);
     for (int i = 0; i < l->n; i++) side[i] = (signed char)off(l->m[i], ref, thr);
-    /* The last measurements off on the same side, two or more, are the work changing (its
-     * first measurements after the change), kept for the tests of change to see; any other
-     * measurement off is an outlier (a stall can last two executions). */
-    int tail = l->n;
-    while (tail > 0 && side[l->n - 1] && side[tail - 1] == side[l->n - 1]) tail--;
-    if (l->n - tail < 2) tail = l->n;
+    /* A stall makes an execution slower, never faster, and passes: an outlier is off on the
+     * slow side, after measurements on the reference's level, alone or two in a row (a stall
+     * can last two executions) with more after it, or alone and the last.  The first
+     * measurements off on one side are the work as it was before a change, the last two or more
+     * the work after it (a jump, a ramp, a phase): kept for the means to follow and the tests of
+     * change to see (a change is seen one measurement later).  Of two, the slower when off (the
+     * reference is the faster). */
     int cnt = 0;
-    for (int i = 0; i < l->n; i++) cnt += keep[i] = !side[i] || i >= tail;
-    cnt = l->n - cnt;
+    for (int i = 0; i < l->n; i++) {
+      int j = i;
+      while (j < l->n && side[j] == side[i]) j++; /* the run [i, j) on one side */
+      int outlier = side[i] > 0 && (l->n == 2 || (i > 0 && (j < l->n ? j - i <= 2 : j - i == 1)));
+      for (int k = i; k < j; k++) cnt += !(keep[k] = !outlier);
+      i = j - 1;
+    }
     /* Outliers are rare: more than a quarter of the list (one of two or three) is a list with
      * two levels, and none is set aside. */
     if (cnt > (l->n / 4 > 1 ? l->n / 4 : 1))

@@ -3,14 +3,17 @@
  * set aside before any mean or noise is taken from them.
  *
  * The rule, per list of a configuration's measurements: its reference is the median of the log
- * times (of three or more; of two, the faster: an outlier is slow), and a measurement is an
- * outlier when its log time or log energy is off the list's reference by more than the
- * threshold, max(ERGO__ROBUST_MIN, ERGO__ROBUST_SIGMAS x sigma), sigma the robust noise pooled
- * over every list (1.4826 x the median absolute deviation from each list's median).  Until
- * ERGO__ROBUST_MIN_RESIDUALS deviations are known nothing is set aside.  The last measurements
- * of a list off on the same side, two or more, are the work changing, and stay (the tests of
- * change must see them).  And outliers are rare: in a list where more than a quarter (one of two
- * or three) would be set aside, none is (two levels, the median between them). */
+ * times (of three or more; of two, the faster: an outlier is slow), and a measurement is off it
+ * when its log time or log energy is off the list's reference by more than the threshold,
+ * max(ERGO__ROBUST_MIN, ERGO__ROBUST_SIGMAS x sigma), sigma the robust noise pooled over every
+ * list (1.4826 x the median absolute deviation from each list's median).  Until
+ * ERGO__ROBUST_MIN_RESIDUALS deviations are known nothing is set aside.  An outlier is off on
+ * the slow side after measurements on the reference's level, alone or two in a row with more
+ * after it, or alone and the last (of two, the slower): the first measurements off on one side
+ * are the work before a change, the last two or more the work after it, and stay (the means
+ * follow the work, the tests of change must see it).  And
+ * outliers are rare: in a list where more than a quarter (one of two or three) would be set
+ * aside, none is. */
 #ifndef ERGO_OPTIMIZER_ROBUST_H
 #define ERGO_OPTIMIZER_ROBUST_H
 

@@ -47,8 +47,9 @@ static void test_thresholds_noise(void **state) {
 }
 
 /* A lone stall (1.8x) among ten measurements is set aside from the sums, and so are two in a
- * row in the middle (a stall can last two executions); two in a row at the end are the work
- * changing and stay; a change early (half the list at another level) stays too. */
+ * row in the middle (a stall can last two executions); a lone fast one stays (no stall makes an
+ * execution faster), and so do the first two off (the work before a change) and two in a row at
+ * the end (the work after it); a change early (half the list at another level) stays too. */
 static void test_alone_set_aside(void **state) {
   (void)state;
   double thr[2] = {0.10, 0.10};
@@ -67,6 +68,15 @@ static void test_alone_set_aside(void **state) {
   static const double mid[] = {1, 1.01, 0.99, 1.8, 1.7, 1, 1.01, 0.99, 1, 1.01, 0.99, 1};
   fill(&l, mid, 12);
   assert_int_equal(ergo__mlist_sums(&l, thr, 0, &s), 2);
+  ergo__mlist_free(&l);
+  /* A lone fast one is no stall; the first two off are the work before a change. */
+  static const double fast[] = {1, 1.01, 0.99, 0.5, 1, 1.01, 0.99, 1, 1.01, 0.99},
+                      start[] = {0.5, 0.52, 1, 1.01, 0.99, 1, 1.01, 0.99, 1, 1.01, 0.99, 1};
+  fill(&l, fast, 10);
+  assert_int_equal(ergo__mlist_sums(&l, thr, 0, &s), 0);
+  ergo__mlist_free(&l);
+  fill(&l, start, 12);
+  assert_int_equal(ergo__mlist_sums(&l, thr, 0, &s), 0);
   ergo__mlist_free(&l);
   fill(&l, end, 10);
   assert_int_equal(ergo__mlist_sums(&l, thr, 0, &s), 0);
