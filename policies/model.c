@@ -81,6 +81,8 @@ static int by_time(const void *x, const void *y) {
 void ergo__model_pareto(ergo__model_region *r) {
   /* Non-dominated points first (by time), then the rest (by time). */
   int n = r->npoints, k = 0;
+  r->pareto = 0;
+  if (n < 1) return; /* no points (a search restarted that measured nothing): qsort of NULL */
   for (int i = 0; i < n; i++) {
     int dom = 0;
     for (int j = 0; j < n && !dom; j++) dom = j != i && dominated(&r->points[i], &r->points[j]);

@@ -278,7 +278,7 @@ add_test(NAME tuning_restart_at_end_online COMMAND ${ERGO_EXPECT}
 app=$1; met=0
 for n in 84 85 86 87 88 89 90 91 92 93 94; do
   rm -f end.json
-  ERGO_POLICY=online ERGO_MODEL=end.json run online --steps \$n --phase 80 >/dev/null
+  ERGO_POLICY=online ERGO_MODEL=end.json run online --steps \$n --phase 80
   case \$out in *\"last at step \$((n - 1))\"*) ;; *) continue;; esac
   tr -d ' \\n' < end.json | grep -q '\"Global/phase_solve\":{\"config\":{\"core_khz\":2000000,\"uncore_khz\":2400000,\"threads\":20},\"baseline\":{\"time_s\":0\\.[0-9]' || { echo \"FAIL: after a restart at the last step (\$n steps) the model has no baseline entry: \$(cat end.json)\"; exit 1; }
   met=\$n
