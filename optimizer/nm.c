@@ -1327,17 +1327,11 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
   if (q->unlisted || keep_measure(nm, i, m, t)) {
     q->unlisted = 1;
   } else {
-    /* The thresholds from every measurement (while the search is short, at each; then at every
-     * 32nd: the cost grows with the measurements); when they move every point is summed again. */
-    double thr[2] = {nm->thr[0], nm->thr[1]};
-    if (nm->evals < 512 || nm->evals % 32 == 0) ergo__robust_thresholds(nm->ml, nm->nmemo, thr);
-    if (thr[0] != nm->thr[0] || thr[1] != nm->thr[1]) {
-      nm->thr[0] = thr[0];
-      nm->thr[1] = thr[1];
+    /* When the thresholds move every point is summed again. */
+    if (ergo__robust_update(nm->ml, nm->nmemo, nm->evals, nm->thr))
       for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
-    } else {
+    else
       resum(nm, i);
-    }
   }
   nm->asked = 0;
   nm->inside = compute_inside(nm);

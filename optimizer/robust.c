@@ -33,8 +33,7 @@ static int cmp_double(const void *a, const void *b) {
 
 static double lg(double v) { return v > 0 ? log(v) : -INFINITY; }
 
-/* The median of v[0..n) (sorted in place). */
-static double median(double *v, int n) {
+double ergo__median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -43,7 +42,7 @@ static double median(double *v, int n) {
  * the one of one.  buf holds l->n values. */
 static double reference(const ergo__mlist *l, int k, double *buf) {
   for (int i = 0; i < l->n; i++) buf[i] = lg(l->m[i][k]);
-  if (l->n >= 3) return median(buf, l->n);
+  if (l->n >= 3) return ergo__median(buf, l->n);
   return l->n == 2 ? fmin(buf[0], buf[1]) : buf[0];
 }
 
@@ -74,7 +73,7 @@ void ergo__robust_thresholds(const ergo__mlist *lists, int n, double thr[2]) {
       }
     }
     if (m >= ERGO__ROBUST_MIN_RESIDUALS)
-      thr[k] = fmax(ERGO__ROBUST_MIN, ERGO__ROBUST_SIGMAS * 1.4826 * median(res, m));
+      thr[k] = fmax(ERGO__ROBUST_MIN, ERGO__ROBUST_SIGMAS * 1.4826 * ergo__median(res, m));
   }
   free(res);
   free(buf);
@@ -155,7 +154,16 @@ double ergo__median_small(const double *v, int n) {
   if (n < 1) return 0;
   if (n > 64) n = 64;
   memcpy(b, v, (size_t)n * sizeof *b);
-  return median(b, n);
+  return ergo__median(b, n);
+}
+
+int ergo__robust_update(const ergo__mlist *lists, int n, long told, double thr[2]) {
+  double t[2] = {thr[0], thr[1]};
+  if (told < 512 || told % 32 == 0) ergo__robust_thresholds(lists, n, t);
+  if (t[0] == thr[0] && t[1] == thr[1]) return 0;
+  thr[0] = t[0];
+  thr[1] = t[1];
+  return 1;
 }
 
 double ergo__median_weighted(const double *v, const double *w, int n) {

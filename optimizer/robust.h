@@ -56,8 +56,16 @@ int ergo__mlist_kept(const ergo__mlist *l, const double thr[2], unsigned char *k
  * of those from index `from` on; returns how many were set aside. */
 int ergo__mlist_sums(const ergo__mlist *l, const double thr[2], int from, ergo__msums *out);
 
-/* The median of v[0..n), n at most 64 (a block of a few executions: one outlier in it does not
- * move it); 0 for n < 1. */
+/* The thresholds after a new measurement (`told` so far): recomputed from every list while
+ * fewer than 512 were told, then at every 32nd (the cost grows with the measurements).  1 when
+ * they moved (every list's sums must be rebuilt), else 0 (only the told one's). */
+int ergo__robust_update(const ergo__mlist *lists, int n, long told, double thr[2]);
+
+/* The median of v[0..n), n >= 1, sorted in place. */
+double ergo__median(double *v, int n);
+
+/* The median of v[0..n), n at most 64, v left as it is (a block of a few executions: one
+ * outlier in it does not move it); 0 for n < 1. */
 double ergo__median_small(const double *v, int n);
 
 /* The weighted median of v[0..n) with weights w (> 0), n at most 64: where the weights below and

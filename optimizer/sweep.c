@@ -173,11 +173,6 @@ static double noise_dof(const ergo__sweep *s, int k, int *dof_out) {
 
 static double noise(const ergo__sweep *s, int k) { return noise_dof(s, k, NULL); }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The relative sigma of one measurement of time (k = 0) or energy (1) as a floor for
  * base_moved(): the smaller of the pooled one (noise_except()) and the median over the points
  * measured more than once (but `skip`) of each one's own.  The pooled sigma is the mean of their
@@ -198,10 +193,7 @@ static double robust_noise(const ergo__sweep *s, int k, int skip) {
     v[m++] = var > 0 ? sqrt(var) : 0;
   }
   double r = noise_except(s, k, NULL, skip);
-  if (m >= 3) {
-    qsort(v, (size_t)m, sizeof *v, cmp_double);
-    r = fmin(r, m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]));
-  }
+  if (m >= 3) r = fmin(r, ergo__median(v, m));
   free(v);
   return r;
 }
@@ -1230,17 +1222,11 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
   if (!e.record) return;
   /* Out of memory the measurement is not counted: the schedule plans it again. */
   if (ergo__mlist_add(&s->ml[e.point], m->time_s, m->energy_j, m->resource)) return;
-  /* The thresholds from every measurement (while the schedule is short, at each; then at every
-   * 32nd: the cost grows with the measurements); when they move every point is summed again. */
-  double thr[2] = {s->thr[0], s->thr[1]};
-  if (s->told < 512 || s->told % 32 == 0) ergo__robust_thresholds(s->ml, s->npts, thr);
-  if (thr[0] != s->thr[0] || thr[1] != s->thr[1]) {
-    s->thr[0] = thr[0];
-    s->thr[1] = thr[1];
+  /* When the thresholds move every point is summed again. */
+  if (ergo__robust_update(s->ml, s->npts, s->told, s->thr))
     for (int p = 0; p < s->npts; p++) resum(s, p);
-  } else {
+  else
     resum(s, e.point);
-  }
 }
 
 int ergo__sweep_recheck(ergo__sweep *s, const ergo__config *c) {

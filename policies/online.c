@@ -266,6 +266,15 @@ static double block_level(const double *v, const double *w, int n) {
   return b > 0 ? a / b : 0;
 }
 
+/* Measurement m (weight w) into a block (v: log ratios of time and energy to ref; *k of them
+ * so far). */
+static void block_add(double v[2][ONLINE_WATCH], double *bw, int *k, const ergo__measure *ref,
+                      const ergo__measure *m, int w) {
+  v[0][*k] = log(m->time_s / ref->time_s);
+  v[1][*k] = ref->energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref->energy_j) : 0;
+  bw[(*k)++] = w;
+}
+
 /* After the search: one execution of the baseline check under `applied`; 1 when the check is
  * complete and the baseline's time or energy per unit of work moved from what the search measured
  * there (as drifted() judges a block): the work changed during the search, whose baseline and
@@ -285,12 +294,7 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
     or->check_left = 0;
     return 0;
   }
-  if (or->ck < ONLINE_WATCH) {
-    or->check[0][or->ck] = log(m->time_s / ref.time_s);
-    or->check[1][or->ck] =
-        ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
-    or->check_w[or->ck++] = w;
-  }
+  if (or->ck < ONLINE_WATCH) block_add(or->check, or->check_w, & or->ck, &ref, m, w);
   or->check_n += w;
   if ((or->check_left -= w) > 0 && or->ck < ONLINE_WATCH) return 0;
   /* Two that disagree by more than DRIFT: one stalled, or the work changed between them; a third
@@ -339,9 +343,7 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
     n = 0;
   }
   if (!n || !(ref.time_s > 0)) return 0; /* not a config the search measured */
-  or->watch[0][or->wk] = log(m->time_s / ref.time_s);
-  or->watch[1][or->wk] = ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0;
-  or->watch_w[or->wk++] = w;
+  block_add(or->watch, or->watch_w, & or->wk, &ref, m, w);
   if ((or->watch_n += w) < ONLINE_WATCH && or->wk < ONLINE_WATCH) return 0;
   /* The block's (weighted) median, not its mean: one stall (an execution 1.8x as long) in a
    * block of four moved the mean by 15 %, and a stall every 7 steps started the search again

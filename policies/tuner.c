@@ -357,17 +357,6 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
   effective(&f->applied);
 }
 
-/* The own time a region's significance is judged on, from this execution: its own time when it
- * ran untuned (no enclosing region tuned); under an enclosing region's setting (its search or its
- * choice) the time it would have taken untuned, from its work and its time per unit of work then;
- * -1 when neither is known (the execution is not judged).  Judged so, a short child is never
- * taken for significant because its parent tried a slow setting.  A region the policy has a
- * setting for but leaves to this run to judge (static: the model names it with no time) is
- * judged on its own time under the enclosing setting, which under static is no trial but what
- * it runs under for the whole run.  Else a region that only ever runs under a tuned parent would
- * never be judged, and would run at its parent's setting for good, which may be far from its
- * own in the model (issue 14: ergo-bench-tuning-random seed 1192, a compute-bound
- * child at its memory-bound parent's 16 threads of 108, 29x monitor's E.T^2). */
 /* Call i (from 0) of a series (a step's, or a parent execution's) ran under `applied` with own
  * time xt: whether all so far ran under one config (*cfg the first's), and its time. */
 static void note_call(ergo__config *cfg, int *alike, double *t, int i, const ergo__config *applied,
@@ -399,7 +388,19 @@ static int settled_above(void) {
   return 0;
 }
 
-/* Without a work measure, a child under a settled choice is judged on its own time there: else
+/* The own time a region's significance is judged on, from this execution: its own time when it
+ * ran untuned (no enclosing region tuned); under an enclosing region's setting (its search or its
+ * choice) the time it would have taken untuned, from its work and its time per unit of work then;
+ * -1 when neither is known (the execution is not judged).  Judged so, a short child is never
+ * taken for significant because its parent tried a slow setting.  A region the policy has a
+ * setting for but leaves to this run to judge (static: the model names it with no time) is
+ * judged on its own time under the enclosing setting, which under static is no trial but what
+ * it runs under for the whole run.  Else a region that only ever runs under a tuned parent would
+ * never be judged, and would run at its parent's setting for good, which may be far from its
+ * own in the model (issue 14: ergo-bench-tuning-random seed 1192, a compute-bound
+ * child at its memory-bound parent's 16 threads of 108, 29x monitor's E.T^2).
+ *
+ * Without a work measure, a child under a settled choice is judged on its own time there: else
  * a child whose work grows under a tuned parent would never be judged on a node without a work
  * counter, its growth charged to the parent's own time (ergo-bench-tuning-random --no-counter,
  * seed 1239: a child that grew 17x left its parent tuned on work that was no longer its own). */

@@ -372,13 +372,6 @@ static void test_sweep_retunes_after_change(void **state) {
   retune_after_change("sweep");
 }
 
-/* A change of the work that shows at the baseline only: from step 100 the region's work at the
- * baseline (every knob at its maximum) is at_base times what it was, at any other setting
- * `elsewhere` times, its units of work (ergo_region_work) unchanged.  With 0.5 and 1 its config
- * chosen before, under energy@5%, runs at twice the baseline's time, and its own time per unit
- * of work does not move: sweep's controls at the baseline see the change and its schedule starts
- * again, and the model ends at the baseline (every other config twice its time now).  Before the
- * controls it kept the config of the first work. */
 /* The run's model, which has one region: its setting (in *b) as a sim node config. */
 static ergo__sim_config model_setting(ergo__config *b) {
   ergo__model m;
@@ -388,6 +381,21 @@ static ergo__sim_config model_setting(ergo__config *b) {
   *b = m.regions[0].best;
   ergo__model_free(&m);
   return (ergo__sim_config){b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]};
+}
+
+/* Work w's true (noise-free) time and energy at the setting `cfg` and at the baseline (every
+ * knob at its maximum), added to t, e and t0, e0. */
+static void add_true(const ergo_sim_work_desc *w, const ergo__sim_config *cfg, double *t, double *e,
+                     double *t0, double *e0) {
+  ergo__sim_params sp;
+  ergo__sim_params_default(&sp);
+  ergo__sim_config max = {sp.f_max, sp.u_max, sp.cores};
+  ergo__sim_work x = {w->gcycles, w->gbytes, w->serial};
+  ergo__sim_result r;
+  ergo__sim_eval(&sp, &x, cfg, &r);
+  *t += r.time_s, *e += r.e_pkg_j + r.e_dram_j;
+  ergo__sim_eval(&sp, &x, &max, &r);
+  *t0 += r.time_s, *e0 += r.e_pkg_j + r.e_dram_j;
 }
 
 static const ergo_sim_work_desc change_full = {16, 0.4, 0.01};
@@ -417,6 +425,13 @@ static ergo__config baseline_change_run(double at_base, double elsewhere) {
   return b;
 }
 
+/* A change of the work that shows at the baseline only: from step 100 the region's work at the
+ * baseline (every knob at its maximum) is at_base times what it was, at any other setting
+ * `elsewhere` times, its units of work (ergo_region_work) unchanged.  With 0.5 and 1 its config
+ * chosen before, under energy@5%, runs at twice the baseline's time, and its own time per unit
+ * of work does not move: sweep's controls at the baseline see the change and its schedule starts
+ * again, and the model ends at the baseline (every other config twice its time now).  Before the
+ * controls it kept the config of the first work. */
 static void baseline_change(double at_base, double elsewhere) {
   ergo__config best = baseline_change_run(at_base, elsewhere);
   ergo__sim_params sp;
@@ -528,18 +543,9 @@ static void test_online_compares_whole_steps(void **state) {
   }
   ergo_finalize();
   ergo__config best;
-  ergo__sim_params sp;
-  ergo__sim_params_default(&sp);
-  ergo__sim_config cfg = model_setting(&best), max = {sp.f_max, sp.u_max, sp.cores};
+  ergo__sim_config cfg = model_setting(&best);
   double t = 0, e = 0, t0 = 0, e0 = 0;
-  for (int k = 0; k < 2; k++) {
-    ergo__sim_work x = {w[k].gcycles, w[k].gbytes, w[k].serial};
-    ergo__sim_result r;
-    ergo__sim_eval(&sp, &x, &cfg, &r);
-    t += r.time_s, e += r.e_pkg_j + r.e_dram_j;
-    ergo__sim_eval(&sp, &x, &max, &r);
-    t0 += r.time_s, e0 += r.e_pkg_j + r.e_dram_j;
-  }
+  for (int k = 0; k < 2; k++) add_true(&w[k], &cfg, &t, &e, &t0, &e0);
   print_message("online, two calls per step: the model's config at %.4f of the baseline's time, "
                 "%.4f of its energy\n",
                 t / t0, e / e0);
@@ -570,19 +576,12 @@ static void test_online_probe_sees_bound_broken(void **state) {
   }
   ergo_finalize();
   ergo__config best;
-  ergo__sim_params sp;
-  ergo__sim_params_default(&sp);
-  ergo__sim_config cfg = model_setting(&best), max = {sp.f_max, sp.u_max, sp.cores};
-  double t = 0, t0 = 0, tb = 0, tb0 = 0;
-  const ergo_sim_work_desc *w[3] = {&own, &after, &before};
-  for (int k = 0; k < 3; k++) {
-    ergo__sim_work x = {w[k]->gcycles, w[k]->gbytes, w[k]->serial};
-    ergo__sim_result r, r0;
-    ergo__sim_eval(&sp, &x, &cfg, &r);
-    ergo__sim_eval(&sp, &x, &max, &r0);
-    if (k < 2) t += r.time_s, t0 += r0.time_s;
-    if (k != 1) tb += r.time_s, tb0 += r0.time_s;
-  }
+  ergo__sim_config cfg = model_setting(&best);
+  double t = 0, t0 = 0, tb = 0, tb0 = 0, e = 0, e0 = 0; /* new work, old work; energies unused */
+  add_true(&own, &cfg, &t, &e, &t0, &e0);
+  add_true(&after, &cfg, &t, &e, &t0, &e0);
+  add_true(&own, &cfg, &tb, &e, &tb0, &e0);
+  add_true(&before, &cfg, &tb, &e, &tb0, &e0);
   print_message("online: the model's config at %.4f of the baseline's time on the new work "
                 "(%.4f on the old)\n",
                 t / t0, tb / tb0);

@@ -17,22 +17,29 @@
   "FROM:TO:STEP, and options repeats=N (1 to 100) and budget=N (10 to 100000), separated by ',' "  \
   "or ';'"
 
+/* A space of nc core values from c0 kHz in steps of dc, nu uncore values from u0 in steps of du,
+ * and nt thread counts dt, 2 dt, ...; the baseline is every maximum, as many cores as threads. */
+static ergo__space grid_space(int nc, int64_t c0, int64_t dc, int nu, int64_t u0, int64_t du,
+                              int nt, int dt) {
+  ergo__space s;
+  memset(&s, 0, sizeof s);
+  s.n[ERGO__KNOB_CORE] = nc;
+  s.n[ERGO__KNOB_UNCORE] = nu;
+  s.n[ERGO__KNOB_THREADS] = nt;
+  for (int i = 0; i < nc; i++) s.values[ERGO__KNOB_CORE][i] = c0 + dc * i;
+  for (int i = 0; i < nu; i++) s.values[ERGO__KNOB_UNCORE][i] = u0 + du * i;
+  for (int i = 0; i < nt; i++) s.values[ERGO__KNOB_THREADS][i] = dt * (i + 1);
+  s.baseline[ERGO__KNOB_CORE] = c0 + dc * (nc - 1);
+  s.baseline[ERGO__KNOB_UNCORE] = u0 + du * (nu - 1);
+  s.baseline[ERGO__KNOB_THREADS] = dt * nt;
+  s.cores = dt * nt;
+  return s;
+}
+
 /* The sim node's space: core 1.0-2.0 GHz and uncore 1.2-2.4 GHz in 100 MHz steps, 1-20 threads;
  * the baseline is every maximum. */
 static ergo__space sim_space(void) {
-  ergo__space s;
-  memset(&s, 0, sizeof s);
-  s.n[ERGO__KNOB_CORE] = 11;
-  s.n[ERGO__KNOB_UNCORE] = 13;
-  s.n[ERGO__KNOB_THREADS] = 20;
-  for (int i = 0; i < 11; i++) s.values[ERGO__KNOB_CORE][i] = 1000000 + 100000 * i;
-  for (int i = 0; i < 13; i++) s.values[ERGO__KNOB_UNCORE][i] = 1200000 + 100000 * i;
-  for (int i = 0; i < 20; i++) s.values[ERGO__KNOB_THREADS][i] = i + 1;
-  s.baseline[ERGO__KNOB_CORE] = 2000000;
-  s.baseline[ERGO__KNOB_UNCORE] = 2400000;
-  s.baseline[ERGO__KNOB_THREADS] = 20;
-  s.cores = 20;
-  return s;
+  return grid_space(11, 1000000, 100000, 13, 1200000, 100000, 20, 1);
 }
 
 static ergo__objective objective(const char *text) {
@@ -370,18 +377,7 @@ static void test_changed_large_low_noise(void **state) {
  * baseline's time). */
 static void test_final_measures_baseline(void **state) {
   (void)state;
-  ergo__space s;
-  memset(&s, 0, sizeof s);
-  s.n[ERGO__KNOB_CORE] = 7;
-  s.n[ERGO__KNOB_UNCORE] = 4;
-  s.n[ERGO__KNOB_THREADS] = 9;
-  for (int i = 0; i < 7; i++) s.values[ERGO__KNOB_CORE][i] = 1400000 + 100000 * i;
-  for (int i = 0; i < 4; i++) s.values[ERGO__KNOB_UNCORE][i] = 1800000 + 200000 * i;
-  for (int i = 0; i < 9; i++) s.values[ERGO__KNOB_THREADS][i] = i + 1;
-  s.baseline[ERGO__KNOB_CORE] = 2000000;
-  s.baseline[ERGO__KNOB_UNCORE] = 2400000;
-  s.baseline[ERGO__KNOB_THREADS] = 9;
-  s.cores = 9;
+  ergo__space s = grid_space(7, 1400000, 100000, 4, 1800000, 200000, 9, 1);
   ergo__sim_params p;
   ergo__sim_params_default(&p);
   ergo__objective o = objective("energy@2%");
@@ -422,18 +418,7 @@ static void test_final_measures_baseline(void **state) {
  * so a model written then kept that point. */
 static void test_grid_walk_not_deciding(void **state) {
   (void)state;
-  ergo__space s;
-  memset(&s, 0, sizeof s);
-  s.n[ERGO__KNOB_CORE] = 3;
-  s.n[ERGO__KNOB_UNCORE] = 3;
-  s.n[ERGO__KNOB_THREADS] = 4;
-  for (int i = 0; i < 3; i++) s.values[ERGO__KNOB_CORE][i] = 1600000 + 200000 * i;
-  for (int i = 0; i < 3; i++) s.values[ERGO__KNOB_UNCORE][i] = 2000000 + 200000 * i;
-  for (int i = 0; i < 4; i++) s.values[ERGO__KNOB_THREADS][i] = 5 * (i + 1);
-  s.baseline[ERGO__KNOB_CORE] = 2000000;
-  s.baseline[ERGO__KNOB_UNCORE] = 2400000;
-  s.baseline[ERGO__KNOB_THREADS] = 20;
-  s.cores = 20;
+  ergo__space s = grid_space(3, 1600000, 200000, 3, 2000000, 200000, 4, 5);
   ergo__sim_params p;
   ergo__sim_params_default(&p);
   ergo__objective o = objective("energy@5%");
