@@ -350,8 +350,14 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
    * four times in 200 steps. */
   double med[2] = {block_level(or->watch[0], or->watch_w, or->wk),
                    block_level(or->watch[1], or->watch_w, or->wk)};
+  /* The bound is the choice's to keep: a block run at a point that pays the tuning's debt back
+   * first (the budget's plan, ergo__nm_applied) is no choice, and one 1.35x the baseline's time
+   * started a search on steady work again. */
+  int fin[ERGO__NM_MAX_DIMS];
+  ergo__nm_best(or->nm, fin, NULL, NULL);
+  int at_choice = !memcmp(fin, pt, sizeof fin);
   or->last_lt = log(ref.time_s) + med[0];
-  or->last_n = or->watch_n;
+  or->last_n = at_choice ? or->watch_n : 0;
   int moved = 0;
   for (int k = 0; k < 2; k++) {
     double d = med[k], sig = fmax(o->opt.noise_rel * (k ? M_SQRT2 : 1), ergo__nm_noise(or->nm, k)),
