@@ -1175,11 +1175,16 @@ static void search(ergo__nm *nm) {
    * the all-maximum corner crawls toward small thread counts). */
   double y0[D], step[D];
   coords(nm, nm->g.start, y0);
-  /* Under a budget a quarter of the range: the first points are measured before anything
-   * known can pay their cost back, and a point near the baseline costs little (the simplex
-   * expands from there where the way is downhill). */
-  double first = budgeted(nm) ? 0.25 : 0.5;
-  for (int k = 0; k < nm->nact; k++) step[k] = y0[k] > 0.5 ? -first : first;
+  /* Under a budget a dimension searched on a log scale (a thread count) steps a quarter of the
+   * range: the first points are measured before anything known can pay their cost back, and
+   * half of a log range is a factor of sqrt(n) in threads, up to that in time.  Half of a linear
+   * range (a frequency) costs at most the frequencies' ratio in time, and a quarter moved a
+   * single noisy measurement by less than its noise: the simplex crawled, and online kept the
+   * baseline on regions with 8-20 % to save. */
+  for (int k = 0; k < nm->nact; k++) {
+    double first = budgeted(nm) && nm->g.log[nm->act[k]] ? 0.25 : 0.5;
+    step[k] = y0[k] > 0.5 ? -first : first;
+  }
   nm_run(nm, y0, step);
   restarts(nm);
   if (nm->noisy) decide(nm);
