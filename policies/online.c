@@ -38,6 +38,8 @@
  * the work changed, and the search starts again, RETUNES times at most. */
 #define ONLINE_WATCH 4
 #define ONLINE_DRIFT 0.10
+/* A change so large that two measurements in a row decide it (see gross_change()). */
+#define ONLINE_GROSS 2.0
 #define ONLINE_RETUNES 8
 /* After the check that follows a search, the baseline is probed again every PROBE_EVERY
  * executions at the choice, PROBE executions at a time, judged as the check is: a change of the
@@ -325,6 +327,22 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
   return moved;
 }
 
+/* The watched block's last two measurements both off what the search measured by more than a
+ * factor ONLINE_GROSS, on the same side, in time or in energy: the work changed, and two blocks
+ * are not waited for.  No noise and no stall (an execution 1.5-2x as long) is that far twice in
+ * a row, and the wait is costly: a serial phase turned parallel ran at the one thread chosen for
+ * it, 19x the new baseline's time, for the eight executions two blocks took, and the tuning run
+ * took 1.13x the untuned run's time. */
+static int gross_change(const online_region * or) {
+  if (or->wk < 2) return 0;
+  double g = log(ONLINE_GROSS);
+  for (int k = 0; k < 2; k++) {
+    double a = or->watch[k][or->wk - 1], b = or->watch[k][or->wk - 2];
+    if ((a > g && b > g) || (a < -g && b < -g)) return 1;
+  }
+  return 0;
+}
+
 /* After the search: one more measurement under `applied` (the mean of w executions, weighed as
  * w); 1 when a block of ONLINE_WATCH executions or more says the region's work changed (a region
  * called several times per step watches a block in as few steps). */
@@ -344,7 +362,14 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   }
   if (!n || !(ref.time_s > 0)) return 0; /* not a config the search measured */
   block_add(or->watch, or->watch_w, & or->wk, &ref, m, w);
-  if ((or->watch_n += w) < ONLINE_WATCH && or->wk < ONLINE_WATCH) return 0;
+  or->watch_n += w;
+  if (gross_change(or)) {
+    or->watch_n = or->wk = 0;
+    or->side[0] = or->side[1] = 0;
+    or->last_n = 0;
+    return 1;
+  }
+  if (or->watch_n < ONLINE_WATCH && or->wk < ONLINE_WATCH) return 0;
   /* The block's (weighted) median, not its mean: one stall (an execution 1.8x as long) in a
    * block of four moved the mean by 15 %, and a stall every 7 steps started the search again
    * four times in 200 steps. */

@@ -588,6 +588,39 @@ static void test_online_probe_sees_bound_broken(void **state) {
   assert_true(t <= 1.05 * t0 * (1 + 1e-9));
 }
 
+/* A serial region (its energy best at a few threads) turns parallel and memory-bound after its
+ * search, with the same work as the sim node's counter counts it: at the old choice each
+ * execution now takes 2.7x its old time and 17x the new baseline's.  Online sees a change that
+ * gross in two executions instead of waiting for two blocks of four (a random program's tuning
+ * run took 1.13x the untuned run's time, most of it in the eight executions at one thread). */
+static void test_online_gross_change_decided_fast(void **state) {
+  (void)state;
+  static const ergo_sim_work_desc before = {4, 0.1, 0.9}, after = {0.0125, 32, 0.001};
+  ergo_config c = sim_config("online");
+  assert_int_equal(ergo_init(&c), 0);
+  int old_threads = 0, at_old = 0, moved = 0;
+  for (int i = 0; i < 140; i++) {
+    ERGO_PUSH(1, "solve");
+    int threads = ergo__sim()->cfg.threads;
+    if (i == 99) old_threads = threads;
+    if (i >= 100 && !moved) {
+      if (threads == old_threads)
+        at_old++;
+      else
+        moved = 1;
+    }
+    ergo_sim_work(i < 100 ? &before : &after);
+    ERGO_POP(1, "solve");
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  print_message("online: the old choice (%d threads) ran %d times on the new work\n", old_threads,
+                at_old);
+  assert_true(old_threads < 10); /* the serial work's choice: few threads */
+  assert_true(moved);
+  assert_true(at_old <= 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
@@ -600,6 +633,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_gross_change_decided_fast, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_compares_whole_steps, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_probe_sees_bound_broken, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_control_sees_baseline_change, setup, teardown),

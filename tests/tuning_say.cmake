@@ -276,7 +276,7 @@ add_test(NAME tuning_restart_at_end_online COMMAND ${ERGO_EXPECT}
   "--match=met at [0-9]+ steps\n"
   -- sh -c "${say_lib}
 app=$1; met=0
-for n in 84 85 86 87 88 89 90 91 92 93 94; do
+for n in 81 82 83 84 85 86 87 88 89 90 91 92 93 94; do
   rm -f end.json
   ERGO_POLICY=online ERGO_MODEL=end.json run online --steps \$n --phase 80
   case \$out in *\"last at step \$((n - 1))\"*) ;; *) continue;; esac
