@@ -47,10 +47,12 @@
  * region called three times per step at two sizes, compared across calls, showed 0.91x, 1.29x and
  * 1.19x in turn where the whole step ran at 1.125x under energy@10%, and the noise its schedule
  * saw (7.9 %, the calls' own spread, without noise) hid that (random program 1288).  The sigma
- * of one such ratio: from consecutive executions of one call at the best config, once
- * SWEEP_PAIRS of them were seen (the schedule's pooled noise holds the calls' spread). */
+ * of one measurement: from the last SWEEP_PAIRS pairs of consecutive executions of one call at
+ * the best config, the median of their absolute log ratios (an outlier, an execution twice as
+ * long, in a few of them does not move it), once SWEEP_PAIRS / 4 were seen; before, the
+ * schedule's (its pooled noise holds the calls' spread). */
 #define SWEEP_SLOTS 8
-#define SWEEP_PAIRS 8
+#define SWEEP_PAIRS 32
 
 typedef struct sweep_region {
   ergo__sweep *sched;
@@ -68,9 +70,10 @@ typedef struct sweep_region {
   ergo__measure last_ctl[SWEEP_SLOTS];  /* per call in the step: the last control */
   long step_at;                         /* the step of the last execution */
   int call;                             /* executions in that step so far */
-  double pair_ss[2];                    /* consecutive executions of one call at the best config: */
-  int pair_n;                           /* the sum of their squared log ratios, their number */
-  long retuned_at;                      /* the step of the last restart */
+  double pair[2][SWEEP_PAIRS]; /* consecutive executions of one call at the best config: their
+                                  absolute log ratios of time and energy, the last SWEEP_PAIRS */
+  int pair_n;                  /* pairs seen */
+  long retuned_at;             /* the step of the last restart */
   struct sweep_region *next;
 } sweep_region;
 
@@ -173,8 +176,10 @@ static int control_moved(sweep_region *sr, const ergo__objective *obj, const erg
   /* The sigma of one measurement: from consecutive executions of one call at the best config
    * once there are enough (see SWEEP_SLOTS), else the schedule's. */
   double sd[2] = {ergo__sweep_noise(sr->sched, 0), ergo__sweep_noise(sr->sched, 1)};
-  for (int k = 0; k < 2 && sr->pair_n >= SWEEP_PAIRS; k++)
-    sd[k] = sqrt(sr->pair_ss[k] / sr->pair_n / 2);
+  /* The median of |log ratio| of two measurements is 0.6745 sqrt(2) sigma. */
+  int npair = sr->pair_n < SWEEP_PAIRS ? sr->pair_n : SWEEP_PAIRS;
+  for (int k = 0; k < 2 && npair >= SWEEP_PAIRS / 4; k++)
+    sd[k] = ergo__median_small(sr->pair[k], npair) / (0.6745 * M_SQRT2);
   for (int k = 0; k < 3; k++) {
     /* The third: the best config's time against the baseline's, the last execution at each
      * against the schedule's means (each may move less than DRIFT and their ratio more: a choice
@@ -267,8 +272,9 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   if (best >= 0 && !memcmp(applied, &pts[best].config, sizeof *applied) && m->time_s > 0) {
     ergo__measure *lb = &sr->last_best[slot];
     if (lb->time_s > 0 && lb->energy_j > 0 && m->energy_j > 0) {
-      double dt = log(m->time_s / lb->time_s), de = log(m->energy_j / lb->energy_j);
-      sr->pair_ss[0] += dt * dt, sr->pair_ss[1] += de * de, sr->pair_n++;
+      sr->pair[0][sr->pair_n % SWEEP_PAIRS] = fabs(log(m->time_s / lb->time_s));
+      sr->pair[1][sr->pair_n % SWEEP_PAIRS] = fabs(log(m->energy_j / lb->energy_j));
+      sr->pair_n++;
     }
     *lb = *m;
   }
@@ -287,7 +293,7 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   sr->after = 0;
   memset(sr->last_best, 0, sizeof sr->last_best);
   memset(sr->last_ctl, 0, sizeof sr->last_ctl);
-  sr->pair_ss[0] = sr->pair_ss[1] = 0, sr->pair_n = 0;
+  sr->pair_n = 0;
   memset(sr->ctl_side, 0, sizeof sr->ctl_side);
 }
 
