@@ -331,6 +331,9 @@ static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
   } else if (bounded && !ergo__sweep_done(sc) && best >= 0 && best != base &&
              !ergo__sweep_supported(sc, best))
     best = base;
+  else if (bounded && ergo__sweep_done(sc) && best >= 0 && best != base && sr->ctl_side[3] > 0)
+    best = base; /* the last control found the choice past the bound: the run ended before a second
+                    could start the schedule again */
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;
