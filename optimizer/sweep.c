@@ -1288,14 +1288,15 @@ int ergo__sweep_supported(const ergo__sweep *s, int p) {
   int min_n = s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL);
   if (s->pts[p].n < min_n || s->pts[s->base].n < min_n) return 0;
   /* Under a slowdown bound, on recent evidence too: p and the baseline each measured within the
-   * last ERGO__SWEEP_RECENT executions, the last of p inside the bound against the last of the
-   * baseline (the means hold measurements of work that may have changed since; a work whose mix
-   * drifts inflates the noise, and the means passed confident() at 1.07x the baseline's time on
-   * the work as it was). */
+   * last ERGO__SWEEP_RECENT executions and within ERGO__SWEEP_PAIR_GAP of each other, the last of
+   * p inside the bound against the last of the baseline (the means hold measurements of work that
+   * may have changed since; a work whose mix drifts inflates the noise, and the means passed
+   * confident() at 1.07x the baseline's time on the work as it was). */
   if (s->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) {
     const ergo__mlist *lp = &s->ml[p], *lb = &s->ml[s->base];
     if (s->told - s->last_at[p] > ERGO__SWEEP_RECENT ||
-        s->told - s->last_at[s->base] > ERGO__SWEEP_RECENT || !lp->n || !lb->n ||
+        s->told - s->last_at[s->base] > ERGO__SWEEP_RECENT ||
+        abs(s->last_at[p] - s->last_at[s->base]) > ERGO__SWEEP_PAIR_GAP || !lp->n || !lb->n ||
         !(lp->m[lp->n - 1][0] <= (1 + s->obj.slowdown) * lb->m[lb->n - 1][0]))
       return 0;
   }
