@@ -46,6 +46,14 @@
  * 1.0502x monitor's). */
 #define ERGO__SWEEP_SURE 1.645
 /* What ERGO_SWEEP accepts. */
+/* Executions after which a measurement no longer supports a choice under a slowdown bound (the
+ * work may have changed since): ergo__sweep_supported(). */
+#define ERGO__SWEEP_RECENT 32
+/* ... and at most this many executions apart from the baseline's last, the two compared: a work
+ * that shrank 2.5x in 30 executions put a choice at 0.87x a baseline measured 30 executions
+ * before it, where it ran at 2.0x the baseline's time on the work of the end (random program
+ * 2066 without a counter). */
+#define ERGO__SWEEP_PAIR_GAP 8
 #define ERGO__SWEEP_MAX_REPEATS 100
 #define ERGO__SWEEP_MIN_BUDGET 10
 #define ERGO__SWEEP_MAX_BUDGET 100000
@@ -140,7 +148,11 @@ int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c);
  * they were taken: the baseline itself once measured; another point measured at least as often
  * as the baseline's first measurements (repeats + ERGO__SWEEP_FINAL) and, without noise, better
  * than the baseline by the objective (under energy@X% inside the bound), under noise better with
- * the final phase's confidence (the time bound by Holm's procedure). */
+ * the final phase's confidence (the time bound by Holm's procedure).  Under energy@X% also p
+ * and the baseline each measured within the last ERGO__SWEEP_RECENT executions and at most
+ * ERGO__SWEEP_PAIR_GAP apart (a schedule with
+ * a recheck measures both again that often until it decides), p's last measurement inside the
+ * bound against the baseline's last. */
 int ergo__sweep_supported(const ergo__sweep *s, int p);
 
 /* 1 once the schedule's final phase has started its race (or the schedule is over; not while an

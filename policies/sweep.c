@@ -41,6 +41,18 @@
  * the checks above need 5 sigmas of one measurement (seed 945: a 2-thread choice at 1.9x its new
  * baseline's time under energy@10% went unseen for 80 steps). */
 #define SWEEP_PAYS 0.01
+/* The controls compare like with like: an execution at the baseline with the last at the best
+ * config that was the same call in its step (the first SWEEP_SLOTS calls apart, the rest
+ * together), and the choice's time against the baseline's over one execution of each call: a
+ * region called three times per step at two sizes, compared across calls, showed 0.91x, 1.29x and
+ * 1.19x in turn where the whole step ran at 1.125x under energy@10%, and the noise its schedule
+ * saw (7.9 %, the calls' own spread, without noise) hid that (random program 1288).  The sigma
+ * of one measurement: from the last SWEEP_PAIRS pairs of consecutive executions of one call at
+ * the best config, the median of their absolute log ratios (an outlier, an execution twice as
+ * long, in a few of them does not move it), once SWEEP_PAIRS / 4 were seen; before, the
+ * schedule's (its pooled noise holds the calls' spread). */
+#define SWEEP_SLOTS 8
+#define SWEEP_PAIRS 32
 
 typedef struct sweep_region {
   ergo__sweep *sched;
@@ -53,8 +65,15 @@ typedef struct sweep_region {
   long after;      /* executions since the schedule ended (controls are due every SWEEP_CONTROL) */
   int ctl_side[4]; /* the last control's verdict: time, energy, time at the best against it, and
                       whether the best still pays */
-  ergo__measure last_best; /* the last execution at the best config (time 0: none yet) */
-  long retuned_at;         /* the step of the last restart */
+  ergo__measure last_best[SWEEP_SLOTS]; /* per call in the step: the last execution at the best
+                                           config (time 0: none yet) */
+  ergo__measure last_ctl[SWEEP_SLOTS];  /* per call in the step: the last control */
+  long step_at;                         /* the step of the last execution */
+  int call;                             /* executions in that step so far */
+  double pair[2][SWEEP_PAIRS]; /* consecutive executions of one call at the best config: their
+                                  absolute log ratios of time and energy, the last SWEEP_PAIRS */
+  int pair_n;                  /* pairs seen */
+  long retuned_at;             /* the step of the last restart */
   struct sweep_region *next;
 } sweep_region;
 
@@ -145,13 +164,22 @@ static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *o
 
 /* A control execution at the baseline once the schedule is over: 1 when it and the control
  * before it are both off the schedule's baseline mean, on the same side. */
-static int control_moved(sweep_region *sr, const ergo__objective *obj, const ergo__measure *m) {
+static int control_moved(sweep_region *sr, const ergo__objective *obj, const ergo__measure *m,
+                         int slot) {
   int np, base = ergo__sweep_baseline(sr->sched);
   const ergo__sweep_point *pts = ergo__sweep_points(sr->sched, &np);
   ergo__measure ref = ergo__sweep_mean(&pts[base]);
   if (!(ref.time_s > 0) || !(m->time_s > 0)) return 0;
   int moved = 0, best = ergo__sweep_best(sr->sched);
-  ergo__measure rb = ergo__sweep_mean(&pts[best]);
+  ergo__measure rb = ergo__sweep_mean(&pts[best]), lb = sr->last_best[slot];
+  sr->last_ctl[slot] = *m;
+  /* The sigma of one measurement: from consecutive executions of one call at the best config
+   * once there are enough (see SWEEP_SLOTS), else the schedule's. */
+  double sd[2] = {ergo__sweep_noise(sr->sched, 0), ergo__sweep_noise(sr->sched, 1)};
+  /* The median of |log ratio| of two measurements is 0.6745 sqrt(2) sigma. */
+  int npair = sr->pair_n < SWEEP_PAIRS ? sr->pair_n : SWEEP_PAIRS;
+  for (int k = 0; k < 2 && npair >= SWEEP_PAIRS / 4; k++)
+    sd[k] = ergo__median_small(sr->pair[k], npair) / (0.6745 * M_SQRT2);
   for (int k = 0; k < 3; k++) {
     /* The third: the best config's time against the baseline's, the last execution at each
      * against the schedule's means (each may move less than DRIFT and their ratio more: a choice
@@ -159,20 +187,25 @@ static int control_moved(sweep_region *sr, const ergo__objective *obj, const erg
      * baseline's 7 % down). */
     double d = k == 1 ? (ref.energy_j > 0 && m->energy_j > 0 ? log(m->energy_j / ref.energy_j) : 0)
                : k == 0 ? log(m->time_s / ref.time_s)
-               : sr->last_best.time_s > 0 && rb.time_s > 0
-                   ? log(sr->last_best.time_s / m->time_s) - log(rb.time_s / ref.time_s)
+               : lb.time_s > 0 && rb.time_s > 0
+                   ? log(lb.time_s / m->time_s) - log(rb.time_s / ref.time_s)
                    : 0,
-           lim =
-               fmax(SWEEP_DRIFT, 5 * ergo__sweep_noise(sr->sched, k == 1) * (k == 2 ? M_SQRT2 : 1));
+           lim = fmax(SWEEP_DRIFT, 5 * sd[k == 1] * (k == 2 ? M_SQRT2 : 1));
     moved |= ergo__change_twice(&sr->ctl_side[k], d, lim);
   }
-  if (sr->last_best.time_s > 0) {
-    double st = ergo__sweep_noise(sr->sched, 0), se = ergo__sweep_noise(sr->sched, 1), d, sig;
+  /* The choice against the baseline over one execution of each call that has both. */
+  ergo__measure sb = {0, 0, 0}, sc = {0, 0, 0};
+  for (int i = 0; i < SWEEP_SLOTS; i++)
+    if (sr->last_best[i].time_s > 0 && sr->last_ctl[i].time_s > 0) {
+      sb.time_s += sr->last_best[i].time_s, sb.energy_j += sr->last_best[i].energy_j;
+      sc.time_s += sr->last_ctl[i].time_s, sc.energy_j += sr->last_ctl[i].energy_j;
+    }
+  if (lb.time_s > 0 && sc.time_s > 0) {
+    double st = sd[0], se = sd[1], d, sig;
     if (obj->kind == ERGO__OBJ_ENERGY_BOUNDED) {
-      d = log(sr->last_best.time_s / m->time_s) - log1p(obj->slowdown), sig = st;
+      d = log(sb.time_s / sc.time_s) - log1p(obj->slowdown), sig = st;
     } else {
-      double vb = ergo__objective_value(obj, &sr->last_best, m),
-             v0 = ergo__objective_value(obj, m, m);
+      double vb = ergo__objective_value(obj, &sb, &sc), v0 = ergo__objective_value(obj, &sc, &sc);
       d = vb > 0 && v0 > 0 ? log(vb / v0) : 0;
       sig = obj->kind == ERGO__OBJ_TIME     ? st
             : obj->kind == ERGO__OBJ_ENERGY ? se
@@ -220,6 +253,9 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
    * told: the schedule ignores it. */
   sweep_region *sr = r->policy;
   if (!sr) return;
+  if (p->steps != sr->step_at) sr->step_at = p->steps, sr->call = 0;
+  int slot = sr->call < SWEEP_SLOTS ? sr->call : SWEEP_SLOTS - 1;
+  sr->call++;
   if (!ergo__sweep_done(sr->sched)) {
     ergo__sweep_tell(sr->sched, m);
     return;
@@ -232,9 +268,16 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   int control = base >= 0 && best >= 0 && best != base && pts[base].n &&
                 !memcmp(applied, &pts[base].config, sizeof *applied);
   if (control && !changed)
-    changed = sr->retunes < SWEEP_RETUNES && control_moved(sr, &p->objective, m);
-  if (best >= 0 && !memcmp(applied, &pts[best].config, sizeof *applied) && m->time_s > 0)
-    sr->last_best = *m;
+    changed = sr->retunes < SWEEP_RETUNES && control_moved(sr, &p->objective, m, slot);
+  if (best >= 0 && !memcmp(applied, &pts[best].config, sizeof *applied) && m->time_s > 0) {
+    ergo__measure *lb = &sr->last_best[slot];
+    if (lb->time_s > 0 && lb->energy_j > 0 && m->energy_j > 0) {
+      sr->pair[0][sr->pair_n % SWEEP_PAIRS] = fabs(log(m->time_s / lb->time_s));
+      sr->pair[1][sr->pair_n % SWEEP_PAIRS] = fabs(log(m->energy_j / lb->energy_j));
+      sr->pair_n++;
+    }
+    *lb = *m;
+  }
   if (!p->retune || !(changed || (!control && drifted(sr, applied, m))))
     return; /* ERGO_RETUNE=off: never */
   ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
@@ -248,7 +291,9 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   sr->retunes++;
   sr->retuned_at = p->steps;
   sr->after = 0;
-  memset(&sr->last_best, 0, sizeof sr->last_best);
+  memset(sr->last_best, 0, sizeof sr->last_best);
+  memset(sr->last_ctl, 0, sizeof sr->last_ctl);
+  sr->pair_n = 0;
   memset(sr->ctl_side, 0, sizeof sr->ctl_side);
 }
 
@@ -286,6 +331,9 @@ static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
   } else if (bounded && !ergo__sweep_done(sc) && best >= 0 && best != base &&
              !ergo__sweep_supported(sc, best))
     best = base;
+  else if (bounded && ergo__sweep_done(sc) && best >= 0 && best != base && sr->ctl_side[3] > 0)
+    best = base; /* the last control found the choice past the bound: the run ended before a second
+                    could start the schedule again */
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;

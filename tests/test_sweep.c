@@ -411,6 +411,73 @@ static void test_final_measures_baseline(void **state) {
   }
 }
 
+/* The work's mix drifts while a schedule started again runs, no noise: a serial part and a
+ * parallel part that grows with the executions from the 10th on, as a region whose
+ * non-significant child's work ramps up inside its own time (random program 1297).  The last
+ * schedule's choice (4 threads: as fast as 20 on the serial work, for less energy) is measured
+ * again right after the baseline (ergo__sweep_recheck()); the model written before the new
+ * schedule decides keeps it only where ergo__sweep_supported() says so, which must hold energy@5%'s
+ * bound on the work as it is then.  Judged on its first measurements, the choice was supported at
+ * every cut, up to 3x the baseline's time on the work of the cut. */
+static ergo__measure drift_measure(const ergo__sim_params *p, const ergo__sim_work *ser,
+                                   const ergo__sim_work *par, double g, const ergo__config *c) {
+  ergo__sim_work w = *par;
+  w.gcycles *= g;
+  w.gbytes *= g;
+  ergo__measure a = sim_measure(p, ser, c), b = sim_measure(p, &w, c);
+  return (ergo__measure){a.time_s + b.time_s, a.energy_j + b.energy_j, a.resource};
+}
+
+static void test_drift_recheck_bound(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  p.cores = 96, p.f_min = 1.0, p.f_max = 3.0, p.f_step = 0.05;
+  ergo__objective o = objective("energy@5%");
+  /* 240 points: walked whole, for most of the budget, before the schedule decides. */
+  ergo__space s = grid_space(5, 2000000, 250000, 4, 1800000, 200000, 12, 8);
+  const ergo__sim_work ser = {20, 1, 1.0}, par = {20, 1, 0.0};
+  ergo__config choice = {{0}};
+  choice.v[ERGO__KNOB_CORE] = 3000000;
+  choice.v[ERGO__KNOB_UNCORE] = 2400000;
+  choice.v[ERGO__KNOB_THREADS] = 8;
+  int kept = 0, judged = 0;
+  double worst = 0;
+  for (int k = 0; k < 50; k++) {
+    int cut = 10 + 10 * (k % 25);
+    double rate = 0.002 * (1 << (k / 25));
+    ergo__sweep *sw = ergo__sweep_new(&s, &o, NULL);
+    int rp = ergo__sweep_recheck(sw, &choice), execs = 0;
+    assert_true(rp > 0);
+    ergo__config c;
+    double g = 0.01;
+    while (execs < cut && ergo__sweep_next(sw, &c)) {
+      ergo__measure m = drift_measure(&p, &ser, &par, g, &c);
+      ergo__sweep_tell(sw, &m);
+      execs++;
+      g = 0.01 + (execs > 10 ? rate * (execs - 10) : 0);
+    }
+    if (!ergo__sweep_deciding(sw)) {
+      const ergo__sweep_point *pts = ergo__sweep_points(sw, &(int){0});
+      ergo__measure mc = drift_measure(&p, &ser, &par, g, &choice),
+                    mb = drift_measure(&p, &ser, &par, g, &pts[ergo__sweep_baseline(sw)].config);
+      int sup = ergo__sweep_supported(sw, rp);
+      print_message("growth %.3f, cut at %d: the choice at %.4fx the baseline's time, supported "
+                    "%d\n",
+                    rate, execs, mc.time_s / mb.time_s, sup);
+      judged++;
+      if (sup) {
+        kept++;
+        worst = fmax(worst, mc.time_s / mb.time_s);
+      }
+    }
+    ergo__sweep_free(sw);
+  }
+  assert_true(judged >= 5);
+  assert_true(kept >= 1); /* before the drift the choice holds, and is kept */
+  assert_true(worst <= 1.05 + 0.01);
+}
+
 /* While an exhaustive grid is walked the schedule is not deciding: its best so far is a single
  * measurement (random program 149: a run that ended there wrote a point measured once at 0.97x a
  * baseline measured three times before the work changed, 1.29x the baseline's time under
@@ -1034,6 +1101,7 @@ int main(void) {
       cmocka_unit_test(test_changed_large_low_noise),
       cmocka_unit_test(test_final_measures_baseline),
       cmocka_unit_test(test_grid_walk_not_deciding),
+      cmocka_unit_test(test_drift_recheck_bound),
       cmocka_unit_test(test_noise_bound),
       cmocka_unit_test(test_noise_trend),
       cmocka_unit_test(test_outliers_set_aside),
