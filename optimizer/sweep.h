@@ -45,7 +45,6 @@
  * let a point at 1.0502x pass as inside 1.05 (random program 76 at 0.1 % noise, the whole run at
  * 1.0502x monitor's). */
 #define ERGO__SWEEP_SURE 1.645
-/* What ERGO_SWEEP accepts. */
 /* Executions after which a measurement no longer supports a choice under a slowdown bound (the
  * work may have changed since): ergo__sweep_supported(). */
 #define ERGO__SWEEP_RECENT 32
@@ -54,6 +53,7 @@
  * before it, where it ran at 2.0x the baseline's time on the work of the end (random program
  * 2066 without a counter). */
 #define ERGO__SWEEP_PAIR_GAP 8
+/* What ERGO_SWEEP accepts. */
 #define ERGO__SWEEP_MAX_REPEATS 100
 #define ERGO__SWEEP_MIN_BUDGET 10
 #define ERGO__SWEEP_MAX_BUDGET 100000
