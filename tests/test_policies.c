@@ -398,6 +398,61 @@ static void add_true(const ergo_sim_work_desc *w, const ergo__sim_config *cfg, d
   *t0 += r.time_s, *e0 += r.e_pkg_j + r.e_dram_j;
 }
 
+/* The sim node runs at its baseline (the maximum, as it started) now. */
+static int running_baseline(const ergo__sim_node *sn) {
+  return sn->cfg.f_ghz == sn->initial.f_ghz && sn->cfg.u_ghz == sn->initial.u_ghz &&
+         sn->cfg.threads == sn->initial.threads;
+}
+
+/* The work of the tests below that change: from the change on (after), 4 % less at the
+ * baseline and 4 % more at every other config. */
+static ergo_sim_work_desc changed(const ergo_sim_work_desc *w, int after, int at_base) {
+  double f = !after ? 1 : at_base ? 0.96 : 1.04;
+  return (ergo_sim_work_desc){w->gcycles * f, w->gbytes * f, w->serial};
+}
+
+/* The true time of the run's model's config on the changed work of w[0..n) (one step), against
+ * the baseline's; the model's config in *best. */
+static double changed_ratio(const ergo_sim_work_desc *w, int n, ergo__config *best);
+
+/* A sweep run under energy@5% of `steps` steps, each calling one region n times (w[0..n)), the
+ * work changed from step `at` on: changed_ratio() of its model. */
+static double sweep_changed(const ergo_sim_work_desc *w, int n, int steps, int at,
+                            ergo__config *best) {
+  ergo_config c = sim_config("sweep");
+  c.objective = "energy@5%";
+  assert_int_equal(ergo_init(&c), 0);
+  ergo__sim_node *sn = ergo__sim();
+  assert_non_null(sn);
+  for (int i = 0; i < steps; i++) {
+    for (int k = 0; k < n; k++) {
+      ERGO_PUSH(1, "solve");
+      ergo_sim_work_desc x = changed(&w[k], i >= at, running_baseline(sn));
+      ergo_sim_work(&x);
+      ergo_region_work(1.0);
+      ERGO_POP(1, "solve");
+    }
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  return changed_ratio(w, n, best);
+}
+
+static double changed_ratio(const ergo_sim_work_desc *w, int n, ergo__config *best) {
+  ergo__sim_config cfg = model_setting(best);
+  ergo__sim_params sp;
+  ergo__sim_params_default(&sp);
+  int is_base = cfg.threads == sp.cores && fabs(cfg.f_ghz - sp.f_max) < 1e-9 &&
+                fabs(cfg.u_ghz - sp.u_max) < 1e-9;
+  double t = 0, e = 0, t0 = 0, e0 = 0, dummy = 0;
+  for (int k = 0; k < n; k++) {
+    ergo_sim_work_desc x = changed(&w[k], 1, is_base), xb = changed(&w[k], 1, 1);
+    add_true(&x, &cfg, &t, &e, &dummy, &dummy);
+    add_true(&xb, &cfg, &dummy, &dummy, &t0, &e0);
+  }
+  return t / t0;
+}
+
 static const ergo_sim_work_desc change_full = {16, 0.4, 0.01};
 
 /* Runs that change under sweep and energy@5% (300 steps); the model's one region's setting. */
@@ -526,43 +581,12 @@ static void test_sweep_control_sees_choice_past_bound(void **state) {
 static void test_sweep_control_compares_calls(void **state) {
   (void)state;
   static const ergo_sim_work_desc w[3] = {{4, 20, 0.01}, {4.12, 20.6, 0.01}, {4.24, 21.2, 0.01}};
-  ergo_config c = sim_config("sweep");
-  c.objective = "energy@5%";
-  assert_int_equal(ergo_init(&c), 0);
-  ergo__sim_node *sn = ergo__sim();
-  assert_non_null(sn);
-  for (int i = 0; i < 450; i++) {
-    for (int k = 0; k < 3; k++) {
-      ERGO_PUSH(1, "solve");
-      int at_base = sn->cfg.f_ghz == sn->initial.f_ghz && sn->cfg.u_ghz == sn->initial.u_ghz &&
-                    sn->cfg.threads == sn->initial.threads;
-      double f = i < 150 ? 1 : at_base ? 0.96 : 1.04;
-      ergo_sim_work_desc x = {w[k].gcycles * f, w[k].gbytes * f, w[k].serial};
-      ergo_sim_work(&x);
-      ergo_region_work(1.0);
-      ERGO_POP(1, "solve");
-    }
-    assert_int_equal(ergo_step(i + 1), 0);
-  }
-  ergo_finalize();
   ergo__config best;
-  ergo__sim_config cfg = model_setting(&best);
-  ergo__sim_params sp;
-  ergo__sim_params_default(&sp);
-  int is_base = cfg.threads == sp.cores && fabs(cfg.f_ghz - sp.f_max) < 1e-9 &&
-                fabs(cfg.u_ghz - sp.u_max) < 1e-9;
-  double t = 0, e = 0, t0 = 0, e0 = 0;
-  for (int k = 0; k < 3; k++) {
-    double f = is_base ? 0.96 : 1.04, tb = 0, eb = 0, dummy = 0;
-    ergo_sim_work_desc x = {w[k].gcycles * f, w[k].gbytes * f, w[k].serial},
-                       xb = {w[k].gcycles * 0.96, w[k].gbytes * 0.96, w[k].serial};
-    add_true(&x, &cfg, &t, &e, &dummy, &dummy);
-    add_true(&xb, &cfg, &tb, &eb, &t0, &e0);
-  }
+  double r = sweep_changed(w, 3, 450, 150, &best);
   print_message("sweep, three calls per step: the model's config (cpu=%lld uncore=%lld "
                 "threads=%lld) at %.4f of the baseline's time on the new work\n",
-                (long long)best.v[0], (long long)best.v[1], (long long)best.v[2], t / t0);
-  assert_true(t <= 1.06 * t0);
+                (long long)best.v[0], (long long)best.v[1], (long long)best.v[2], r);
+  assert_true(r <= 1.06);
 }
 
 /* The same change (the baseline 4 % faster, every other config 4 % slower) late in the run, from
@@ -572,38 +596,14 @@ static void test_sweep_control_compares_calls(void **state) {
  * bound stayed in the model (from step 260: 1.6 GHz at 1.133x the baseline's time). */
 static void test_sweep_control_late(void **state) {
   (void)state;
+  static const ergo_sim_work_desc one = {4, 20, 0.01};
   for (int at = 230; at <= 290; at += 10) {
-    ergo_config c = sim_config("sweep");
-    c.objective = "energy@5%";
-    assert_int_equal(ergo_init(&c), 0);
-    ergo__sim_node *sn = ergo__sim();
-    assert_non_null(sn);
-    for (int i = 0; i < 300; i++) {
-      ERGO_PUSH(1, "solve");
-      int at_base = sn->cfg.f_ghz == sn->initial.f_ghz && sn->cfg.u_ghz == sn->initial.u_ghz &&
-                    sn->cfg.threads == sn->initial.threads;
-      double f = i < at ? 1 : at_base ? 0.96 : 1.04;
-      ergo_sim_work_desc x = {4 * f, 20 * f, 0.01};
-      ergo_sim_work(&x);
-      ergo_region_work(1.0);
-      ERGO_POP(1, "solve");
-      assert_int_equal(ergo_step(i + 1), 0);
-    }
-    ergo_finalize();
     ergo__config best;
-    ergo__sim_config cfg = model_setting(&best);
-    ergo__sim_params sp;
-    ergo__sim_params_default(&sp);
-    int is_base = cfg.threads == sp.cores && fabs(cfg.f_ghz - sp.f_max) < 1e-9 &&
-                  fabs(cfg.u_ghz - sp.u_max) < 1e-9;
-    double t = 0, e = 0, t0 = 0, e0 = 0, f = is_base ? 0.96 : 1.04, dummy = 0;
-    ergo_sim_work_desc x = {4 * f, 20 * f, 0.01}, xb = {4 * 0.96, 20 * 0.96, 0.01};
-    add_true(&x, &cfg, &t, &e, &dummy, &dummy);
-    add_true(&xb, &cfg, &dummy, &dummy, &t0, &e0);
+    double r = sweep_changed(&one, 1, 300, at, &best);
     print_message("change from step %d: the model's config (cpu=%lld) at %.4f of the baseline's "
                   "time on the new work\n",
-                  at, (long long)best.v[0], t / t0);
-    assert_true(t <= 1.06 * t0);
+                  at, (long long)best.v[0], r);
+    assert_true(r <= 1.06);
     unlink(model_path);
   }
 }
