@@ -222,21 +222,20 @@ static void add(sums *s, const ergo__measure *m) {
   }
 }
 
-/* The sums of memo entry i rebuilt from its measurements but the outliers (under nm->thr);
- * unchanged when out of memory or unlisted. */
+/* The sums of memo entry i rebuilt from its measurements but the outliers (under nm->thr; out of
+ * memory, from all of them); unchanged when unlisted. */
 static void resum(ergo__nm *nm, int i) {
   rec *q = &nm->memo[i];
   const ergo__mlist *l = &nm->ml[i];
   if (q->unlisted) return;
   unsigned char *keep = malloc(l->n ? (size_t)l->n : 1);
-  if (!keep) return;
-  ergo__mlist_kept(l, nm->thr, keep);
+  if (keep) ergo__mlist_kept(l, nm->thr, keep);
   sums s[4];
   memset(s, 0, sizeof s);
   for (int j = 0; j < l->n; j++) {
     ergo__measure m = {l->m[j][0], l->m[j][1], l->m[j][2]};
     for (int b = 0; b < 4; b++)
-      if (q->tag[j] & (1 << b)) (keep[j] ? add : paid)(&s[b], &m);
+      if (q->tag[j] & (1 << b)) (!keep || keep[j] ? add : paid)(&s[b], &m);
   }
   free(keep);
   q->all = s[0];
@@ -1320,23 +1319,22 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
                                    (nm->confirming && i == nm->confirming ? TAG_CONF : 0) |
                                    (nm->confirming && i == 0 ? TAG_BASE_CONF : 0) |
                                    (nm->deciding && !nm->confirming ? TAG_FRESH : 0);
-  /* Counted at once, as it comes; then, kept in its list, the sums are rebuilt without the
-   * outliers.  Out of memory the sums stay as counted here. */
-  add(&q->all, m);
-  if (t & TAG_CONF) add(&q->conf, m);
-  if (t & TAG_BASE_CONF) add(&nm->base_conf, m);
-  if (t & TAG_FRESH) add(&q->fresh, m);
   nm->since_base = i == 0 ? 0 : nm->since_base + 1;
   nm->last = *m;
   nm->evals++;
   if (q->unlisted || keep_measure(nm, i, m, t)) {
+    /* Out of memory it is counted as it comes, outliers and all, from then on. */
     q->unlisted = 1;
+    add(&q->all, m);
+    if (t & TAG_CONF) add(&q->conf, m);
+    if (t & TAG_BASE_CONF) add(&nm->base_conf, m);
+    if (t & TAG_FRESH) add(&q->fresh, m);
+  } else if (ergo__robust_update(nm->ml, nm->nmemo, nm->evals, nm->thr)) {
+    /* Kept in its list: the sums are rebuilt without the outliers, every point's when the
+     * thresholds moved. */
+    for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
   } else {
-    /* When the thresholds move every point is summed again. */
-    if (ergo__robust_update(nm->ml, nm->nmemo, nm->evals, nm->thr))
-      for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
-    else
-      resum(nm, i);
+    resum(nm, i);
   }
   nm->asked = 0;
   nm->inside = compute_inside(nm);

@@ -1,6 +1,8 @@
 /* robust.c - measurements kept one by one, their outliers set aside (see robust.h). */
 #include "optimizer/robust.h"
 
+#include <gsl/gsl_statistics_double.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,17 +28,9 @@ void ergo__mlist_free(ergo__mlist *l) {
   l->n = l->cap = 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static double lg(double v) { return v > 0 ? log(v) : -INFINITY; }
 
-double ergo__median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double ergo__median(double *v, int n) { return gsl_stats_median(v, 1, (size_t)n); }
 
 /* The reference of quantity k of l (log scale): the median of three or more, the least of two,
  * the one of one.  buf holds l->n values. */

@@ -61,7 +61,7 @@ int ergo__mlist_sums(const ergo__mlist *l, const double thr[2], int from, ergo__
  * they moved (every list's sums must be rebuilt), else 0 (only the told one's). */
 int ergo__robust_update(const ergo__mlist *lists, int n, long told, double thr[2]);
 
-/* The median of v[0..n), n >= 1, sorted in place. */
+/* The median of v[0..n), n >= 1 (GSL's; v is reordered). */
 double ergo__median(double *v, int n);
 
 /* The median of v[0..n), n at most 64, v left as it is (a block of a few executions: one

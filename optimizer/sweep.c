@@ -128,17 +128,23 @@ static int room(const ergo__sweep *s, int keep) {
   return s->budget - s->qlen - keep;
 }
 
+/* Room in the queue for `more` entries beyond its length: 0, or -1 out of memory. */
+static int q_reserve(ergo__sweep *s, int more) {
+  if (s->qlen + more <= s->qcap) return 0;
+  int cap = s->qcap ? 2 * s->qcap : 256;
+  if (cap < s->qlen + more) cap = s->qlen + more;
+  entry *q = realloc(s->q, (size_t)cap * sizeof *q);
+  if (!q) return -1;
+  s->q = q;
+  s->qcap = cap;
+  return 0;
+}
+
 /* Plan `times` executions of point p, as many as the budget allows; returns how many. */
 static int enqueue(ergo__sweep *s, int p, int times, int record, int keep) {
   int k = 0;
   while (k < times && room(s, keep) > 0) {
-    if (s->qlen == s->qcap) {
-      int cap = s->qcap ? 2 * s->qcap : 256;
-      entry *q = realloc(s->q, (size_t)cap * sizeof *q);
-      if (!q) break;
-      s->q = q;
-      s->qcap = cap;
-    }
+    if (q_reserve(s, 1)) break;
     s->q[s->qlen++] = (entry){p, record};
     k++;
   }
@@ -1199,13 +1205,7 @@ static void refresh_recheck(ergo__sweep *s) {
       !s->last_at[r] || !s->last_at[b] || s->told - s->last_at[r] < ERGO__SWEEP_RECENT - 2 ||
       s->q[s->qpos].point == r)
     return;
-  if (s->qlen + 2 > s->qcap) {
-    int cap = 2 * s->qcap + 2;
-    entry *q = realloc(s->q, (size_t)cap * sizeof *q);
-    if (!q) return;
-    s->q = q;
-    s->qcap = cap;
-  }
+  if (q_reserve(s, 2)) return;
   memmove(&s->q[s->qpos + 2], &s->q[s->qpos], (size_t)(s->qlen - s->qpos) * sizeof *s->q);
   s->q[s->qpos] = (entry){b, 1};
   s->q[s->qpos + 1] = (entry){r, 1};
