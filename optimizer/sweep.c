@@ -39,6 +39,8 @@ struct ergo__sweep {
   ergo__space space;
   ergo__objective obj;
   int repeats, budget, explicit_grid, exhaustive;
+  int exact;   /* the baseline's first measurements showed noise below ERGO__SWEEP_PRECISION */
+  int through; /* a change seen while exploring does not end the schedule */
   int reserve; /* executions kept for the final phase */
   /* The search: the pattern's step per knob (grid indices) and which poll is next (0: along each
    * knob, 1: along pairs of knobs). */
@@ -432,11 +434,13 @@ static long unmeasured(const ergo__sweep *s, const lists *l) {
 static void plan_grid(ergo__sweep *s) {
   lists *g = &s->grid;
   s->reserve = final_cost(s, finalists(s), final_n(s));
+  s->exact = fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION;
   for (int i = 0; i < ERGO__SPACE_DIMS; i++) {
     g->n[i] = s->space.n[i] ? s->space.n[i] : 1;
     for (int k = 0; k < g->n[i]; k++) g->idx[i][k] = k;
   }
-  if (s->qlen + s->repeats * unmeasured(s, g) + s->reserve <= s->budget) {
+  long walk_n = s->repeats * unmeasured(s, g);
+  if (s->qlen + walk_n + walk_n / ERGO__SWEEP_BASE_EVERY + s->reserve <= s->budget) {
     s->exhaustive = 1;
     return;
   }
@@ -1212,9 +1216,55 @@ static void refresh_recheck(ergo__sweep *s) {
   s->qlen += 2;
 }
 
+/* 1 while the grid is walked or the search runs where the baseline's first measurements were
+ * below ERGO__SWEEP_PRECISION:
+ * each point is measured once there, and a change of the work would mix old and new in what the
+ * final phase compares.  (Under noise the walk is a short design and the search plans a few
+ * points at a time; the race measures the baseline alongside its candidates, and baseline
+ * measurements spent during the search cost its final phase more than they saw: random programs
+ * 1.0 % further from the oracle.) */
+static int exploring(const ergo__sweep *s) {
+  return !s->explicit_grid && s->exact &&
+         (s->phase == PH_SEARCH || (s->phase == PH_FINAL && s->rungs < 0));
+}
+
+/* Whether the baseline's measurement `i` (log time or energy) is off the mean of those before it
+ * by more than ERGO__SWEEP_DRIFT. */
+static int base_off(const ergo__sweep *s, int i) {
+  const ergo__mlist *l = &s->ml[s->base];
+  if (i < 2) return 0;
+  for (int k = 0; k < 2; k++) {
+    double sum = 0;
+    for (int j = 0; j < i; j++) sum += log(l->m[j][k] > 0 ? l->m[j][k] : 1e-300);
+    if (l->m[i][k] > 0 && fabs(log(l->m[i][k]) - sum / i) > ERGO__SWEEP_DRIFT) return 1;
+  }
+  return 0;
+}
+
+/* While exploring, the baseline is measured again once ERGO__SWEEP_BASE_EVERY executions passed
+ * since its last measurement, and right after a measurement of it off its level (base_off()), so
+ * base_moved() has two on the new side (ahead of the queue, as the budget allows):
+ * ergo__sweep_tell() asks base_moved() then.  One measurement off, waiting for the next, had
+ * raised the noise the final phase sized its race by, and that race's candidates were compared
+ * with a baseline measured on the old work (a region at 1.5x its baseline's time). */
+static void interleave_base(ergo__sweep *s) {
+  int b = s->base;
+  /* Not between the `repeats` measurements of a point, which come in a row. */
+  if (b < 0 || !exploring(s) || s->qpos >= s->qlen || s->q[s->qpos].point == b ||
+      (s->qpos > 0 && s->q[s->qpos - 1].point == s->q[s->qpos].point) || s->qlen >= s->budget ||
+      !s->ml[b].n)
+    return;
+  int n = s->ml[b].n, again = base_off(s, n - 1) && !base_off(s, n - 2);
+  if ((!again && s->told - s->last_at[b] < ERGO__SWEEP_BASE_EVERY) || q_reserve(s, 1)) return;
+  memmove(&s->q[s->qpos + 1], &s->q[s->qpos], (size_t)(s->qlen - s->qpos) * sizeof *s->q);
+  s->q[s->qpos] = (entry){b, 1};
+  s->qlen++;
+}
+
 int ergo__sweep_next(ergo__sweep *s, ergo__config *c) {
   refill(s);
   refresh_recheck(s);
+  interleave_base(s);
   if (s->phase == PH_DONE || s->qpos == s->qlen) {
     s->handed = 0;
     int b = s->best >= 0 ? s->best : s->base;
@@ -1260,6 +1310,14 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
     for (int p = 0; p < s->npts; p++) resum(s, p);
   else
     resum(s, e.point);
+  /* The work changed while exploring: what was measured cannot be compared across the change;
+   * the schedule ends, saying so, at its best so far (the policy starts it again, and the new
+   * schedule measures that point again beside the baseline on the work as it is). */
+  if (e.point == s->base && exploring(s) && !s->through && base_moved(s)) {
+    s->changed = 2;
+    s->qpos = s->qlen;
+    finish(s, argmin(s, 1, ERGO__SWEEP_MARGIN));
+  }
 }
 
 int ergo__sweep_recheck(ergo__sweep *s, const ergo__config *c) {
@@ -1275,6 +1333,8 @@ int ergo__sweep_recheck(ergo__sweep *s, const ergo__config *c) {
   s->recheck = p;
   return p;
 }
+
+void ergo__sweep_explore_through(ergo__sweep *s) { s->through = 1; }
 
 int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c) {
   for (int p = 0; p < s->npts; p++)

@@ -53,6 +53,13 @@
  * before it, where it ran at 2.0x the baseline's time on the work of the end (random program
  * 2066 without a counter). */
 #define ERGO__SWEEP_PAIR_GAP 8
+/* While the grid or the search runs, the baseline is measured again once this many executions
+ * passed since its last measurement, so a change of the work shows (base_moved()) while the
+ * schedule runs, not only at its final phase, which a run may not reach: an exhaustive grid
+ * whose region turned memory-bound a third of the way through ended with the run, and the model
+ * kept a point measured on the old work, 1.49x the new work's baseline time under `edp`
+ * (random program 3125). */
+#define ERGO__SWEEP_BASE_EVERY 32
 /* What ERGO_SWEEP accepts. */
 #define ERGO__SWEEP_MAX_REPEATS 100
 #define ERGO__SWEEP_MIN_BUDGET 10
@@ -141,6 +148,13 @@ int ergo__sweep_best(const ergo__sweep *s);
  * before the first next(); returns its point's index, or -1. */
 int ergo__sweep_recheck(ergo__sweep *s, const ergo__config *c);
 
+/* A change of the work seen while exploring does not end this schedule (its final phase still
+ * tests for one): for a schedule started again because of such a change.  Work that keeps
+ * drifting (a ramp) moves the baseline in every stretch of 32 executions, and a search started
+ * again at each never ended: a region kept at its baseline where its choice would have saved
+ * two thirds of its energy (random program 1038 without a counter). */
+void ergo__sweep_explore_through(ergo__sweep *s);
+
 /* The index of configuration c among the points, or -1. */
 int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c);
 
@@ -173,8 +187,10 @@ int ergo__sweep_outliers(const ergo__sweep *s);
 int ergo__sweep_executions(const ergo__sweep *s);
 int ergo__sweep_done(const ergo__sweep *s);
 
-/* 1 when the baseline's work changed while the schedule ran (its measurements before and after
- * its final phase disagree): what it chose compares work that differs; start it again. */
+/* Not 0 when the baseline's work changed while the schedule ran: what it chose compares work
+ * that differs; start it again.  1: its measurements before and after its final phase disagree;
+ * 2: they did while the grid was walked or the search ran (measured to ERGO__SWEEP_PRECISION),
+ * and the schedule ended there, at its best so far. */
 int ergo__sweep_changed(const ergo__sweep *s);
 
 /* The relative sigma of one measurement of time (which 0) or energy (1) as the repeated points

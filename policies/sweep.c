@@ -282,6 +282,7 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
     return; /* ERGO_RETUNE=off: never */
   ergo__sweep *fresh = ergo__sweep_new(&p->space, &p->objective, &((sweep_priv *)p->priv)->spec);
   if (!fresh) return; /* no memory: it keeps its config */
+  if (ergo__sweep_changed(sr->sched) == 2) ergo__sweep_explore_through(fresh);
   /* Its choice is measured again on the new work, next to the baseline, first: the model written
    * before the new schedule decides rests on that (region_model()). */
   if (best >= 0 && best != base) ergo__sweep_recheck(fresh, &pts[best].config);

@@ -313,9 +313,9 @@ static void test_changed(void **state) {
     sweep_sim_changed(&p, &serial, &o, 0.05, (uint64_t)k + 1, &end, 0, 1, &changed);
     quiet += !changed;
     sweep_sim_changed(&p, &serial, &o, 0.05, (uint64_t)k + 1, &execs, end - 30, 2, &changed);
-    flagged[0] += changed;
+    flagged[0] += !!changed;
     sweep_sim_changed(&p, &serial, &o, 0.05, (uint64_t)k + 1, &execs, end - 60, 3, &changed);
-    flagged[1] += changed;
+    flagged[1] += !!changed;
     print_message("seed %d: changes seen so far %d and %d\n", k + 1, flagged[0], flagged[1]);
   }
   assert_int_equal(quiet, 5);
@@ -361,7 +361,7 @@ static void test_changed_large_low_noise(void **state) {
       print_message("class %zu, work x3 %d executions from the final phase (at %d of %d): "
                     "changed %d\n",
                     i, after, deciding_at, execs, ergo__sweep_changed(sw));
-      flagged += ergo__sweep_changed(sw);
+      flagged += !!ergo__sweep_changed(sw);
       runs++;
       ergo__sweep_free(sw);
     }
@@ -534,6 +534,55 @@ static void test_changed_exact(void **state) {
   }
 }
 
+/* A region's work turns from compute- to memory-bound a third of the way through a noise-free
+ * exhaustive grid (8 x 3 x 10 points) or through the search on the sim node's space: the baseline,
+ * measured again every ERGO__SWEEP_BASE_EVERY executions while the grid is walked or the search
+ * runs, and right after a measurement off its level, shows the change, and the schedule ends
+ * there saying so (2), not some hundred executions later at its final phase, which a run may not
+ * reach (random program 3125: a grid cut short by the end of the run kept a point measured on the
+ * old work, 1.49x the new work's baseline time under `edp`).  Without the change the grid is
+ * still walked whole, and nothing is said; with ergo__sweep_explore_through() (a schedule started
+ * again for such a change: a ramp moves the baseline in every stretch) it runs through and its
+ * final phase says so (1). */
+static void test_changed_while_exploring(void **state) {
+  (void)state;
+  ergo__sim_params p;
+  ergo__sim_params_default(&p);
+  ergo__objective o = objective("edp");
+  const ergo__sim_work before = {40, 1, 0.01}, after = {2, 60, 0.01};
+  ergo__space spaces[2] = {grid_space(8, 1600000, 200000, 3, 1200000, 200000, 10, 1), sim_space()};
+  for (int sp = 0; sp < 2; sp++)
+    for (int mode = 0; mode < 3; mode++) { /* 0: no change, 1: change, 2: change, run through */
+      ergo__sweep *sw = ergo__sweep_new(&spaces[sp], &o, NULL);
+      if (mode == 2) ergo__sweep_explore_through(sw);
+      ergo__config c;
+      int execs = 0, change_at = sp ? 12 : 80, np;
+      while (ergo__sweep_next(sw, &c)) {
+        ergo__measure m = sim_measure(&p, mode && execs >= change_at ? &after : &before, &c);
+        ergo__sweep_tell(sw, &m);
+        execs++;
+      }
+      const ergo__sweep_point *pts = ergo__sweep_points(sw, &np);
+      int measured = 0;
+      for (int i = 0; i < np; i++) measured += pts[i].n > 0;
+      print_message("space %d, %s: %d executions, %d points measured, changed %d\n", sp,
+                    mode == 0   ? "no change"
+                    : mode == 1 ? "change"
+                                : "change, run through",
+                    execs, measured, ergo__sweep_changed(sw));
+      if (mode == 0) {
+        assert_int_equal(ergo__sweep_changed(sw), 0);
+        if (sp == 0) assert_int_equal(measured, 8 * 3 * 10); /* the interleave fits the budget */
+      } else if (mode == 1) {
+        assert_int_equal(ergo__sweep_changed(sw), 2);
+        assert_true(execs <= change_at + ERGO__SWEEP_BASE_EVERY + 2);
+      } else {
+        assert_int_equal(ergo__sweep_changed(sw), 1);
+      }
+      ergo__sweep_free(sw);
+    }
+}
+
 /* A jump of the work by 16x (or to 1/16) anywhere in a noise-free schedule, with at least two of
  * the baseline's measurements on either side of it, is a change: the points measured on both
  * sides of it showed a sigma of 1.07, and as the floor of the baseline's own test for a change
@@ -563,7 +612,7 @@ static void test_changed_jump(void **state) {
         }
         if (before >= 3 && after >= 2) { /* the warm-up is not recorded */
           tried++;
-          seen += ergo__sweep_changed(sw);
+          seen += !!ergo__sweep_changed(sw);
           if (!ergo__sweep_changed(sw))
             print_message("class %zu, work x%g at execution %d (baseline %d before, %d after): "
                           "not seen\n",
@@ -877,10 +926,21 @@ static void test_repeats(void **state) {
   bowl b = {{6, 4, 7}};
   int n = run_bowl(sw, &s, &b, trace, 400, &best);
   assert_true(n <= ERGO__SWEEP_BUDGET);
-  /* After warm-up (1) and the baseline (2 + ERGO__SWEEP_FINAL), configs come in pairs. */
-  int first = 1 + 2 + ERGO__SWEEP_FINAL;
-  for (int i = first; i + 1 < n && i < first + 64; i += 2)
+  /* After warm-up (1) and the baseline (2 + ERGO__SWEEP_FINAL), configs come in pairs; the
+   * baseline alone between two pairs (measured again while exploring) is no config of the
+   * schedule's. */
+  int first = 1 + 2 + ERGO__SWEEP_FINAL, singles = 0;
+  ergo__config base;
+  memcpy(base.v, s.baseline, sizeof base.v);
+  for (int i = first; i + 1 < n && i < first + 96;) {
+    if (!memcmp(&trace[i], &base, sizeof base) && memcmp(&trace[i + 1], &base, sizeof base)) {
+      singles++, i++;
+      continue;
+    }
     assert_memory_equal(&trace[i], &trace[i + 1], sizeof *trace);
+    i += 2;
+  }
+  assert_true(singles >= 1);
   int np;
   const ergo__sweep_point *pts = ergo__sweep_points(sw, &np);
   for (int i = 0; i < np; i++) assert_true(pts[i].n == 0 || pts[i].n >= 2);
@@ -1098,6 +1158,7 @@ int main(void) {
       cmocka_unit_test(test_changed),
       cmocka_unit_test(test_changed_exact),
       cmocka_unit_test(test_changed_jump),
+      cmocka_unit_test(test_changed_while_exploring),
       cmocka_unit_test(test_changed_large_low_noise),
       cmocka_unit_test(test_final_measures_baseline),
       cmocka_unit_test(test_grid_walk_not_deciding),
