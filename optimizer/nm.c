@@ -157,6 +157,8 @@ struct ergo__nm {
   int applied;            /* once done: the point the region runs at (index into memo) */
   int pay, pay_n;         /* before it: pay_n executions at memo[pay], to pay the debt back */
   int post_pay, post_app; /* executions handed out since: at memo[pay], at memo[applied] */
+  double charged[2]; /* probes' excess over the allowance, not paid back yet (ergo__nm_charge) */
+  double charged_all[2]; /* all of it, paid or not */
 
   ucontext_t caller, co;
   void *stack;
@@ -1289,9 +1291,36 @@ void ergo__nm_free(ergo__nm *nm) {
   free(nm);
 }
 
+void ergo__nm_charge(ergo__nm *nm, const ergo__measure *m) {
+  if (!nm->done || !budgeted(nm) || !nm->memo[0].all.n || !(m->time_s > 0)) return;
+  for (int k = 0; k < 2; k++) {
+    if (!limited(nm, k)) continue;
+    double v = k ? m->energy_j : m->time_s, c = v - (1 + allowance(nm, k)) * base_ref(nm, k, 0);
+    nm->charged[k] += c;
+    nm->charged_all[k] += c;
+  }
+}
+
+/* A probe's charge paid back by more executions at the payback point (each saves what it costs
+ * less than one at the applied point), in the quantity that needs the most. */
+static void pay_charges(ergo__nm *nm) {
+  int more = 0;
+  for (int k = 0; k < 2; k++) {
+    if (!limited(nm, k) || nm->charged[k] <= 0) continue;
+    double save = rate(nm, &nm->memo[nm->applied], k, 0) - rate(nm, &nm->memo[nm->pay], k, 0);
+    if (save > 0) {
+      double m = ceil(nm->charged[k] / save - 1e-9);
+      if (m > more) more = m > 1e6 ? 1000000 : (int)m;
+    }
+  }
+  nm->pay_n += more;
+  nm->charged[0] = nm->charged[1] = 0;
+}
+
 int ergo__nm_ask(ergo__nm *nm, int point[D]) {
   if (!nm->done && !nm->asked) swapcontext(&nm->caller, &nm->co);
   if (nm->done) {
+    pay_charges(nm);
     int i = nm->applied;
     if (nm->pay_n > 0)
       i = nm->pay, nm->pay_n--, nm->post_pay++;
@@ -1368,7 +1397,7 @@ void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j) {
     d[k] = debt(nm, k, 0);
     if (nm->done)
       d[k] += nm->post_pay * rate(nm, &nm->memo[nm->pay], k, 0) +
-              nm->post_app * rate(nm, &nm->memo[nm->applied], k, 0);
+              nm->post_app * rate(nm, &nm->memo[nm->applied], k, 0) + nm->charged_all[k];
   }
   *time_s = d[0];
   *energy_j = d[1];

@@ -88,6 +88,10 @@ int ergo__nm_over_budget(const ergo__nm *nm);
 /* The budget's debt so far in seconds and joules (negative: credit), the executions handed
  * out since the search ended counted at their points' means; 0 without a budget. */
 void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j);
+/* Once the search is over: an execution the caller ran at another point than ask() handed out
+ * (a probe), measured m, goes into the budget's debt, and the plan runs that many more
+ * executions at its payback point, where it has one faster than the point it applies. */
+void ergo__nm_charge(ergo__nm *nm, const ergo__measure *m);
 /* The budget's horizon from now on (executions, >= 1): a region called several times per step
  * runs that many executions per step, so its horizon of steps is that many times longer. */
 void ergo__nm_set_horizon(ergo__nm *nm, int horizon);

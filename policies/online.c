@@ -45,7 +45,8 @@
  * executions at the choice, PROBE executions at a time, judged as the check is: a change of the
  * work that the choice does not see (a phase that turned memory-bound runs at about the same time
  * per unit of work at a config with low uncore, while its baseline got twice as fast, so the
- * choice runs at 2x the new baseline's time) shows at the baseline. */
+ * choice runs at 2x the new baseline's time) shows at the baseline.  Where the budget runs
+ * another config than the choice, every other probe is of the choice (probe_the_choice()). */
 #define ONLINE_PROBE_EVERY 24
 #define ONLINE_PROBE 2
 /* During a search the baseline is measured again after every BASE_EVERY other measurements: the
@@ -76,6 +77,7 @@ typedef struct online_region {
   /* After the search, ONLINE_WATCH executions at the baseline (once per search): compared with
    * the baseline the search measured, they say whether the work changed while it ran. */
   int checked, check_left, check_n;
+  int probe_choice, probe_turn; /* the probe runs the model's choice; the next may */
   double check[2][ONLINE_WATCH], check_w[ONLINE_WATCH]; /* as watch, ck of them */
   int ck;
   int since_check; /* executions at the choice since the last check of the baseline */
@@ -236,7 +238,10 @@ static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *
   if (! or->nm) return;
   if (or->check_left > 0 && ergo__nm_done(or->nm)) {
     int pt[ERGO__NM_MAX_DIMS];
-    ergo__nm_point(or->nm, 0, pt, NULL, NULL);
+    if (or->probe_choice)
+      ergo__nm_best(or->nm, pt, NULL, NULL);
+    else
+      ergo__nm_point(or->nm, 0, pt, NULL, NULL);
     config_of(&p->space, pt, out);
     or->chosen = 1;
     return;
@@ -277,17 +282,60 @@ static void block_add(double v[2][ONLINE_WATCH], double *bw, int *k, const ergo_
   bw[(*k)++] = w;
 }
 
-/* After the search: one execution of the baseline check under `applied`; 1 when the check is
- * complete and the baseline's time or energy per unit of work moved from what the search measured
- * there (as drifted() judges a block): the work changed during the search, whose baseline and
- * configs then measured different work (a phase that turned from memory- to compute-bound half
- * way through a search, its configs compared with the memory-bound baseline). */
+/* The model's choice: its point, mean and measurements (0 when it was not measured). */
+static void choice_stats(const ergo__nm *nm, int pt[ERGO__NM_MAX_DIMS], ergo__measure *mean,
+                         int *n) {
+  int q[ERGO__NM_MAX_DIMS];
+  ergo__nm_best(nm, pt, NULL, NULL);
+  *n = 0;
+  for (int i = 0; ergo__nm_point(nm, i, q, mean, n); i++)
+    if (!memcmp(q, pt, sizeof q)) return;
+  *n = 0;
+}
+
+/* Whether the probe that starts now is of the model's choice: where the budget's plan runs
+ * another point than the choice (one that pays the tuning's debt back, for the rest of the run),
+ * and the choice is not the baseline, every other probe, judged against what the search measured
+ * there.  The choice is what a later run applies, and a change of the work that leaves the plan's
+ * config and the baseline alone can turn it (a child's serial work turned parallel: the plan at
+ * the baseline's 17 threads ran as before, while the model's 4-thread choice, never run after the
+ * search, took 3.98x the new baseline's time, random program 206 without a counter).  The probe
+ * runs besides the budget's plan: it is probed only while the region's credit so far covers what
+ * one execution there costs beyond the allowance, and what it cost goes into the ledger
+ * (ergo__nm_charge()), paid back at the plan's payback point where that is cheaper than the
+ * point it applies (probes without either put several tuning runs a few tenths of a per cent
+ * further past monitor's time). */
+static int probe_the_choice(const ergo__policy *p, online_region * or) {
+  const online_priv *o = p->priv;
+  int best[ERGO__NM_MAX_DIMS], base[ERGO__NM_MAX_DIMS], n;
+  ergo__measure c, b;
+  ergo__nm_point(or->nm, 0, base, &b, NULL);
+  choice_stats(or->nm, best, &c, &n);
+  if (!n || !memcmp(best, base, sizeof best) || !memcmp(best, or->point, sizeof best)) return 0;
+  double debt[2], cost[2] = {c.time_s - (1 + o->opt.budget_time) * b.time_s,
+                             c.energy_j - (1 + o->opt.budget_energy) * b.energy_j};
+  int limited[2] = {o->opt.budget_time >= 0, o->opt.budget_energy >= 0 && b.energy_j > 0};
+  ergo__nm_debt(or->nm, &debt[0], &debt[1]);
+  for (int k = 0; k < 2; k++)
+    if (limited[k] && debt[k] + fmax(cost[k], 0) > 0) return 0;
+  return or->probe_turn ^= 1;
+}
+
+/* After the search: one execution of the baseline check under `applied` (or of the probe of the
+ * choice: probe_the_choice()); 1 when the check is complete and the baseline's (the choice's)
+ * time or energy per unit of work moved from what the search measured there (as drifted() judges a
+ * block): the work changed during the search, whose baseline and configs then measured different
+ * work (a phase that turned from memory- to compute-bound half way through a search, its configs
+ * compared with the memory-bound baseline). */
 static int baseline_moved(ergo__policy *p, online_region * or, const ergo__config *applied,
                           const ergo__measure *m, int w) {
   online_priv *o = p->priv;
   int pt[ERGO__NM_MAX_DIMS], n = 0;
   ergo__measure ref = {0, 0, 0};
-  ergo__nm_point(or->nm, 0, pt, &ref, &n);
+  if (or->probe_choice)
+    choice_stats(or->nm, pt, &ref, &n);
+  else
+    ergo__nm_point(or->nm, 0, pt, &ref, &n);
   ergo__config c;
   config_of(&p->space, pt, &c);
   int same = 1;
@@ -314,11 +362,19 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
            lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->check_n + 1.0 / n));
     moved |= fabs(d) > lim;
   }
+  /* A probe of the choice off on its first measurement is measured once more (the search
+   * measured the choice less often than the baseline, and one measurement 11 % off through 2 %
+   * noise and outliers started a search again that the run's end cut short). */
+  if (moved && or->probe_choice && or->ck == 1) {
+    or->check_left = 1;
+    return 0;
+  }
   /* Under energy@X%: the choice's last block against the baseline just probed, the two measured
    * a few steps apart on the same work: past the bound by more than the noise allows, the choice
    * no longer keeps it (a change of the work too small for either to be called moved, a child
    * not tuned on its own that turned memory-bound, can take a config chosen at 1.04x to 1.08x). */
-  if (!moved && or->last_n > 0 && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED) {
+  if (!moved && ! or->probe_choice &&
+      or->last_n > 0 && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED) {
     double sig = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)), base = log(ref.time_s) + med[0],
            lim = log1p(p->objective.slowdown) +
                  fmax(0.01, 5 * sig * sqrt(1.0 / or->last_n + 1.0 / or->check_n));
@@ -424,6 +480,7 @@ static int restart(ergo__policy *p, online_region * or) {
   or->watch_n = or->wk = 0;
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
+  or->probe_choice = or->probe_turn = 0;
   or->since_check = 0;
   or->last_n = 0;
   return 0;
@@ -437,11 +494,15 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
     if (!p->retune || mixed) return; /* ERGO_RETUNE=off: never */
     if (! or->checked) { /* the search just ended: the baseline is checked from the next one */
       or->checked = 1;
+      or->probe_choice = 0;
       or->check_left = or->retunes < ONLINE_RETUNES ? ONLINE_WATCH : 0;
       or->check_n = or->ck = 0;
       return;
     }
     if (or->check_left > 0) {
+      /* A probe of the choice runs besides the budget's plan: into its ledger, paid back at the
+       * plan's payback point (probe_the_choice()). */
+      if (or->probe_choice) ergo__nm_charge(or->nm, m);
       /* Its search mixed two works: neither it nor a search before it stands. */
       if (baseline_moved(p, or, applied, m, w) && restart(p, or) == 0) {
         or->retunes++;
@@ -453,6 +514,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
     if (++ or->since_check >= ONLINE_PROBE_EVERY && or->retunes < ONLINE_RETUNES) {
       or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
       or->check_left = ONLINE_PROBE;
+      or->probe_choice = probe_the_choice(p, or);
       or->check_n = or->ck = 0;
     }
     if (!drifted(p, or, applied, m, w)) return;

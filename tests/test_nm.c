@@ -866,6 +866,53 @@ static void test_budget_keeps_run_cost(void **state) {
   assert_int_equal(r.applied_differs, 0); /* the choice, after paying back at the baseline */
 }
 
+/* Executions run besides the plan once the search is over (a policy's probes), here every 10th
+ * at a point that costs 1.39x the baseline's time: unseen by the ledger they take the run past
+ * the budget; charged (ergo__nm_charge()), the plan pays them back at its payback point, and
+ * the run keeps the budget (serial work under `energy`: the plan pays at the baseline, then runs
+ * the slow choice). */
+static void test_budget_pays_charges(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  const ergo__sim_work *w = &workloads[2].w;
+  double ratio[2][2];
+  for (int charge = 0; charge < 2; charge++) {
+    ergo__nm_grid g = sim_grid();
+    ergo__nm_options opt;
+    ergo__nm_options_default(&opt);
+    opt.max_evals = BUDGET;
+    opt.budget_time = 0.10;
+    opt.budget_energy = 0.0;
+    opt.horizon = 200;
+    ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+    assert_non_null(nm);
+    ergo__measure base = truth(w, g.start);
+    int slow[3] = {g.n[0] / 2, g.n[1] - 1, g.n[2] / 2}, p[3], after = 0;
+    double t = 0, e = 0, ts = truth(w, slow).time_s / base.time_s;
+    for (int i = 0; i < 200; i++) {
+      if (ergo__nm_done(nm) && ++after % 10 == 0) {
+        ergo__measure m = truth(w, slow);
+        t += m.time_s, e += m.energy_j;
+        if (charge) ergo__nm_charge(nm, &m);
+        continue;
+      }
+      int asked = ergo__nm_ask(nm, p);
+      ergo__measure m = truth(w, p);
+      t += m.time_s, e += m.energy_j;
+      if (asked) assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+    }
+    ratio[charge][0] = t / (200 * base.time_s);
+    ratio[charge][1] = e / (200 * base.energy_j);
+    print_message("probes at %.2fx the baseline's time %s: the run at %.4f of its time, %.4f of "
+                  "its energy\n",
+                  ts, charge ? "charged" : "not charged", ratio[charge][0], ratio[charge][1]);
+    ergo__nm_free(nm);
+  }
+  assert_true(ratio[0][0] > 1.10 || ratio[0][1] > 1.0);
+  assert_true(ratio[1][0] <= 1.10 + 1e-9);
+  assert_true(ratio[1][1] <= 1.0 + 1e-9);
+}
+
 /* With noise the search decides whether to explore on the baseline's mean, which three
  * measurements at sigma 0.05 know to a few per cent (the plan run after the search pays back
  * against the low end of its interval): the true energy may pass the budget by a hair. */
@@ -1046,6 +1093,7 @@ int main(void) {
       cmocka_unit_test(test_budget_stops_exploration),
       cmocka_unit_test(test_budget_first_steps_and_skips),
       cmocka_unit_test(test_budget_lucky_payer),
+      cmocka_unit_test(test_budget_pays_charges),
       cmocka_unit_test(test_budget_options),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

@@ -680,6 +680,52 @@ static void test_online_probe_sees_bound_broken(void **state) {
   assert_true(t <= 1.05 * t0 * (1 + 1e-9));
 }
 
+/* Under `energy` with ERGO_TUNE_BUDGET=time=1.05 the model's choice (one thread at a low uncore
+ * for a serial work, 11 % slower than the baseline) is slower than the budget allows, so the
+ * budget's plan runs the baseline after the search, on a node without a work counter.  At step
+ * 100 the serial work turns parallel and memory-bound, taking at the baseline the time and
+ * energy it took (within 1 %), at the choice 15x its time.  Neither the plan's config nor a probe
+ * of the baseline sees a change; a probe of the choice does (at step 122; without it the plan
+ * ran the choice only at step 167, past the run's 160), and the region is tuned again: the
+ * model's choice on the new work uses no more energy than the baseline (without the probe: the
+ * one-thread choice, 16.9x the baseline's time and 6.7x its energy; random program 206 without a
+ * counter: a 4-thread choice never run after its search, 3.98x and 1.76x). */
+static void test_online_probe_sees_choice_broken(void **state) {
+  (void)state;
+  static const ergo_sim_work_desc before = {4, 0.1, 0.9}, after = {36.6, 150, 0.005};
+  char node_path[PATH_MAX];
+  snprintf(node_path, sizeof node_path, "%s/nocounter.json", dir);
+  FILE *f = fopen(node_path, "w");
+  assert_non_null(f);
+  fputs("{\"work_counter\": 0}\n", f);
+  fclose(f);
+  ergo_config c = sim_config("online");
+  c.sim_node = node_path;
+  setenv("ERGO_TUNE_BUDGET", "time=1.05,energy=1.0", 1);
+  int rc = ergo_init(&c);
+  unsetenv("ERGO_TUNE_BUDGET");
+  assert_int_equal(rc, 0);
+  int plan_at_base = 0;
+  for (int i = 0; i < 160; i++) {
+    ERGO_PUSH(1, "solve");
+    if (i == 99) plan_at_base = running_baseline(ergo__sim());
+    ergo_sim_work(i < 100 ? &before : &after);
+    ERGO_POP(1, "solve");
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  unlink(node_path);
+  ergo__config best;
+  ergo__sim_config cfg = model_setting(&best);
+  double t = 0, e = 0, t0 = 0, e0 = 0;
+  add_true(&after, &cfg, &t, &e, &t0, &e0);
+  print_message("the plan ran %s before the change; the model's config (%d threads) at %.4f of "
+                "the baseline's time and %.4f of its energy on the new work\n",
+                plan_at_base ? "the baseline" : "another config", cfg.threads, t / t0, e / e0);
+  assert_true(plan_at_base);
+  assert_true(e <= e0 * (1 + 1e-9));
+}
+
 /* A serial region (its energy best at a few threads) turns parallel and memory-bound after its
  * search, with the same work as the sim node's counter counts it: at the old choice each
  * execution now takes 2.7x its old time and 17x the new baseline's.  Online sees a change that
@@ -725,6 +771,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_probe_sees_choice_broken, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_gross_change_decided_fast, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_compares_whole_steps, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_probe_sees_bound_broken, setup, teardown),
