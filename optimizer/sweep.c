@@ -1233,10 +1233,12 @@ static int exploring(const ergo__sweep *s) {
 static int base_off(const ergo__sweep *s, int i) {
   const ergo__mlist *l = &s->ml[s->base];
   if (i < 2) return 0;
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 2; k++) { /* energy 0: not measured (no meter) */
     double sum = 0;
-    for (int j = 0; j < i; j++) sum += log(l->m[j][k] > 0 ? l->m[j][k] : 1e-300);
-    if (l->m[i][k] > 0 && fabs(log(l->m[i][k]) - sum / i) > ERGO__SWEEP_DRIFT) return 1;
+    int n = 0;
+    for (int j = 0; j < i; j++)
+      if (l->m[j][k] > 0) sum += log(l->m[j][k]), n++;
+    if (n && l->m[i][k] > 0 && fabs(log(l->m[i][k]) - sum / n) > ERGO__SWEEP_DRIFT) return 1;
   }
   return 0;
 }

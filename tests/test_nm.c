@@ -843,6 +843,22 @@ static run_cost tuning_run(const ergo__sim_work *w, const ergo__objective *o, do
   return r;
 }
 
+/* A search of the sim grid under objective o with a budget (time and energy allowances over
+ * `horizon` executions). */
+static ergo__nm *budget_nm(const ergo__objective *o, double budget_time, double budget_energy,
+                           int horizon) {
+  ergo__nm_grid g = sim_grid();
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.max_evals = BUDGET;
+  opt.budget_time = budget_time;
+  opt.budget_energy = budget_energy;
+  opt.horizon = horizon;
+  ergo__nm *nm = ergo__nm_new(&g, o, &opt);
+  assert_non_null(nm);
+  return nm;
+}
+
 /* Under `energy` (no time bound) the search's choice runs far slower than the baseline: without
  * a budget the run of 200 executions takes 1.4x the untuned time; with the default budget
  * (energy 1.00x, time 1.10x over 200 executions) it keeps both, and still saves energy, by
@@ -878,14 +894,7 @@ static void test_budget_pays_charges(void **state) {
   double ratio[2][2];
   for (int charge = 0; charge < 2; charge++) {
     ergo__nm_grid g = sim_grid();
-    ergo__nm_options opt;
-    ergo__nm_options_default(&opt);
-    opt.max_evals = BUDGET;
-    opt.budget_time = 0.10;
-    opt.budget_energy = 0.0;
-    opt.horizon = 200;
-    ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
-    assert_non_null(nm);
+    ergo__nm *nm = budget_nm(&o, 0.10, 0.0, 200);
     ergo__measure base = truth(w, g.start);
     int slow[3] = {g.n[0] / 2, g.n[1] - 1, g.n[2] / 2}, p[3], after = 0;
     double t = 0, e = 0, ts = truth(w, slow).time_s / base.time_s;
@@ -942,14 +951,7 @@ static void test_budget_stops_exploration(void **state) {
   (void)state;
   ergo__objective o = objective("energy");
   ergo__nm_grid g = sim_grid();
-  ergo__nm_options opt;
-  ergo__nm_options_default(&opt);
-  opt.max_evals = BUDGET;
-  opt.budget_time = 0;
-  opt.budget_energy = 0;
-  opt.horizon = 10;
-  ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
-  assert_non_null(nm);
+  ergo__nm *nm = budget_nm(&o, 0, 0, 10);
   int p[3], n = 0;
   while (ergo__nm_ask(nm, p)) {
     ergo__measure m = truth(&workloads[0].w, p);
