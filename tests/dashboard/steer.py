@@ -39,7 +39,7 @@ def wait(cond, what, timeout=60):
 
 # Start on time alone: the online searches keep the fastest setting (the baseline); an energy
 # weight then makes them trade time for energy.
-STEPS = 150 # the run outlives the checks: ~15 s at 100 ms a step
+STEPS = 200  # the run outlives the checks: ~20 s at 100 ms a step
 r = Run(app, os.path.join(out, "dashboard-run"), steps=STEPS,
         env={"ERGO_OBJECTIVE": "weighted:t=1,e=0,r=0", "ERGO_DASHBOARD_STEP_MS": "100"})
 try:
@@ -113,6 +113,15 @@ try:
           % len(tl["tracked"]))
     shoot("-after")
     errors = [e for e in browser.console_errors(driver) if "favicon" not in e]
+    if r.proc.poll() is not None:
+        # The run ended before the checks did (a slow machine, a sanitizer): the page's polls
+        # after its server closed are refused: the run's end, not the page's error (a run that
+        # crashed fails "the run ends well" below).
+        gone = [e for e in errors if "/api/" in e and "ERR_CONNECTION_REFUSED" in e]
+        if gone:
+            print("note: the run ended before the console was read; %d refused poll(s) after its "
+                  "server closed are left out" % len(gone))
+        errors = [e for e in errors if e not in gone]
     check(not errors, "no console errors (%s)" % errors)
 finally:
     driver.quit()
