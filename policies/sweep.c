@@ -53,6 +53,17 @@
  * schedule's (its pooled noise holds the calls' spread). */
 #define SWEEP_SLOTS 8
 #define SWEEP_PAIRS 32
+/* The model is written with the baseline instead of the choice where the last controls together
+ * say it no longer pays (under energy@X%: runs past the bound) with confidence: the mean of the
+ * "still pays" excesses of the last 2, and of the last SWEEP_RECENT, above SWEEP_RECENT_Z
+ * standard errors of that mean (each window at 97.5 %, so both at 95 %), and by SWEEP_PAYS at
+ * least (without noise: the choice's true time on the work as it is may sit at the bound).  One
+ * control must be 3 sigmas out twice to start the schedule again, and a change near the run's end
+ * leaves no time for that: a phase change at step 240 of 320 put a choice at 1.05x its new
+ * baseline's time under energy@2% with 1.6 % noise, its last two controls 1.5 and 2.0 % past the
+ * bound, neither near 3 sigmas (random program 1039, no work counter). */
+#define SWEEP_RECENT 4
+#define SWEEP_RECENT_Z 1.96
 
 typedef struct sweep_region {
   ergo__sweep *sched;
@@ -73,7 +84,14 @@ typedef struct sweep_region {
   double pair[2][SWEEP_PAIRS]; /* consecutive executions of one call at the best config: their
                                   absolute log ratios of time and energy, the last SWEEP_PAIRS */
   int pair_n;                  /* pairs seen */
-  long retuned_at;             /* the step of the last restart */
+  double run[SWEEP_SLOTS][2][SWEEP_CONTROL]; /* per call: time and energy of its executions at the
+                                               best config since its last control (the last
+                                               SWEEP_CONTROL), and how many */
+  int run_n[SWEEP_SLOTS];
+  double pays[2][SWEEP_RECENT]; /* the last controls' "still pays" excess (log) against those
+                                   medians, and its standard error */
+  int pays_n;                   /* controls that had one */
+  long retuned_at;              /* the step of the last restart */
   struct sweep_region *next;
 } sweep_region;
 
@@ -162,6 +180,25 @@ static void sweep_choose(ergo__policy *p, ergo__region_state *r, ergo__config *o
     *out = pts[base].config;
 }
 
+/* How much worse than the baseline (log; under energy@X%: how far past the bound) the choice
+ * ran, at sb, against the baseline at sc; *sig: the sigma of one measurement of that, from the
+ * sigmas of time and energy sd. */
+static double pays_excess(const ergo__objective *obj, const ergo__measure *sb,
+                          const ergo__measure *sc, const double sd[2], double *sig) {
+  double st = sd[0], se = sd[1];
+  if (obj->kind == ERGO__OBJ_ENERGY_BOUNDED) {
+    *sig = st;
+    return log(sb->time_s / sc->time_s) - log1p(obj->slowdown);
+  }
+  *sig = obj->kind == ERGO__OBJ_TIME     ? st
+         : obj->kind == ERGO__OBJ_ENERGY ? se
+         : obj->kind == ERGO__OBJ_EDP    ? sqrt(3 * st * st + se * se)
+         : obj->kind == ERGO__OBJ_ED2P   ? sqrt(8 * st * st + se * se)
+                                         : fmax(st, se);
+  double vb = ergo__objective_value(obj, sb, sc), v0 = ergo__objective_value(obj, sc, sc);
+  return vb > 0 && v0 > 0 ? log(vb / v0) : 0;
+}
+
 /* A control execution at the baseline once the schedule is over: 1 when it and the control
  * before it are both off the schedule's baseline mean, on the same side. */
 static int control_moved(sweep_region *sr, const ergo__objective *obj, const ergo__measure *m,
@@ -201,22 +238,32 @@ static int control_moved(sweep_region *sr, const ergo__objective *obj, const erg
       sc.time_s += sr->last_ctl[i].time_s, sc.energy_j += sr->last_ctl[i].energy_j;
     }
   if (lb.time_s > 0 && sc.time_s > 0) {
-    double st = sd[0], se = sd[1], d, sig;
-    if (obj->kind == ERGO__OBJ_ENERGY_BOUNDED) {
-      d = log(sb.time_s / sc.time_s) - log1p(obj->slowdown), sig = st;
-    } else {
-      double vb = ergo__objective_value(obj, &sb, &sc), v0 = ergo__objective_value(obj, &sc, &sc);
-      d = vb > 0 && v0 > 0 ? log(vb / v0) : 0;
-      sig = obj->kind == ERGO__OBJ_TIME     ? st
-            : obj->kind == ERGO__OBJ_ENERGY ? se
-            : obj->kind == ERGO__OBJ_EDP    ? sqrt(3 * st * st + se * se)
-            : obj->kind == ERGO__OBJ_ED2P   ? sqrt(8 * st * st + se * se)
-                                            : fmax(st, se);
-    }
+    double sig, d = pays_excess(obj, &sb, &sc, sd, &sig);
     /* Only worse counts: a choice that pays more than it did is no reason to search again. */
     moved |=
         ergo__change_twice(&sr->ctl_side[3], d > 0 ? d : 0, fmax(SWEEP_PAYS, 3 * M_SQRT2 * sig));
   }
+  /* The same against the median of each call's executions at the choice since its last control
+   * (not their mean: an execution an OS daemon made twice as long, one in 40, moved a mean 2 %
+   * and turned a choice at 1.04x the baseline's time past a 5 % bound), for no_longer_pays(). */
+  ergo__measure sm = {0, 0, 0}, sk = {0, 0, 0};
+  int kmin = 0;
+  for (int i = 0; i < SWEEP_SLOTS; i++)
+    if (sr->run_n[i] > 0 && sr->last_ctl[i].time_s > 0) {
+      int n = sr->run_n[i] < SWEEP_CONTROL ? sr->run_n[i] : SWEEP_CONTROL;
+      sm.time_s += ergo__median_small(sr->run[i][0], n);
+      sm.energy_j += ergo__median_small(sr->run[i][1], n);
+      sk.time_s += sr->last_ctl[i].time_s, sk.energy_j += sr->last_ctl[i].energy_j;
+      kmin = kmin && kmin < n ? kmin : n;
+    }
+  if (kmin > 0) {
+    double sig, d = pays_excess(obj, &sm, &sk, sd, &sig);
+    sr->pays[0][sr->pays_n % SWEEP_RECENT] = d;
+    /* The control's sigma, and the median's of kmin (pi / 2 times a mean's variance). */
+    sr->pays[1][sr->pays_n % SWEEP_RECENT] = sig * sqrt(1 + M_PI / 2 / kmin);
+    sr->pays_n++;
+  }
+  sr->run_n[slot] = 0;
   if (moved) memset(sr->ctl_side, 0, sizeof sr->ctl_side);
   return moved;
 }
@@ -277,6 +324,9 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
       sr->pair_n++;
     }
     *lb = *m;
+    sr->run[slot][0][sr->run_n[slot] % SWEEP_CONTROL] = m->time_s;
+    sr->run[slot][1][sr->run_n[slot] % SWEEP_CONTROL] = m->energy_j;
+    sr->run_n[slot]++;
   }
   if (!p->retune || !(changed || (!control && drifted(sr, applied, m))))
     return; /* ERGO_RETUNE=off: never */
@@ -295,7 +345,26 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   memset(sr->last_best, 0, sizeof sr->last_best);
   memset(sr->last_ctl, 0, sizeof sr->last_ctl);
   sr->pair_n = 0;
+  sr->pays_n = 0;
+  memset(sr->run_n, 0, sizeof sr->run_n);
   memset(sr->ctl_side, 0, sizeof sr->ctl_side);
+}
+
+/* 1 when the last controls say with confidence that the choice no longer pays (SWEEP_RECENT). */
+static int no_longer_pays(const sweep_region *sr) {
+  int have = sr->pays_n < SWEEP_RECENT ? sr->pays_n : SWEEP_RECENT, windows[2] = {2, have};
+  for (int w = 0; w < 2; w++) { /* the last 2, then all kept */
+    int k = windows[w];
+    if (k < 2 || k > have || (w && k == 2)) continue;
+    double sum = 0, var = 0;
+    for (int i = 1; i <= k; i++) {
+      int j = (sr->pays_n - i) % SWEEP_RECENT;
+      sum += sr->pays[0][j];
+      var += sr->pays[1][j] * sr->pays[1][j];
+    }
+    if (sum / k > fmax(SWEEP_RECENT_Z * sqrt(var) / k, SWEEP_PAYS)) return 1;
+  }
+  return 0;
 }
 
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto
@@ -332,9 +401,10 @@ static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
   } else if (bounded && !ergo__sweep_done(sc) && best >= 0 && best != base &&
              !ergo__sweep_supported(sc, best))
     best = base;
-  else if (bounded && ergo__sweep_done(sc) && best >= 0 && best != base && sr->ctl_side[3] > 0)
-    best = base; /* the last control found the choice past the bound: the run ended before a second
-                    could start the schedule again */
+  else if (ergo__sweep_done(sc) && best >= 0 && best != base &&
+           ((bounded && sr->ctl_side[3] > 0) || no_longer_pays(sr)))
+    best = base; /* the last control found the choice past the bound, or the last ones together
+                    found it no longer pays: the run ended before the schedule could start again */
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;
