@@ -872,12 +872,13 @@ static double base_moved_by(ergo__nm *nm, const sums *before) {
  * a stall in the check ended the search. */
 static void check_base(ergo__nm *nm) {
   sums before = nm->memo[0].all;
-  double d = base_moved_by(nm, &before);
   double lim = ERGO__NM_DRIFT;
-  if (nm->noisy) {
-    double sig = fmax(nm->o.noise_rel, seen_sigma(nm, 0));
-    lim = fmax(0.10, 5 * sig * sqrt(1.0 + 1.0 / before.n));
-  }
+  /* The noise as it was before this measurement: one that moved would widen the sigma it is
+   * judged by (a baseline at 0.57x its mean pooled in raised the limit to 0.98 in log time, and
+   * the change went unseen). */
+  if (nm->noisy)
+    lim = fmax(0.10, 5 * fmax(nm->o.noise_rel, seen_sigma(nm, 0)) * sqrt(1.0 + 1.0 / before.n));
+  double d = base_moved_by(nm, &before);
   if (fabs(d) <= lim) return;
   if (isfinite(nm->thr[0]) && fabs(d) > nm->thr[0] && nm->evals < nm->o.max_evals) {
     double d2 = base_moved_by(nm, &before);
@@ -894,6 +895,17 @@ static rec *measure(ergo__nm *nm, const int p[D]) {
     check_base(nm);
   hand_out(nm, p);
   return find(nm, p);
+}
+
+/* As measure(), but a measurement of the baseline while the search decides is checked as the
+ * periodic one is (check_base()): the baseline measured again after the work changed under the
+ * search (a region whose work dropped to 0.57x halfway through it) otherwise went into its mean
+ * unremarked, and candidates measured on the new work beat a baseline mostly of the old. */
+static void measure_checked(ergo__nm *nm, const int p[D]) {
+  if (nm->o.base_every > 0 && same(p, nm->g.start) && nm->memo[0].all.runs > 0 && !nm->drifted)
+    check_base(nm);
+  else
+    measure(nm, p);
 }
 
 static int room(const ergo__nm *nm, int limit) {
@@ -1033,7 +1045,7 @@ static void decide(ergo__nm *nm) {
       if (top[k]->fresh.runs < nm->o.repeats) next = top[k];
     if (!next && nm->memo[0].all.runs < nm->o.repeats + BASE_EXTRA) next = &nm->memo[0];
     if (!next || !afford(nm, next->p)) break;
-    measure(nm, next->p);
+    measure_checked(nm, next->p);
   }
   /* Settle: down the ranking (SETTLE_RANKS at most), candidates shown worse or
    * too slow are passed over; the first undecided one and the baseline are
@@ -1052,7 +1064,7 @@ static void decide(ergo__nm *nm) {
     if (better || !lead) break;
     const int *next = lead->fresh.runs > nm->memo[0].all.runs ? nm->memo[0].p : lead->p;
     if (!afford(nm, next)) break;
-    measure(nm, next);
+    measure_checked(nm, next);
   }
   refit(nm);
 }
