@@ -572,6 +572,9 @@ static int hopeful(const ergo__nm *nm, const rec *q, int left) {
 static int choose(const ergo__nm *nm) {
   if (nm->drifted) return 0;
   if (nm->confirm_over) return nm->confirmed;
+  /* A time bound is never taken unconfirmed: until the confirmation is over (a search cut short
+   * by the run's end, whose points may have compared work that was changing), the baseline. */
+  if (nm->noisy && nm->o.confirm && nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) return 0;
   int f = 0;
   for (int i = 1; i < nm->nmemo; i++)
     if (beats(nm, &nm->memo[i]) && (!f || estimate(nm, &nm->memo[i]) < estimate(nm, &nm->memo[f])))
@@ -1071,17 +1074,20 @@ static void decide(ergo__nm *nm) {
 
 /* ---- the confirmation ---- */
 /*
- * ERGO__NM_CONFIRM.  The candidate chosen above passed a 95 % test, but it is the best of
- * several that were tested, on measurements the search looked at after each one: its own
- * measured advantage, and the baseline's mean it was compared with, are biased in its favour
- * (the winner's curse), and at 5 % noise that let points 1.085x slower than the baseline
- * through a 5 % bound.  So before it replaces the baseline it is measured again, in turn with
- * the baseline, n times each, on measurements none of the earlier ones can bias, and it
- * replaces the baseline only when these alone pass the same test (one look, once all 2n are
- * in).  n is sized by the noise: enough for the test to pass if the candidate's advantage were
- * CONFIRM_SHRINK of what was estimated (the less favourable of its own measurements and the
- * surface fitted to every point), at least CONFIRM_MIN.  A candidate that needs more than
- * what is left is not tried; one that fails is dropped and the next best is tried, at most
+ * ERGO__NM_CONFIRM.  A candidate that passed the 95 % test above is the best of several that
+ * were tested, on measurements the search looked at after each one: its own measured advantage,
+ * and the baseline's mean it was compared with, are biased in its favour (the winner's curse),
+ * and at 5 % noise that let points 1.085x slower than the baseline through a 5 % bound.  So
+ * before any point replaces the baseline it is measured again, in turn with the baseline, n
+ * times each, on measurements none of the earlier ones can bias, and it replaces the baseline
+ * only when these alone pass the same test (one look, once all 2n are in).  Which point: the
+ * one whose gain times its chance of passing is the largest (next_candidate()), both from the
+ * less favourable of its own measurements and the surface fitted to every point; it need not
+ * have passed the test above, since only the confirmation's own measurements decide (under
+ * energy@5% at 5 % noise almost none did on a few measurements a side).  n is sized by the
+ * noise: enough for the test to pass if the candidate's advantage were CONFIRM_SHRINK of what
+ * was estimated, at least CONFIRM_MIN; all that is left if less, where the chance of passing
+ * on that is at least CONFIRM_TRY.  One that fails is dropped and the next is tried, at most
  * CONFIRM_TRIES in all, each at 1 - (1 - CONFIDENCE) / CONFIRM_TRIES, so that the chance of
  * passing one that is not better stays within 1 - CONFIDENCE.  None passes: the baseline
  * stays.  The budget's ledger decides every measurement as elsewhere.
@@ -1090,6 +1096,7 @@ static void decide(ergo__nm *nm) {
 #define CONFIRM_MIN 3
 #define CONFIRM_SHRINK 0.75
 #define CONFIRM_POWER 0.9
+#define CONFIRM_TRY 0.5
 
 /* The surface's log time, log energy and value at p; 0 where it does not cover p. */
 static int model_at(const ergo__nm *nm, const int p[D], double *lt, double *le, double *v) {
@@ -1119,13 +1126,12 @@ static double model_ratio(const ergo__nm *nm, const rec *q, int which) {
 /* Measurements per side for q's confirmation at confidence conf (see above); 0 when what is
  * known says it cannot pass. */
 static int confirm_size(const ergo__nm *nm, const rec *q, double conf) {
-  const sums *b = &nm->memo[0].all;
+  const sums *b = &nm->memo[0].all, *s = q->fresh.n ? &q->fresh : &q->all;
   double z = gsl_cdf_ugaussian_Pinv(conf) + gsl_cdf_ugaussian_Pinv(CONFIRM_POWER),
          need = CONFIRM_MIN, sig, dof;
   int kinds[2] = {log_kind(&nm->obj), 0};
   for (int k = 0; k < (nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? 2 : 1); k++) {
-    double d =
-        fmax(log_ratio(nm, &q->fresh, b, kinds[k], &sig, &dof), model_ratio(nm, q, kinds[k]));
+    double d = fmax(log_ratio(nm, s, b, kinds[k], &sig, &dof), model_ratio(nm, q, kinds[k]));
     double margin = (k ? log1p(nm->obj.slowdown) : 0) - d;
     if (!(margin > 0)) return 0;
     double n = 2 * pow(z * sig / (CONFIRM_SHRINK * margin), 2);
@@ -1134,26 +1140,53 @@ static int confirm_size(const ergo__nm *nm, const rec *q, double conf) {
   return need < 1e6 ? (int)ceil(need) : 1000000;
 }
 
+/* The chance that q's confirmation with n measurements a side passes at conf, were the less
+ * favourable of its own measurements and the fitted surface the truth (normal approximation);
+ * *gain: what passing gains (minus the log ratio of the objective to the baseline's). */
+static double pass_chance(const ergo__nm *nm, const rec *q, double conf, int n, double *gain) {
+  const sums *b = &nm->memo[0].all, *s = q->fresh.n ? &q->fresh : &q->all;
+  int bounded = nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED, kinds[2] = {log_kind(&nm->obj), 0};
+  double zc = gsl_cdf_ugaussian_Pinv(conf), p = 1, sig, dof;
+  for (int k = 0; k < (bounded ? 2 : 1); k++) {
+    double d = fmax(log_ratio(nm, s, b, kinds[k], &sig, &dof), model_ratio(nm, q, kinds[k]));
+    if (!k) *gain = -d;
+    p *= gsl_cdf_ugaussian_P(((k ? log1p(nm->obj.slowdown) : 0) - d) / (sig * sqrt(2.0 / n)) - zc);
+  }
+  return p;
+}
+
+/* The next candidate to confirm, and its measurements a side (*n): of the points not tried yet,
+ * the one whose gain times its chance of passing is the largest, at the size its test needs
+ * (confirm_size) or all that is left if less, where that chance is at least CONFIRM_TRY.  NULL
+ * when none is. */
+static rec *next_candidate(const ergo__nm *nm, double conf, int left, int *n) {
+  rec *c = NULL;
+  double best = 0;
+  for (int i = 1; i < nm->nmemo; i++) {
+    rec *q = &nm->memo[i];
+    if (q->rejected || q->all.n == 0 || (q->fresh.n == 0 && q->all.n < 2)) continue;
+    int nq = confirm_size(nm, q, conf);
+    if (nq > left) nq = left;
+    if (nq < CONFIRM_MIN) continue;
+    double gain = 0, p = pass_chance(nm, q, conf, nq, &gain);
+    if (p >= CONFIRM_TRY && gain > 0 && gain * p > best) best = gain * p, c = q, *n = nq;
+  }
+  return c;
+}
+
 static void confirm(ergo__nm *nm) {
   double conf = 1 - (1 - CONFIDENCE) / CONFIRM_TRIES;
   for (int tries = 0; tries < CONFIRM_TRIES;) {
     refit(nm);
-    rec *c = NULL;
-    for (int i = 1; i < nm->nmemo; i++) {
-      rec *q = &nm->memo[i];
-      if (!q->rejected && beats(nm, q) && (!c || estimate(nm, q) < estimate(nm, c))) c = q;
-    }
+    int n = 0, left = (nm->o.max_evals - nm->evals) / 2;
+    rec *c = next_candidate(nm, conf, left, &n);
     if (!c) break;
-    int n = confirm_size(nm, c, conf);
     c->rejected = 1; /* tried once at most */
-    int left = (nm->o.max_evals - nm->evals) / 2;
-    if (n == 0 || n > 2 * left || left < CONFIRM_MIN) continue; /* not tried: no test made */
-    if (n > left) n = left;
     if (!afford_confirmation(nm, c, n)) {
       /* The budget cannot pay for measuring c again (this run would not run it long either): no
        * test is made.  Without a slowdown bound c stands on its selection's test, for a later
        * run under static; a time bound is never taken unconfirmed. */
-      if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) {
+      if (nm->obj.kind != ERGO__OBJ_ENERGY_BOUNDED && beats(nm, c)) {
         nm->confirmed = (int)(c - nm->memo);
         break;
       }

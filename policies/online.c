@@ -21,7 +21,7 @@
 #define ONLINE_REPEATS 3
 /* With noise: executions beyond ONLINE_BUDGET for confirming the choice on fresh measurements,
  * in turn with the baseline's (optimizer/nm.c, ERGO__NM_CONFIRM). */
-#define ONLINE_CONFIRM 24
+#define ONLINE_CONFIRM 80
 /* The noise of one measurement assumed on real hardware until the repeats
  * show it (RAPL on regions of 100 ms and more is usually quieter). */
 #define ONLINE_NOISE 0.02
@@ -712,11 +712,16 @@ static int online_finish(ergo__policy *p) {
     ergo__model_save_fallback(path, &m, &p->space);
   }
   /* A search cut short still has a choice (the best that beat the baseline
-   * with confidence so far, else the baseline): say so once. */
+   * with confidence so far, else the baseline; under a slowdown bound with noise the baseline,
+   * as a time bound is never taken unconfirmed): say so once. */
   if (unfinished && !p->said)
     ergo__warn("online: %d region%s did not converge (first: '%s', after %d executions); the "
-               "model keeps the best config found so far (fix: run more steps)",
-               unfinished, unfinished == 1 ? "" : "s", first->path, ergo__nm_evals(first->nm));
+               "model keeps %s (fix: run more steps)",
+               unfinished, unfinished == 1 ? "" : "s", first->path, ergo__nm_evals(first->nm),
+               p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED &&
+                       ((online_priv *)p->priv)->opt.confirm
+                   ? "the baseline there, as a slowdown bound is taken only on a confirmed config"
+                   : "the best config found so far");
   char tail[1100];
   snprintf(tail, sizeof tail, "tuning model written to %s%s", path,
            m.nregions ? "" : " (no regions)");

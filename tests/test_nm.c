@@ -588,8 +588,8 @@ static void test_time_bound_on_upper_end(void **state) {
 /* ---- the confirmation (nm.c, ERGO__NM_CONFIRM) ----
  * A 2-D grid of 8 x 6 points, the baseline at the corner; every other point takes `t_other` of
  * the baseline's time and 30 % less energy, sigma 0.05 on time and power as on the sim node.
- * With `confirm` executions for the confirmation (online's setting under noise: 24 more than
- * the search's 40).  How many of `seeds` seeds end away from the baseline. */
+ * With `confirm` executions for the confirmation (online's under noise: 80 more than the
+ * search's 40).  How many of `seeds` seeds end away from the baseline. */
 static int replaced_2d(double t_other, int confirm, int seeds) {
   ergo__nm_grid g = {2, {8, 6}, {7, 5}, {0, 0}};
   ergo__objective o = objective("energy@5%");
@@ -634,6 +634,67 @@ static void test_confirmation_rejects_winners_curse(void **state) {
   assert_true(without >= 3); /* the bias the confirmation is for is there */
   assert_int_equal(with, 0);
   assert_true(fast >= 18);
+}
+
+/* Points 1 % slower than the baseline with 30 % less energy, well inside energy@5%'s bound: at
+ * 5 % noise the search's own 95 % test on a few fresh measurements a side often does not show
+ * the upper end of their time ratio inside 1.05x, and only points that passed it were
+ * confirmed; one whose confirmation needed more than twice what was left was not tried.  Now
+ * the candidate is the point whose gain times its chance of passing (on its own measurements
+ * and the surface) is the largest, tried on all that is left where that chance is at least
+ * even: with online's 80 executions for the confirmation it replaces the baseline in 35 of 40
+ * seeds (23 before), and a point 7 % slower still never does (above). */
+static void test_confirmation_takes_point_inside_bound(void **state) {
+  (void)state;
+  int n = replaced_2d(1.01, 80, 40);
+  print_message("time 1.01x, 30 %% less energy: replaced the baseline in %d of 40 seeds\n", n);
+  assert_true(n >= 32);
+  assert_int_equal(replaced_2d(1.07, 80, 100), 0);
+}
+
+/* A search under energy@5% with noise that the run's end cuts short before its confirmation is
+ * over has the baseline as its best: points 5 % faster with 30 % less energy beat the baseline
+ * on the measurements the search took, but a time bound is taken only on a confirmed config (a
+ * search on work that shrank step by step had a config that merely met less work "beat" the
+ * baseline, at 1.27x its time on the work as it ended; random program 3245).  Under `energy`
+ * the best so far stands. */
+static void test_cut_short_keeps_baseline_under_bound(void **state) {
+  (void)state;
+  const char *objectives[] = {"energy@5%", "energy"};
+  for (int k = 0; k < 2; k++) {
+    ergo__nm_grid g = {2, {8, 6}, {7, 5}, {0, 0}};
+    ergo__objective o = objective(objectives[k]);
+    ergo__nm_options opt;
+    ergo__nm_options_default(&opt);
+    opt.repeats = 3;
+    opt.noise_rel = 0.05;
+    opt.confirm = 80;
+    opt.max_evals += opt.confirm;
+    int away = 0;
+    for (int s = 0; s < 10; s++) {
+      ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+      assert_non_null(nm);
+      rng = 0xc0f40000ull + (unsigned)s;
+      int p[3];
+      for (int i = 0; i < 38 && ergo__nm_ask(nm, p); i++) {
+        int base = p[0] == 7 && p[1] == 5;
+        double ft = lognormal(0.05), fp = lognormal(0.05);
+        ergo__measure m = {(base ? 1 : 0.95) * ft, (base ? 100 : 70) * ft * fp, 1};
+        assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+      }
+      if (k == 0) assert_false(ergo__nm_done(nm)); /* under `energy` it may be over */
+      int best[3];
+      ergo__nm_best(nm, best, NULL, NULL);
+      away += !(best[0] == 7 && best[1] == 5);
+      ergo__nm_free(nm);
+    }
+    print_message("%s, cut short: a config other than the baseline in %d of 10 seeds\n",
+                  objectives[k], away);
+    if (k == 0)
+      assert_int_equal(away, 0);
+    else
+      assert_true(away >= 8);
+  }
 }
 
 /* Under `energy` every other point of a 1-D grid takes 1.3-1.6x the baseline's time and
@@ -1134,6 +1195,8 @@ int main(void) {
       cmocka_unit_test(test_time_bound_on_upper_end),
       cmocka_unit_test(test_log_ratio_bound),
       cmocka_unit_test(test_confirmation_rejects_winners_curse),
+      cmocka_unit_test(test_confirmation_takes_point_inside_bound),
+      cmocka_unit_test(test_cut_short_keeps_baseline_under_bound),
       cmocka_unit_test(test_confirmation_unaffordable_keeps_selection),
       cmocka_unit_test(test_lone_outlier_not_in_mean),
       cmocka_unit_test(test_stall_at_baseline_check),

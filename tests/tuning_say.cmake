@@ -132,20 +132,21 @@ foreach(policy online sweep)
   foreach(objective time weighted:t=1,e=0)
     string(REGEX REPLACE "[^a-z0-9]" "_" obj_id "${objective}")
     # ERGO_RETUNE=off: the busy wait's time follows the machine's load, which a re-tune would
-    # rightly follow, and a loaded test machine then leaves the new search unfinished.  70 steps:
-    # on real hardware online's search may take 64 executions (40, and 24 to confirm its choice
-    # when the repeats show noise, as a slow sanitizer build's busy waits do).
+    # rightly follow, and a loaded test machine then leaves the new search unfinished.  130 steps:
+    # on real hardware online's search may take 120 executions (40, and up to 80 to confirm its
+    # choice when the repeats show noise, as a slow sanitizer build's busy waits do).  Each test
+    # has its own model file: ctest -j runs them side by side in one directory.
     add_test(NAME tuning_say_no_meter_${obj_id}_${policy} COMMAND ${ERGO_EXPECT}
-      "--match=\nergo: tuning summary \\(${policy}, [^)]*\\): 1 region, expected per execution against the untuned baseline:\nergo:   region +setting +energy saved +time\nergo:   Global/phase_solve +threads=[0-9]+ +- +[-+][0-9]+\\.[0-9]%\nergo: tuning model written to nm-${policy}\\.json\n"
+      "--match=\nergo: tuning summary \\(${policy}, [^)]*\\): 1 region, expected per execution against the untuned baseline:\nergo:   region +setting +energy saved +time\nergo:   Global/phase_solve +threads=[0-9]+ +- +[-+][0-9]+\\.[0-9]%\nergo: tuning model written to nm-${obj_id}-${policy}\\.json\n"
       -- sh -c "${say_lib}
-app=$1; rm -f nm-${policy}.json
-run ${policy} --ms 3 --steps 70 >/dev/null
+app=$1; rm -f nm-${obj_id}-${policy}.json
+run ${policy} --ms 3 --steps 130 >/dev/null
 case \$out in *'nothing to tune'*) echo \"SKIPPED: no knob has two values here: \$out\"; exit 77;; esac
 printf '%s\n' \"\$out\"
 case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
     set_tests_properties(tuning_say_no_meter_${obj_id}_${policy} PROPERTIES SKIP_RETURN_CODE 77
       WORKING_DIRECTORY ${say_dir} FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT
-      "ERGO_PLATFORM=real;ERGO_ENERGY=none;ERGO_KNOBS=threads;OMP_NUM_THREADS=2;ERGO_OBJECTIVE=${objective};ERGO_MIN_REGION_MS=1;ERGO_RETUNE=off;ERGO_POLICY=${policy};ERGO_MODEL=nm-${policy}.json;ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=12;ERGO_REPORT=none;ERGO_REPORT_STEPS=none;ERGO_BALANCE=none;ERGO_STATE_DIR=${say_dir}/state")
+      "ERGO_PLATFORM=real;ERGO_ENERGY=none;ERGO_KNOBS=threads;OMP_NUM_THREADS=2;ERGO_OBJECTIVE=${objective};ERGO_MIN_REGION_MS=1;ERGO_RETUNE=off;ERGO_POLICY=${policy};ERGO_MODEL=nm-${obj_id}-${policy}.json;ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=12;ERGO_REPORT=none;ERGO_REPORT_STEPS=none;ERGO_BALANCE=none;ERGO_STATE_DIR=${say_dir}/state")
   endforeach()
 endforeach()
 
