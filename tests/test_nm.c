@@ -94,6 +94,19 @@ static double lognormal(double sigma) {
   return exp(sigma * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
 }
 
+/* Options as online sets them under noise: the baseline and each deciding point measured 3
+ * times, a noise of `sigma` guessed, and `confirm` executions for the confirmation beyond the
+ * search's 40. */
+static ergo__nm_options noisy_options(double sigma, int confirm) {
+  ergo__nm_options opt;
+  ergo__nm_options_default(&opt);
+  opt.repeats = 3;
+  opt.noise_rel = sigma;
+  opt.confirm = confirm;
+  opt.max_evals += confirm;
+  return opt;
+}
+
 typedef struct outcome {
   int point[3];
   ergo__measure m; /* true (noise-free) measure of the final choice */
@@ -423,10 +436,7 @@ static void test_keeps_baseline(void **state) {
   (void)state;
   ergo__nm_grid g = {2, {16, 9}, {8, 4}, {0, 0}};
   ergo__objective o = objective("energy");
-  ergo__nm_options opt;
-  ergo__nm_options_default(&opt);
-  opt.repeats = 3;
-  opt.noise_rel = 0.05;
+  ergo__nm_options opt = noisy_options(0.05, 0);
   for (unsigned s = 0; s < SEEDS; s++) {
     ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
     rng = 0xba5e0000ull + s;
@@ -491,12 +501,7 @@ static int drift_seen_noisy(int at) {
   static const ergo__sim_work a = {40, 1, 0.01}, b = {22.8, 0.57, 0.01};
   ergo__nm_grid g = sim_grid();
   ergo__objective o = objective("energy");
-  ergo__nm_options opt;
-  ergo__nm_options_default(&opt);
-  opt.repeats = 3;
-  opt.noise_rel = 0.01;
-  opt.confirm = 80;
-  opt.max_evals += opt.confirm;
+  ergo__nm_options opt = noisy_options(0.01, 80);
   opt.base_every = 10;
   int seen = 0;
   for (int s = 0; s < 10; s++) {
@@ -534,10 +539,7 @@ static void test_baseline_drift_seen_under_noise(void **state) {
 static int replaced(const char *objective_name, double t_other, double e_other) {
   ergo__nm_grid g = {1, {4}, {3}, {0}};
   ergo__objective o = objective(objective_name);
-  ergo__nm_options opt;
-  ergo__nm_options_default(&opt);
-  opt.repeats = 3;
-  opt.noise_rel = 0.05;
+  ergo__nm_options opt = noisy_options(0.05, 0);
   int n = 0;
   for (unsigned s = 0; s < SEEDS; s++) {
     ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
@@ -593,12 +595,7 @@ static void test_time_bound_on_upper_end(void **state) {
 static int replaced_2d(double t_other, int confirm, int seeds) {
   ergo__nm_grid g = {2, {8, 6}, {7, 5}, {0, 0}};
   ergo__objective o = objective("energy@5%");
-  ergo__nm_options opt;
-  ergo__nm_options_default(&opt);
-  opt.repeats = 3;
-  opt.noise_rel = 0.05;
-  opt.confirm = confirm;
-  opt.max_evals += confirm;
+  ergo__nm_options opt = noisy_options(0.05, confirm);
   int n = 0;
   for (int s = 0; s < seeds; s++) {
     ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
@@ -664,12 +661,7 @@ static void test_cut_short_keeps_baseline_under_bound(void **state) {
   for (int k = 0; k < 2; k++) {
     ergo__nm_grid g = {2, {8, 6}, {7, 5}, {0, 0}};
     ergo__objective o = objective(objectives[k]);
-    ergo__nm_options opt;
-    ergo__nm_options_default(&opt);
-    opt.repeats = 3;
-    opt.noise_rel = 0.05;
-    opt.confirm = 80;
-    opt.max_evals += opt.confirm;
+    ergo__nm_options opt = noisy_options(0.05, 80);
     int away = 0;
     for (int s = 0; s < 10; s++) {
       ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
@@ -706,12 +698,7 @@ static void test_cut_short_keeps_baseline_under_bound(void **state) {
 static int slow_choice(int seeds) {
   ergo__nm_grid g = {1, {4}, {3}, {0}};
   ergo__objective o = objective("energy");
-  ergo__nm_options opt;
-  ergo__nm_options_default(&opt);
-  opt.repeats = 3;
-  opt.noise_rel = 0.05;
-  opt.confirm = 24;
-  opt.max_evals += opt.confirm;
+  ergo__nm_options opt = noisy_options(0.05, 24);
   opt.budget_time = 0.10;
   opt.budget_energy = 0;
   opt.horizon = 60;
@@ -770,12 +757,7 @@ static double outlier_share(const ergo__sim_work *w, const char *obj, double sig
   ergo__nm_grid g = sim_grid();
   ergo__measure mb = truth(w, g.start);
   double oracle = best.result.e_pkg_j + best.result.e_dram_j;
-  ergo__nm_options opt;
-  ergo__nm_options_default(&opt);
-  opt.repeats = 3;
-  opt.noise_rel = sigma;
-  opt.confirm = 24;
-  opt.max_evals = BUDGET + opt.confirm;
+  ergo__nm_options opt = noisy_options(sigma, 24);
   opt.base_every = 10;
   opt.budget_time = 0.10;
   opt.budget_energy = 0.0;
