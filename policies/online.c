@@ -603,9 +603,16 @@ static int region_model(const ergo__policy *p, ergo__model *m, const online_regi
    * baseline's time under static, the parent's 3 threads on its grown parallel work). */
   int none = ergo__nm_evals(nm) == 0;
   if (none && ! or->restarted) return 1;
+  /* A search started again that the run's end cut short, under a slowdown bound: the baseline.
+   * It started because the work was changing, and its points, each measured once on the work of
+   * its own step, were compared with a baseline measured on earlier work: a region whose work
+   * shrank to 0.11x over the last third of the run had its best so far at 1.59x its baseline's
+   * time on the work as it ended (random program 3014 without a counter, no noise).  (With noise
+   * every search cut short under such a bound has the baseline: optimizer/nm.c, choose().) */
+  int cut = or->restarted && !ergo__nm_done(nm) && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
-  if (none)
+  if (none || cut)
     ergo__nm_point(nm, 0, point, NULL, NULL);
   else
     ergo__nm_best(nm, point, NULL, NULL);
