@@ -383,6 +383,24 @@ static ergo__sim_config model_setting(ergo__config *b) {
   return (ergo__sim_config){b->v[0] * 1e-6, b->v[1] * 1e-6, (int)b->v[2]};
 }
 
+/* A sim node description without the work counter (as ergo's real nodes without PAPI), in the
+ * test's directory: its path in path. */
+static void no_counter_node(char *path, size_t len) {
+  snprintf(path, len, "%s/nocounter.json", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"work_counter\": 0}\n", f);
+  fclose(f);
+}
+
+/* The run on that node over: its model's one region's setting. */
+static ergo__sim_config finish_no_counter(const char *node_path) {
+  ergo_finalize();
+  unlink(node_path);
+  ergo__config best;
+  return model_setting(&best);
+}
+
 /* Work w's true (noise-free) time and energy at the setting `cfg` and at the baseline (every
  * knob at its maximum), added to t, e and t0, e0. */
 static void add_true(const ergo_sim_work_desc *w, const ergo__sim_config *cfg, double *t, double *e,
@@ -714,11 +732,7 @@ static void test_online_probe_sees_choice_broken(void **state) {
   (void)state;
   static const ergo_sim_work_desc before = {4, 0.1, 0.9}, after = {36.6, 150, 0.005};
   char node_path[PATH_MAX];
-  snprintf(node_path, sizeof node_path, "%s/nocounter.json", dir);
-  FILE *f = fopen(node_path, "w");
-  assert_non_null(f);
-  fputs("{\"work_counter\": 0}\n", f);
-  fclose(f);
+  no_counter_node(node_path, sizeof node_path);
   ergo_config c = sim_config("online");
   c.sim_node = node_path;
   setenv("ERGO_TUNE_BUDGET", "time=1.05,energy=1.0", 1);
@@ -733,10 +747,7 @@ static void test_online_probe_sees_choice_broken(void **state) {
     ERGO_POP(1, "solve");
     assert_int_equal(ergo_step(i + 1), 0);
   }
-  ergo_finalize();
-  unlink(node_path);
-  ergo__config best;
-  ergo__sim_config cfg = model_setting(&best);
+  ergo__sim_config cfg = finish_no_counter(node_path);
   double t = 0, e = 0, t0 = 0, e0 = 0;
   add_true(&after, &cfg, &t, &e, &t0, &e0);
   print_message("the plan ran %s before the change; the model's config (%d threads) at %.4f of "
@@ -757,11 +768,7 @@ static void test_online_probe_sees_choice_broken(void **state) {
 static double shrink_run(int steps) {
   static const ergo_sim_work_desc full = {50, 87, 0.002};
   char node_path[PATH_MAX];
-  snprintf(node_path, sizeof node_path, "%s/nocounter.json", dir);
-  FILE *f = fopen(node_path, "w");
-  assert_non_null(f);
-  fputs("{\"work_counter\": 0}\n", f);
-  fclose(f);
+  no_counter_node(node_path, sizeof node_path);
   ergo_config c = sim_config("online");
   c.sim_node = node_path;
   c.objective = "energy@5%";
@@ -778,10 +785,7 @@ static double shrink_run(int steps) {
     }
     assert_int_equal(ergo_step(i + 1), 0);
   }
-  ergo_finalize();
-  unlink(node_path);
-  ergo__config best;
-  ergo__sim_config cfg = model_setting(&best);
+  ergo__sim_config cfg = finish_no_counter(node_path);
   double t = 0, e = 0, t0 = 0, e0 = 0;
   add_true(&w, &cfg, &t, &e, &t0, &e0);
   return t / t0;
