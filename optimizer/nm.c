@@ -1123,16 +1123,29 @@ static double model_ratio(const ergo__nm *nm, const rec *q, int which) {
   }
 }
 
+/* How far inside its limit q is expected to be in quantity k of its confirmation (k 0: the
+ * objective's log ratio to the baseline's against 0; k 1, under energy@X% only: the time's
+ * against log(1 + X)), on the less favourable of its own measurements and the fitted surface;
+ * *sig: the sigma of one measurement of it. */
+static double confirm_margin(const ergo__nm *nm, const rec *q, int k, double *sig) {
+  const sums *b = &nm->memo[0].all, *s = q->fresh.n ? &q->fresh : &q->all;
+  int which = k ? 0 : log_kind(&nm->obj);
+  double dof, d = fmax(log_ratio(nm, s, b, which, sig, &dof), model_ratio(nm, q, which));
+  return (k ? log1p(nm->obj.slowdown) : 0) - d;
+}
+
+/* The quantities a confirmation tests: the objective, and under energy@X% the time too. */
+static int confirm_tests(const ergo__nm *nm) {
+  return nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? 2 : 1;
+}
+
 /* Measurements per side for q's confirmation at confidence conf (see above); 0 when what is
  * known says it cannot pass. */
 static int confirm_size(const ergo__nm *nm, const rec *q, double conf) {
-  const sums *b = &nm->memo[0].all, *s = q->fresh.n ? &q->fresh : &q->all;
   double z = gsl_cdf_ugaussian_Pinv(conf) + gsl_cdf_ugaussian_Pinv(CONFIRM_POWER),
-         need = CONFIRM_MIN, sig, dof;
-  int kinds[2] = {log_kind(&nm->obj), 0};
-  for (int k = 0; k < (nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? 2 : 1); k++) {
-    double d = fmax(log_ratio(nm, s, b, kinds[k], &sig, &dof), model_ratio(nm, q, kinds[k]));
-    double margin = (k ? log1p(nm->obj.slowdown) : 0) - d;
+         need = CONFIRM_MIN, sig;
+  for (int k = 0; k < confirm_tests(nm); k++) {
+    double margin = confirm_margin(nm, q, k, &sig);
     if (!(margin > 0)) return 0;
     double n = 2 * pow(z * sig / (CONFIRM_SHRINK * margin), 2);
     if (n > need) need = n;
@@ -1140,17 +1153,14 @@ static int confirm_size(const ergo__nm *nm, const rec *q, double conf) {
   return need < 1e6 ? (int)ceil(need) : 1000000;
 }
 
-/* The chance that q's confirmation with n measurements a side passes at conf, were the less
- * favourable of its own measurements and the fitted surface the truth (normal approximation);
- * *gain: what passing gains (minus the log ratio of the objective to the baseline's). */
+/* The chance that q's confirmation with n measurements a side passes at conf, were the margins
+ * above the truth (normal approximation); *gain: what passing gains (the objective's margin). */
 static double pass_chance(const ergo__nm *nm, const rec *q, double conf, int n, double *gain) {
-  const sums *b = &nm->memo[0].all, *s = q->fresh.n ? &q->fresh : &q->all;
-  int bounded = nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED, kinds[2] = {log_kind(&nm->obj), 0};
-  double zc = gsl_cdf_ugaussian_Pinv(conf), p = 1, sig, dof;
-  for (int k = 0; k < (bounded ? 2 : 1); k++) {
-    double d = fmax(log_ratio(nm, s, b, kinds[k], &sig, &dof), model_ratio(nm, q, kinds[k]));
-    if (!k) *gain = -d;
-    p *= gsl_cdf_ugaussian_P(((k ? log1p(nm->obj.slowdown) : 0) - d) / (sig * sqrt(2.0 / n)) - zc);
+  double zc = gsl_cdf_ugaussian_Pinv(conf), p = 1, sig;
+  for (int k = 0; k < confirm_tests(nm); k++) {
+    double margin = confirm_margin(nm, q, k, &sig);
+    if (!k) *gain = margin;
+    p *= gsl_cdf_ugaussian_P(margin / (sig * sqrt(2.0 / n)) - zc);
   }
   return p;
 }

@@ -254,7 +254,7 @@ static int control_moved(sweep_region *sr, const ergo__objective *obj, const erg
       sm.time_s += ergo__median_small(sr->run[i][0], n);
       sm.energy_j += ergo__median_small(sr->run[i][1], n);
       sk.time_s += sr->last_ctl[i].time_s, sk.energy_j += sr->last_ctl[i].energy_j;
-      kmin = kmin && kmin < n ? kmin : n;
+      if (kmin == 0 || n < kmin) kmin = n;
     }
   if (kmin > 0) {
     double sig, d = pays_excess(obj, &sm, &sk, sd, &sig);
@@ -350,21 +350,23 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   memset(sr->ctl_side, 0, sizeof sr->ctl_side);
 }
 
-/* 1 when the last controls say with confidence that the choice no longer pays (SWEEP_RECENT). */
-static int no_longer_pays(const sweep_region *sr) {
-  int have = sr->pays_n < SWEEP_RECENT ? sr->pays_n : SWEEP_RECENT, windows[2] = {2, have};
-  for (int w = 0; w < 2; w++) { /* the last 2, then all kept */
-    int k = windows[w];
-    if (k < 2 || k > have || (w && k == 2)) continue;
-    double sum = 0, var = 0;
-    for (int i = 1; i <= k; i++) {
-      int j = (sr->pays_n - i) % SWEEP_RECENT;
-      sum += sr->pays[0][j];
-      var += sr->pays[1][j] * sr->pays[1][j];
-    }
-    if (sum / k > fmax(SWEEP_RECENT_Z * sqrt(var) / k, SWEEP_PAYS)) return 1;
+/* Whether the mean "still pays" excess of the last k controls is above SWEEP_RECENT_Z standard
+ * errors of it and SWEEP_PAYS. */
+static int recent_past(const sweep_region *sr, int k) {
+  double sum = 0, var = 0;
+  for (int i = 1; i <= k; i++) {
+    int j = (sr->pays_n - i) % SWEEP_RECENT;
+    sum += sr->pays[0][j];
+    var += sr->pays[1][j] * sr->pays[1][j];
   }
-  return 0;
+  return sum / k > fmax(SWEEP_RECENT_Z * sqrt(var) / k, SWEEP_PAYS);
+}
+
+/* 1 when the last controls say with confidence that the choice no longer pays: the last 2, or
+ * all kept (SWEEP_RECENT) when there are more. */
+static int no_longer_pays(const sweep_region *sr) {
+  int have = sr->pays_n < SWEEP_RECENT ? sr->pays_n : SWEEP_RECENT;
+  return have >= 2 && (recent_past(sr, 2) || (have > 2 && recent_past(sr, have)));
 }
 
 /* One region's model entry: the best config, the baseline, every point measured, the Pareto
