@@ -300,8 +300,9 @@ int main(int argc, char **argv) {
     int before = fails;
 #define FAIL(rule, pol, fmt, ...)                                                                  \
   do {                                                                                             \
-    printf("FAIL %s %s %s " fmt " (reproduce: ergo-bench-tuning-random --random 1 --seed %llu)\n", \
-           rule_name[rule], pol, what, __VA_ARGS__, seed);                                         \
+    printf("FAIL %s %s %s " fmt                                                                    \
+           " (reproduce: ergo-bench-tuning-random --random 1 --seed %llu%s)\n",                    \
+           rule_name[rule], pol, what, __VA_ARGS__, seed, no_counter ? " --no-counter" : "");      \
     cnt[rule]++;                                                                                   \
     fails++;                                                                                       \
   } while (0)
