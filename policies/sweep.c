@@ -64,6 +64,19 @@
  * bound, neither near 3 sigmas (random program 1039, no work counter). */
 #define SWEEP_RECENT 4
 #define SWEEP_RECENT_Z 1.96
+/* Small excesses over many controls: a one-sided CUSUM of each control against its own call's
+ * median at the choice since that call's last control (each execution in one term only), in
+ * standard errors of that (SWEEP_PAYS at least), less SWEEP_CUSUM_K, summed and floored at 0;
+ * past SWEEP_CUSUM_H the choice no longer pays: the schedule starts again (or, once it may not,
+ * the model has the baseline).  The tests above need one control 3 sigmas out twice, or the last
+ * 2 or 4 together 2 standard errors out; a choice 5 % past an energy@5% bound through 6.4 % noise
+ * is about 0.7 standard errors a control, which neither saw in 40 controls (random program 2110
+ * without a work counter: a unit called 15 times a step kept at 1.105x its baseline's time after
+ * a change at step 237 of 320).  At 0.7 this sums past 10 in about 22 controls; with the choice at
+ * its bound it passes 10 once in some 2,000 controls (Siegmund's approximation), inside the bound
+ * far less often, and a run has at most a few hundred. */
+#define SWEEP_CUSUM_K 0.25
+#define SWEEP_CUSUM_H 10.0
 
 typedef struct sweep_region {
   ergo__sweep *sched;
@@ -91,6 +104,7 @@ typedef struct sweep_region {
   double pays[2][SWEEP_RECENT]; /* the last controls' "still pays" excess (log) against those
                                    medians, and its standard error */
   int pays_n;                   /* controls that had one */
+  double pays_cusum;            /* their CUSUM (see SWEEP_CUSUM_K) */
   long retuned_at;              /* the step of the last restart */
   struct sweep_region *next;
 } sweep_region;
@@ -263,6 +277,18 @@ static int control_moved(sweep_region *sr, const ergo__objective *obj, const erg
     sr->pays[1][sr->pays_n % SWEEP_RECENT] = sig * sqrt(1 + M_PI / 2 / kmin);
     sr->pays_n++;
   }
+  /* The CUSUM: this control against the median of its own call's executions at the choice since
+   * its call's last control, each execution in one term only (the sums above hold the other
+   * calls' last controls, taken at earlier controls). */
+  if (sr->run_n[slot] > 0) {
+    int n = sr->run_n[slot] < SWEEP_CONTROL ? sr->run_n[slot] : SWEEP_CONTROL;
+    ergo__measure s1 = {ergo__median_small(sr->run[slot][0], n),
+                        ergo__median_small(sr->run[slot][1], n), 0};
+    double sig, d = pays_excess(obj, &s1, m, sd, &sig),
+                se = fmax(sig * sqrt(1 + M_PI / 2 / n), SWEEP_PAYS);
+    sr->pays_cusum = fmax(0, sr->pays_cusum + d / se - SWEEP_CUSUM_K);
+    moved |= sr->pays_cusum > SWEEP_CUSUM_H;
+  }
   sr->run_n[slot] = 0;
   if (moved) memset(sr->ctl_side, 0, sizeof sr->ctl_side);
   return moved;
@@ -346,6 +372,7 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
   memset(sr->last_ctl, 0, sizeof sr->last_ctl);
   sr->pair_n = 0;
   sr->pays_n = 0;
+  sr->pays_cusum = 0;
   memset(sr->run_n, 0, sizeof sr->run_n);
   memset(sr->ctl_side, 0, sizeof sr->ctl_side);
 }
@@ -404,9 +431,11 @@ static int region_model(ergo__model *m, const sweep_region *sr, int bounded) {
              !ergo__sweep_supported(sc, best))
     best = base;
   else if (ergo__sweep_done(sc) && best >= 0 && best != base &&
-           ((bounded && sr->ctl_side[3] > 0) || no_longer_pays(sr)))
+           ((bounded && sr->ctl_side[3] > 0) || no_longer_pays(sr) ||
+            sr->pays_cusum > SWEEP_CUSUM_H))
     best = base; /* the last control found the choice past the bound, or the last ones together
-                    found it no longer pays: the run ended before the schedule could start again */
+                    or their CUSUM found it no longer pays: the run ended before the schedule
+                    could start again */
   if (best < 0) return 1;
   ergo__model_region *mr = ergo__model_region_add(m, sr->path);
   if (!mr) return ERGO_ENOMEM;
