@@ -67,14 +67,14 @@
 /* Small excesses over many controls: a one-sided CUSUM of each control against its own call's
  * median at the choice since that call's last control (each execution in one term only), in
  * standard errors of that (SWEEP_PAYS at least), less SWEEP_CUSUM_K, summed and floored at 0;
- * past SWEEP_CUSUM_H the choice no longer pays: the schedule starts again (or, once it may not,
- * the model has the baseline).  The tests above need one control 3 sigmas out twice, or the last
- * 2 or 4 together 2 standard errors out; a choice 5 % past an energy@5% bound through 6.4 % noise
- * is about 0.7 standard errors a control, which neither saw in 40 controls (random program 2110
- * without a work counter: a unit called 15 times a step kept at 1.105x its baseline's time after
- * a change at step 237 of 320).  At 0.7 this sums past 10 in about 22 controls; with the choice at
- * its bound it passes 10 once in some 2,000 controls (Siegmund's approximation), inside the bound
- * far less often, and a run has at most a few hundred. */
+ * past SWEEP_CUSUM_H the choice no longer pays: the schedule starts again (where no new one can
+ * be made, out of memory, the model has the baseline).  The tests above need one control 3 sigmas
+ * out twice, or the last 2 or 4 together 2 standard errors out; a choice 5 % past an energy@5%
+ * bound through 6.4 % noise is about 0.7 standard errors a control, which neither saw in 40
+ * controls (random program 2110 without a work counter: a unit called 15 times a step kept
+ * at 1.105x its baseline's time after a change at step 237 of 320).  At 0.7 this sums past 10 in
+ * about 22 controls; with the choice at its bound it passes 10 once in some 2,000 controls
+ * (Siegmund's approximation), inside the bound far less often; a run has a few hundred. */
 #define SWEEP_CUSUM_K 0.25
 #define SWEEP_CUSUM_H 10.0
 
@@ -260,15 +260,17 @@ static int control_moved(sweep_region *sr, const ergo__objective *obj, const erg
   /* The same against the median of each call's executions at the choice since its last control
    * (not their mean: an execution an OS daemon made twice as long, one in 40, moved a mean 2 %
    * and turned a choice at 1.04x the baseline's time past a 5 % bound), for no_longer_pays(). */
-  ergo__measure sm = {0, 0, 0}, sk = {0, 0, 0};
-  int kmin = 0;
+  ergo__measure sm = {0, 0, 0}, sk = {0, 0, 0}, own = {0, 0, 0}; /* own: this control's call */
+  int kmin = 0, own_n = 0;
   for (int i = 0; i < SWEEP_SLOTS; i++)
     if (sr->run_n[i] > 0 && sr->last_ctl[i].time_s > 0) {
       int n = sr->run_n[i] < SWEEP_CONTROL ? sr->run_n[i] : SWEEP_CONTROL;
-      sm.time_s += ergo__median_small(sr->run[i][0], n);
-      sm.energy_j += ergo__median_small(sr->run[i][1], n);
+      ergo__measure med = {ergo__median_small(sr->run[i][0], n),
+                           ergo__median_small(sr->run[i][1], n), 0};
+      sm.time_s += med.time_s, sm.energy_j += med.energy_j;
       sk.time_s += sr->last_ctl[i].time_s, sk.energy_j += sr->last_ctl[i].energy_j;
       if (kmin == 0 || n < kmin) kmin = n;
+      if (i == slot) own = med, own_n = n;
     }
   if (kmin > 0) {
     double sig, d = pays_excess(obj, &sm, &sk, sd, &sig);
@@ -280,12 +282,9 @@ static int control_moved(sweep_region *sr, const ergo__objective *obj, const erg
   /* The CUSUM: this control against the median of its own call's executions at the choice since
    * its call's last control, each execution in one term only (the sums above hold the other
    * calls' last controls, taken at earlier controls). */
-  if (sr->run_n[slot] > 0) {
-    int n = sr->run_n[slot] < SWEEP_CONTROL ? sr->run_n[slot] : SWEEP_CONTROL;
-    ergo__measure s1 = {ergo__median_small(sr->run[slot][0], n),
-                        ergo__median_small(sr->run[slot][1], n), 0};
-    double sig, d = pays_excess(obj, &s1, m, sd, &sig),
-                se = fmax(sig * sqrt(1 + M_PI / 2 / n), SWEEP_PAYS);
+  if (own_n > 0) {
+    double sig, d = pays_excess(obj, &own, m, sd, &sig),
+                se = fmax(sig * sqrt(1 + M_PI / 2 / own_n), SWEEP_PAYS);
     sr->pays_cusum = fmax(0, sr->pays_cusum + d / se - SWEEP_CUSUM_K);
     moved |= sr->pays_cusum > SWEEP_CUSUM_H;
   }
