@@ -157,6 +157,11 @@ struct ergo__nm {
   int applied;            /* once done: the point the region runs at (index into memo) */
   int pay, pay_n;         /* before it: pay_n executions at memo[pay], to pay the debt back */
   int post_pay, post_app; /* executions handed out since: at memo[pay], at memo[applied] */
+  int handed_pay;         /* the last point ask() handed out once done was memo[pay] */
+  /* What the executions after the search cost before the plan was last made again
+   * (ergo__nm_tell_paid()), and how many they were. */
+  double post_debt[2];
+  int post_execs;
   double charged[2]; /* probes' excess over the allowance, not paid back yet (ergo__nm_charge) */
   double charged_all[2]; /* all of it, paid or not */
 
@@ -743,9 +748,10 @@ static int affordable(const ergo__nm *nm, const double extra[2], int more, int l
 /* How far past the budget the region ends running at q alone: the larger of the two
  * quantities' final debts, relative to the baseline's; <= 0 keeps the budget. */
 static double overrun(const ergo__nm *nm, const rec *q) {
-  double worst = -INFINITY, none[2] = {0, 0};
+  double worst = -INFINITY,
+         post[2] = {nm->post_debt[0] + nm->charged_all[0], nm->post_debt[1] + nm->charged_all[1]};
   ledger l;
-  ledger_of(nm, none, 0, 0, &l);
+  ledger_of(nm, post, nm->post_execs, 0, &l);
   for (int k = 0; k < 2; k++)
     if (l.lim[k]) worst = fmax(worst, (l.debt[k] + l.left * rate(nm, q, k, 0)) / l.ref[k]);
   return worst;
@@ -811,19 +817,21 @@ static int afford_confirmation(const ergo__nm *nm, const rec *c, int n) {
 }
 
 /* Once the search is over: the point the region runs at (nm->applied) and, before it, the
- * executions that pay the debt back (nm->pay_n at nm->pay).  The final choice when it keeps
- * the budget, alone or after a payback; else the best eligible point by estimate that does;
- * else the eligible point that overruns least, alone. */
+ * executions that pay the debt back (nm->pay_n at nm->pay).  The final choice when it keeps the
+ * budget, alone or after a payback; else the best eligible point by estimate that does; else the
+ * eligible point that overruns least, alone. Made again at each measured execution of the payer
+ * (ergo__nm_tell_paid()). */
 static void apply_choice(ergo__nm *nm) {
   nm->applied = nm->final;
   nm->pay = 0;
   nm->pay_n = 0;
   if (!budgeted(nm) || nm->memo[0].all.n == 0) return;
-  double none[2] = {0, 0};
+  /* Made again after the search (ergo__nm_tell_paid()): with what the executions since cost. */
+  double post[2] = {nm->post_debt[0] + nm->charged_all[0], nm->post_debt[1] + nm->charged_all[1]};
   ledger l;
   int best = -1, least = 0;
   for (int low = 1; low >= 0 && best < 0; low--) {
-    ledger_of(nm, none, 0, low, &l);
+    ledger_of(nm, post, nm->post_execs, low, &l);
     double bv = 0, lv = INFINITY;
     for (int i = 0; i < nm->nmemo; i++) {
       const rec *a = &nm->memo[i];
@@ -1387,6 +1395,7 @@ int ergo__nm_ask(ergo__nm *nm, int point[D]) {
   if (nm->done) {
     pay_charges(nm);
     int i = nm->applied;
+    nm->handed_pay = nm->pay_n > 0;
     if (nm->pay_n > 0)
       i = nm->pay, nm->pay_n--, nm->post_pay++;
     else
@@ -1435,6 +1444,40 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
   return 0;
 }
 
+int ergo__nm_tell_paid(ergo__nm *nm, const int point[D], const ergo__measure *m) {
+  if (!nm->done || !nm->noisy || !nm->handed_pay || nm->pay <= 0 || nm->post_pay <= 0 || !point ||
+      !m || !same(point, nm->memo[nm->pay].p) || !(m->time_s > 0) || !isfinite(m->time_s) ||
+      !(m->energy_j >= 0) || !isfinite(m->energy_j) || !(m->resource >= 0) ||
+      !isfinite(m->resource))
+    return 0;
+  nm->handed_pay = 0;
+  /* The executions handed out so far at what they cost by the means they were planned on; this
+   * one from now on by its measurement (in the point's sums, counted in evals as debt() counts
+   * them). */
+  nm->post_pay--;
+  for (int k = 0; k < 2; k++)
+    if (limited(nm, k))
+      nm->post_debt[k] += nm->post_pay * rate(nm, &nm->memo[nm->pay], k, 0) +
+                          nm->post_app * rate(nm, &nm->memo[nm->applied], k, 0);
+  nm->post_execs += nm->post_pay + nm->post_app;
+  nm->post_pay = nm->post_app = 0;
+  int i = nm->pay;
+  rec *q = &nm->memo[i];
+  nm->evals++;
+  if (q->unlisted || keep_measure(nm, i, m, TAG_ALL)) {
+    q->unlisted = 1;
+    add(&q->all, m);
+  } else if (ergo__robust_update(nm->ml, nm->nmemo, nm->evals, nm->thr)) {
+    for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
+  } else {
+    resum(nm, i);
+  }
+  /* The charges not paid back yet are in charged_all, which the plan now counts. */
+  nm->charged[0] = nm->charged[1] = 0;
+  apply_choice(nm);
+  return 1;
+}
+
 void ergo__nm_best(const ergo__nm *nm, int point[D], ergo__measure *m, double *v) {
   int best = nm->done ? nm->final : choose(nm);
   if (point) memcpy(point, nm->memo[best].p, sizeof nm->want);
@@ -1461,7 +1504,7 @@ void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j) {
     if (!limited(nm, k)) continue;
     d[k] = debt(nm, k, 0);
     if (nm->done)
-      d[k] += nm->post_pay * rate(nm, &nm->memo[nm->pay], k, 0) +
+      d[k] += nm->post_debt[k] + nm->post_pay * rate(nm, &nm->memo[nm->pay], k, 0) +
               nm->post_app * rate(nm, &nm->memo[nm->applied], k, 0) + nm->charged_all[k];
   }
   *time_s = d[0];

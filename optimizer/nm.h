@@ -92,6 +92,13 @@ void ergo__nm_debt(const ergo__nm *nm, double *time_s, double *energy_j);
  * (a probe), measured m, goes into the budget's debt, and the plan runs that many more
  * executions at its payback point, where it has one faster than the point it applies. */
 void ergo__nm_charge(ergo__nm *nm, const ergo__measure *m);
+/* Once the search is over, with noise: the measurement of an execution at the point ask() handed
+ * out last, when that was a payback point (one the plan runs before the point it applies, to pay
+ * the tuning's debt back).  The plan rested on that point's mean, which can be one lucky
+ * measurement: it goes into the point's mean and the plan is made again.  1 when taken; 0 when
+ * the last point handed out was no payback point, or the measurements are exact (the mean is
+ * what the point costs): nothing changes. */
+int ergo__nm_tell_paid(ergo__nm *nm, const int point[ERGO__NM_MAX_DIMS], const ergo__measure *m);
 /* The budget's horizon from now on (executions, >= 1): a region called several times per step
  * runs that many executions per step, so its horizon of steps is that many times longer. */
 void ergo__nm_set_horizon(ergo__nm *nm, int horizon);

@@ -491,6 +491,15 @@ static int restart(ergo__policy *p, online_region * or) {
 static void measure_one(ergo__policy *p, online_region * or, const ergo__config *applied,
                         const ergo__measure *m, int w, int mixed, int chosen) {
   if (ergo__nm_done(or->nm)) {
+    /* An execution that paid the tuning's debt back: measured into its point, and the budget's
+     * plan made again on it (ergo__nm_tell_paid()). */
+    if (!mixed) {
+      ergo__config at;
+      config_of(&p->space, or->point, &at);
+      int same = 1;
+      for (int i = 0; i < ERGO__NKNOBS; i++) same &= !p->space.n[i] || applied->v[i] == at.v[i];
+      if (same) ergo__nm_tell_paid(or->nm, or->point, m);
+    }
     if (!p->retune || mixed) return; /* ERGO_RETUNE=off: never */
     if (! or->checked) { /* the search just ended: the baseline is checked from the next one */
       or->checked = 1;
