@@ -80,6 +80,10 @@ typedef struct online_region {
   int probe_choice, probe_turn; /* the probe runs the model's choice; the next may */
   double check[2][ONLINE_WATCH], check_w[ONLINE_WATCH]; /* as watch, ck of them */
   int ck;
+  /* The last measurement drifted() took: its log ratios (gross_n 0: none since the search or the
+   * last change). */
+  double gross_prev[2];
+  int gross_n;
   int since_check; /* executions at the choice since the last check of the baseline */
   /* The last block watched at the choice: its log time (what the search measured there, times
    * the block's median ratio to it) and executions; 0 none since the search. */
@@ -383,20 +387,23 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
   return moved;
 }
 
-/* The watched block's last two measurements both off what the search measured by more than a
- * factor ONLINE_GROSS, on the same side, in time or in energy: the work changed, and two blocks
- * are not waited for.  No noise and no stall (an execution 1.5-2x as long) is that far twice in
- * a row, and the wait is costly: a serial phase turned parallel ran at the one thread chosen for
- * it, 19x the new baseline's time, for the eight executions two blocks took, and the tuning run
- * took 1.13x the untuned run's time. */
-static int gross_change(const online_region * or) {
-  if (or->wk < 2) return 0;
-  double g = log(ONLINE_GROSS);
-  for (int k = 0; k < 2; k++) {
-    double a = or->watch[k][or->wk - 1], b = or->watch[k][or->wk - 2];
-    if ((a > g && b > g) || (a < -g && b < -g)) return 1;
-  }
-  return 0;
+/* The last two measurements after the search both off what the search measured (at their config)
+ * by more than a factor ONLINE_GROSS, on the same side, in time or in energy: the work changed, and
+ * two blocks are not waited for.  No noise and no stall (an execution 1.5-2x as long) is that far
+ * twice in a row, and the wait is costly: a serial phase turned parallel ran at the one thread
+ * chosen for it, 19x the new baseline's time, for the eight executions two blocks took, and the
+ * tuning run took 1.13x the untuned run's time.  The two need not be in one block: a change whose
+ * first measurement closed a block was seen only two measurements later, and a 5-thread choice ran
+ * a phase turned parallel at 16x its new baseline's time for one step more (random program 1192:
+ * its tuning run at 1.14x monitor's time, 1.11x now). */
+static int gross_change(online_region * or) {
+  double g = log(ONLINE_GROSS), a[2] = { or->watch[0][or->wk - 1], or->watch[1][or->wk - 1]};
+  int gross = 0;
+  for (int k = 0; k < 2 && or->gross_n; k++)
+    gross |= (a[k] > g && or->gross_prev[k] > g) || (a[k] < -g && or->gross_prev[k] < -g);
+  or->gross_prev[0] = a[0], or->gross_prev[1] = a[1];
+  or->gross_n = !gross;
+  return gross;
 }
 
 /* After the search: one more measurement under `applied` (the mean of w executions, weighed as
@@ -478,6 +485,7 @@ static int restart(ergo__policy *p, online_region * or) {
   or->restarted = 1;
   or->asked = 0;
   or->watch_n = or->wk = 0;
+  or->gross_n = 0;
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
   or->probe_choice = or->probe_turn = 0;
