@@ -84,7 +84,9 @@ typedef struct online_region {
    * last change). */
   double gross_prev[2];
   int gross_n;
-  int since_check; /* executions at the choice since the last check of the baseline */
+  double work_ref;       /* the work per execution when the search ended (or at the last jump) */
+  int jump_n, jump_side; /* measurements in a row whose work is off work_ref, and on which side */
+  int since_check;       /* executions at the choice since the last check of the baseline */
   /* The last block watched at the choice: its log time (what the search measured there, times
    * the block's median ratio to it) and executions; 0 none since the search. */
   double last_lt;
@@ -509,7 +511,10 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
       if (same) ergo__nm_tell_paid(or->nm, or->point, m);
     }
     if (!p->retune || mixed) return; /* ERGO_RETUNE=off: never */
+    /* The step's work per execution, relative to the region's first (1 where it is not known). */
+    double work = or->agg_n > 0 ? or->agg_w / or->agg_n : 1;
     if (! or->checked) { /* the search just ended: the baseline is checked from the next one */
+      or->work_ref = work;
       or->checked = 1;
       or->probe_choice = 0;
       or->check_left = or->retunes < ONLINE_RETUNES ? ONLINE_WATCH : 0;
@@ -527,8 +532,22 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
       }
       return;
     }
-    /* Counted in measurements: a probe is a whole step, however many calls it has. */
-    if (++ or->since_check >= ONLINE_PROBE_EVERY && or->retunes < ONLINE_RETUNES) {
+    /* Counted in measurements: a probe is a whole step, however many calls it has.  At once where
+     * the work per execution (as the node's counter or the code's hint measures it) is off what
+     * it was when the search ended, or at the last such probe, by a factor ONLINE_GROSS or more,
+     * on the same side, two measurements in a row: per unit of work the choice can run as before
+     * while the baseline does not (a serial loop turned into a parallel one over 16x the elements
+     * left a one-thread choice at 16x its new baseline's time until the next probe, 21 steps;
+     * `test_online_work_jump_probes_baseline`).  Two, so that work that alternates between two
+     * sizes from step to step does not probe at every step. */
+    int side = or->work_ref > 0 && work > 0 && fabs(log(work / or->work_ref)) >= log(ONLINE_GROSS)
+                   ? (work > or->work_ref ? 1 : -1)
+                   : 0;
+    or->jump_n = side && side == or->jump_side ? or->jump_n + 1 : side != 0;
+    or->jump_side = side;
+    int jump = or->jump_n >= 2;
+    if (jump) or->work_ref = work, or->jump_n = 0;
+    if ((jump || ++ or->since_check >= ONLINE_PROBE_EVERY) && or->retunes < ONLINE_RETUNES) {
       or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
       or->check_left = ONLINE_PROBE;
       or->probe_choice = probe_the_choice(p, or);

@@ -874,6 +874,39 @@ static void test_online_gross_change_decided_fast(void **state) {
   assert_true(at_old <= 2);
 }
 
+/* A serial region whose choice is one thread turns into a parallel loop over 16x the elements,
+ * as the node's counter counts them: per unit of work the choice runs as before, so nothing it
+ * measures moves, while each execution takes 16x the new baseline's.  The work per execution
+ * moved 16x, two measurements in a row: the baseline is probed at once, which shows the change
+ * (before: the old choice ran until the next probe, 21 steps). */
+static void test_online_work_jump_probes_baseline(void **state) {
+  (void)state;
+  static const ergo_sim_work_desc before = {4, 0.1, 0.9}, after = {64, 0.1, 0.001};
+  ergo_config c = sim_config("online");
+  assert_int_equal(ergo_init(&c), 0);
+  int old_threads = 0, at_old = 0, moved = 0;
+  for (int i = 0; i < 140; i++) {
+    ERGO_PUSH(1, "solve");
+    int threads = ergo__sim()->cfg.threads;
+    if (i == 99) old_threads = threads;
+    if (i >= 100 && !moved) {
+      if (threads == old_threads)
+        at_old++;
+      else
+        moved = 1;
+    }
+    ergo_sim_work(i < 100 ? &before : &after);
+    ERGO_POP(1, "solve");
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  print_message("online: the old choice (%d threads) ran %d times on the new work\n", old_threads,
+                at_old);
+  assert_true(old_threads < 4);
+  assert_true(moved);
+  assert_true(at_old <= 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
@@ -889,6 +922,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_online_probe_sees_choice_broken, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_shrinking_work_keeps_bound, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_gross_change_decided_fast, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_work_jump_probes_baseline, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_compares_whole_steps, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_probe_sees_bound_broken, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_control_sees_baseline_change, setup, teardown),
