@@ -1103,6 +1103,15 @@ static void test_budget_first_steps_and_skips(void **state) {
   assert_true(skipped > 0);
 }
 
+/* Of a point asked: whether it is the baseline (*base) and whether it is the first other point
+ * asked (remembered in first, {-1, -1, -1} before), which the scripted tests below measure
+ * apart from every other. */
+static int first_other(const ergo__nm_grid *g, const int p[3], int first[3], int *base) {
+  *base = memcmp(p, g->start, 3 * sizeof *p) == 0;
+  if (!*base && first[0] < 0) memcpy(first, p, 3 * sizeof *p);
+  return memcmp(p, first, 3 * sizeof *p) == 0;
+}
+
 /* A search as online runs it under noise (sigma 0.09: three repeats, 24 executions of
  * confirmation) with the default budget (time 1.10x, energy 1.00x over 200 executions). */
 static ergo__nm *noisy_budget_nm(const ergo__nm_grid *g, const ergo__objective *o) {
@@ -1135,9 +1144,7 @@ static void test_budget_lucky_payer(void **state) {
   double e_true = 0;
   for (int i = 0; i < 200; i++) {
     int asked = ergo__nm_ask(nm, p);
-    int base = memcmp(p, g.start, sizeof p) == 0;
-    if (!base && lucky[0] < 0) memcpy(lucky, p, sizeof lucky);
-    int is_lucky = memcmp(p, lucky, sizeof p) == 0;
+    int base, is_lucky = first_other(&g, p, lucky, &base);
     /* The truth: the baseline and the lucky point 200 J, every other point 300 J. */
     e_true += base || is_lucky ? 200 : 300;
     if (!asked) continue;
@@ -1173,9 +1180,7 @@ static void test_budget_payback_measured(void **state) {
     paid_at_lucky[told] = 0;
     for (int i = 0; i < 200; i++) {
       int asked = ergo__nm_ask(nm, p);
-      int base = memcmp(p, g.start, sizeof p) == 0;
-      if (!base && lucky[0] < 0) memcpy(lucky, p, sizeof lucky);
-      int is_lucky = memcmp(p, lucky, sizeof p) == 0;
+      int base, is_lucky = first_other(&g, p, lucky, &base);
       /* The truth: the baseline 200 J, the lucky point 224 J, every other point 300 J. */
       e_true += base ? 200 : is_lucky ? 224 : 300;
       ergo__measure m = {base ? 1.0 : 1.05,
@@ -1202,6 +1207,39 @@ static void test_budget_payback_measured(void **state) {
   assert_true(paid_at_lucky[0] >= 5); /* the plan rested on the lucky measurement */
   assert_true(paid_at_lucky[1] <= 2); /* one or two executions show it */
   assert_true(ratio[1] < ratio[0]);
+}
+
+/* Under `energy` the choice runs slower than the baseline, and the time its search spent must be
+ * paid back first, at a config faster than the allowance: here the baseline (1 s, 200 J) and one
+ * config as fast at half its energy (1 s, 100 J), the others 1.3 s at 50 J.  The plan pays at
+ * the half-energy config, not at the baseline (the fewest executions alone tied them and took
+ * the baseline: 2x the energy for every execution of the payback), and keeps the time budget. */
+static void test_budget_payer_by_objective(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__nm_grid g = sim_grid();
+  ergo__nm *nm = budget_nm(&o, 0.10, 0.0, 200);
+  int p[3], twin[3] = {-1, -1, -1}, at_base = 0, at_twin = 0;
+  double t = 0;
+  for (int i = 0; i < 200; i++) {
+    int asked = ergo__nm_ask(nm, p);
+    int base, is_twin = first_other(&g, p, twin, &base);
+    ergo__measure m = {base || is_twin ? 1.0 : 1.3, base ? 200 : is_twin ? 100 : 50, 0};
+    t += m.time_s;
+    if (asked) {
+      assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+      continue;
+    }
+    at_base += base;
+    at_twin += is_twin;
+  }
+  print_message("after the search: %d executions at the baseline, %d at the config as fast at "
+                "half its energy; time %.4f of the baseline's\n",
+                at_base, at_twin, t / 200);
+  assert_true(at_twin > 0);
+  assert_true(at_base == 0);
+  assert_true(t / 200 <= 1.10 + 1e-9);
+  ergo__nm_free(nm);
 }
 
 /* Options: a horizon below 1 or a non-finite budget is refused. */
@@ -1251,6 +1289,7 @@ int main(void) {
       cmocka_unit_test(test_budget_first_steps_and_skips),
       cmocka_unit_test(test_budget_lucky_payer),
       cmocka_unit_test(test_budget_payback_measured),
+      cmocka_unit_test(test_budget_payer_by_objective),
       cmocka_unit_test(test_budget_pays_charges),
       cmocka_unit_test(test_budget_options),
   };
