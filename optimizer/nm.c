@@ -105,6 +105,7 @@ typedef struct rec {
   sums all, fresh;
   sums conf;    /* its confirmation's measurements (see ERGO__NM_CONFIRM) */
   int rejected; /* its confirmation failed, or could not be afforded */
+  int paid; /* of its measurements, those taken as the budget's payback point (after the search) */
   /* Per measurement in nm->ml (same index): its TAG_* bits.  unlisted: out of memory a
    * measurement could not be kept in the list, whose sums are then never rebuilt from it (each
    * measurement is added to them as it comes, outliers included). */
@@ -1486,6 +1487,7 @@ int ergo__nm_tell_paid(ergo__nm *nm, const int point[D], const ergo__measure *m)
   nm->post_pay--;
   int i = nm->pay;
   rec *q = &nm->memo[i];
+  q->paid++;
   nm->evals++;
   if (q->unlisted || keep_measure(nm, i, m, TAG_ALL)) {
     q->unlisted = 1;
@@ -1540,7 +1542,12 @@ int ergo__nm_point(const ergo__nm *nm, int i, int point[D], ergo__measure *m, in
   if (i < 0 || i >= nm->nmemo) return 0;
   if (point) memcpy(point, nm->memo[i].p, sizeof nm->want);
   if (m) mean(&nm->memo[i].all, m);
-  if (n) *n = nm->memo[i].all.n;
+  /* The search's measurements: the payback executions sharpen the mean, but were no search. */
+  if (n) {
+    const rec *q = &nm->memo[i];
+    *n = q->all.n - q->paid;
+    if (*n < 1 && q->all.n > 0) *n = 1;
+  }
   return 1;
 }
 int ergo__nm_evals(const ergo__nm *nm) { return nm->evals; }

@@ -125,7 +125,9 @@ void ergo__nm_best(const ergo__nm *nm, int point[ERGO__NM_MAX_DIMS], ergo__measu
 /* The baseline's mean measure so far (zeros before the first measurement). */
 void ergo__nm_baseline(const ergo__nm *nm, ergo__measure *mean);
 /* The i-th distinct point measured (0 is the baseline), its mean measure and
- * number of measurements (both without the outliers); 0 when i is past the last. */
+ * number of measurements (both without the outliers; the mean with, the number without, the
+ * executions it ran as the budget's payback point: ergo__nm_tell_paid()); 0 when i is past the
+ * last. */
 int ergo__nm_point(const ergo__nm *nm, int i, int point[ERGO__NM_MAX_DIMS], ergo__measure *mean,
                    int *n);
 /* Measurements told so far, and distinct points measured. */
