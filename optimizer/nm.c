@@ -683,9 +683,11 @@ typedef struct ledger {
 
 /* low: the baseline at the low end of its interval (the plan run once the search is over);
  * else at its mean (whether to explore: a baseline measured three times is uncertain by a few
- * per cent, which would forbid every point that costs what the baseline does). */
+ * per cent, which would forbid every point that costs what the baseline does).  Once the search
+ * is over the ledger holds what the executions since cost before the plan was last made again,
+ * and the probes' charges (both 0 until then). */
 static void ledger_of(const ergo__nm *nm, const double extra[2], int more, int low, ledger *l) {
-  l->left = nm->o.horizon - nm->evals - more;
+  l->left = nm->o.horizon - nm->evals - nm->post_execs - more;
   if (l->left < 0) l->left = 0;
   l->low = low;
   l->shown = 0;
@@ -694,9 +696,9 @@ static void ledger_of(const ergo__nm *nm, const double extra[2], int more, int l
     l->ref[k] = l->lim[k] ? base_ref(nm, k, low) : 1;
     /* The plan (low) aims MARGIN of the horizon's baseline inside the budget: what it cannot
      * see (switching, the execution that decided significance) should not tip it over. */
-    l->debt[k] = l->lim[k]
-                     ? debt(nm, k, low) + extra[k] + (low ? MARGIN * nm->o.horizon * l->ref[k] : 0)
-                     : 0;
+    l->debt[k] = l->lim[k] ? debt(nm, k, low) + extra[k] + nm->post_debt[k] + nm->charged_all[k] +
+                                 (low ? MARGIN * nm->o.horizon * l->ref[k] : 0)
+                           : 0;
   }
 }
 
@@ -749,10 +751,9 @@ static int affordable(const ergo__nm *nm, const double extra[2], int more, int l
 /* How far past the budget the region ends running at q alone: the larger of the two
  * quantities' final debts, relative to the baseline's; <= 0 keeps the budget. */
 static double overrun(const ergo__nm *nm, const rec *q) {
-  double worst = -INFINITY,
-         post[2] = {nm->post_debt[0] + nm->charged_all[0], nm->post_debt[1] + nm->charged_all[1]};
+  double worst = -INFINITY, none[2] = {0, 0};
   ledger l;
-  ledger_of(nm, post, nm->post_execs, 0, &l);
+  ledger_of(nm, none, 0, 0, &l);
   for (int k = 0; k < 2; k++)
     if (l.lim[k]) worst = fmax(worst, (l.debt[k] + l.left * rate(nm, q, k, 0)) / l.ref[k]);
   return worst;
@@ -833,12 +834,11 @@ static void apply_choice(ergo__nm *nm) {
   nm->pay = 0;
   nm->pay_n = 0;
   if (!budgeted(nm) || nm->memo[0].all.n == 0) return;
-  /* Made again after the search (ergo__nm_tell_paid()): with what the executions since cost. */
-  double post[2] = {nm->post_debt[0] + nm->charged_all[0], nm->post_debt[1] + nm->charged_all[1]};
+  double none[2] = {0, 0};
   ledger l;
   int best = -1, least = 0;
   for (int low = 1; low >= 0 && best < 0; low--) {
-    ledger_of(nm, post, nm->post_execs, low, &l);
+    ledger_of(nm, none, 0, low, &l);
     double bv = 0, lv = INFINITY;
     for (int i = 0; i < nm->nmemo; i++) {
       const rec *a = &nm->memo[i];
@@ -1421,6 +1421,25 @@ static void pay_charges(ergo__nm *nm) {
   nm->charged[0] = nm->charged[1] = 0;
 }
 
+/* Measurement m of memo entry i, tagged t, into its list and sums. */
+static void record(ergo__nm *nm, int i, const ergo__measure *m, int t) {
+  rec *q = &nm->memo[i];
+  if (q->unlisted || keep_measure(nm, i, m, t)) {
+    /* Out of memory it is counted as it comes, outliers and all, from then on. */
+    q->unlisted = 1;
+    add(&q->all, m);
+    if (t & TAG_CONF) add(&q->conf, m);
+    if (t & TAG_BASE_CONF) add(&nm->base_conf, m);
+    if (t & TAG_FRESH) add(&q->fresh, m);
+  } else if (ergo__robust_update(nm->ml, nm->nmemo, nm->evals, nm->thr)) {
+    /* Kept in its list: the sums are rebuilt without the outliers, every point's when the
+     * thresholds moved. */
+    for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
+  } else {
+    resum(nm, i);
+  }
+}
+
 int ergo__nm_ask(ergo__nm *nm, int point[D]) {
   if (!nm->done && !nm->asked) swapcontext(&nm->caller, &nm->co);
   if (nm->done) {
@@ -1456,20 +1475,7 @@ int ergo__nm_tell(ergo__nm *nm, const int point[D], const ergo__measure *m) {
   nm->since_base = i == 0 ? 0 : nm->since_base + 1;
   nm->last = *m;
   nm->evals++;
-  if (q->unlisted || keep_measure(nm, i, m, t)) {
-    /* Out of memory it is counted as it comes, outliers and all, from then on. */
-    q->unlisted = 1;
-    add(&q->all, m);
-    if (t & TAG_CONF) add(&q->conf, m);
-    if (t & TAG_BASE_CONF) add(&nm->base_conf, m);
-    if (t & TAG_FRESH) add(&q->fresh, m);
-  } else if (ergo__robust_update(nm->ml, nm->nmemo, nm->evals, nm->thr)) {
-    /* Kept in its list: the sums are rebuilt without the outliers, every point's when the
-     * thresholds moved. */
-    for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
-  } else {
-    resum(nm, i);
-  }
+  record(nm, i, m, t);
   nm->asked = 0;
   nm->inside = compute_inside(nm);
   return 0;
@@ -1489,14 +1495,7 @@ int ergo__nm_tell_paid(ergo__nm *nm, const int point[D], const ergo__measure *m)
   rec *q = &nm->memo[i];
   q->paid++;
   nm->evals++;
-  if (q->unlisted || keep_measure(nm, i, m, TAG_ALL)) {
-    q->unlisted = 1;
-    add(&q->all, m);
-  } else if (ergo__robust_update(nm->ml, nm->nmemo, nm->evals, nm->thr)) {
-    for (int j = 0; j < nm->nmemo; j++) resum(nm, j);
-  } else {
-    resum(nm, i);
-  }
+  record(nm, i, m, TAG_ALL);
   replan(nm);
   return 1;
 }

@@ -80,13 +80,12 @@ typedef struct online_region {
   int probe_choice, probe_turn; /* the probe runs the model's choice; the next may */
   double check[2][ONLINE_WATCH], check_w[ONLINE_WATCH]; /* as watch, ck of them */
   int ck;
-  /* The last measurement drifted() took: its log ratios (gross_n 0: none since the search or the
-   * last change). */
-  double gross_prev[2];
-  int gross_n;
-  double work_ref;       /* the work per execution when the search ended (or at the last jump) */
-  int jump_n, jump_side; /* measurements in a row whose work is off work_ref, and on which side */
-  int since_check;       /* executions at the choice since the last check of the baseline */
+  /* The side (ergo__change_twice()) of the last measurement drifted() took, in time and energy
+   * against ONLINE_GROSS (0: none since the search or the last change). */
+  int gross_side[2];
+  double work_ref; /* the work per execution when the search ended (or at the last jump) */
+  int jump_side;   /* the side of the last work per execution against work_ref and ONLINE_GROSS */
+  int since_check; /* executions at the choice since the last check of the baseline */
   /* The last block watched at the choice: its log time (what the search measured there, times
    * the block's median ratio to it) and executions; 0 none since the search. */
   double last_lt;
@@ -126,6 +125,15 @@ static int grid_of(const ergo__space *s, ergo__nm_grid *g) {
 
 static void config_of(const ergo__space *s, const int *point, ergo__config *c) {
   for (int i = 0; i < ERGO__NKNOBS; i++) c->v[i] = s->n[i] ? s->values[i][point[i]] : 0;
+}
+
+/* Whether an execution under `applied` ran at grid point `point` (every knob the space has). */
+static int ran_at(const ergo__space *s, const ergo__config *applied, const int *point) {
+  ergo__config c;
+  config_of(s, point, &c);
+  for (int i = 0; i < ERGO__NKNOBS; i++)
+    if (s->n[i] && applied->v[i] != c.v[i]) return 0;
+  return 1;
 }
 
 /* ERGO_TUNE_BUDGET: "off", or any of energy=X,time=Y (ratios to the untuned run, 1 to 100) and
@@ -342,11 +350,8 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
     choice_stats(or->nm, pt, &ref, &n);
   else
     ergo__nm_point(or->nm, 0, pt, &ref, &n);
-  ergo__config c;
-  config_of(&p->space, pt, &c);
-  int same = 1;
-  for (int k = 0; k < ERGO__NKNOBS; k++) same &= !p->space.n[k] || c.v[k] == applied->v[k];
-  if (!same || !n || !(ref.time_s > 0) || !(m->time_s > 0)) { /* ran under another config */
+  if (!ran_at(&p->space, applied, pt) || !n || !(ref.time_s > 0) ||
+      !(m->time_s > 0)) { /* ran under another config */
     or->check_left = 0;
     return 0;
   }
@@ -399,12 +404,10 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
  * a phase turned parallel at 16x its new baseline's time for one step more (random program 1192:
  * its tuning run at 1.14x monitor's time, 1.11x now). */
 static int gross_change(online_region * or) {
-  double g = log(ONLINE_GROSS), a[2] = { or->watch[0][or->wk - 1], or->watch[1][or->wk - 1]};
   int gross = 0;
-  for (int k = 0; k < 2 && or->gross_n; k++)
-    gross |= (a[k] > g && or->gross_prev[k] > g) || (a[k] < -g && or->gross_prev[k] < -g);
-  or->gross_prev[0] = a[0], or->gross_prev[1] = a[1];
-  or->gross_n = !gross;
+  for (int k = 0; k < 2; k++)
+    gross |= ergo__change_twice(& or->gross_side[k], or->watch[k][or->wk - 1], log(ONLINE_GROSS));
+  if (gross) or->gross_side[0] = or->gross_side[1] = 0;
   return gross;
 }
 
@@ -418,11 +421,7 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   int pt[ERGO__NM_MAX_DIMS], n = 0;
   ergo__measure ref = {0, 0, 0};
   for (int i = 0; ergo__nm_point(or->nm, i, pt, &ref, &n); i++) {
-    ergo__config c;
-    config_of(&p->space, pt, &c);
-    int same = 1;
-    for (int k = 0; k < ERGO__NKNOBS; k++) same &= !p->space.n[k] || c.v[k] == applied->v[k];
-    if (same) break;
+    if (ran_at(&p->space, applied, pt)) break;
     n = 0;
   }
   if (!n || !(ref.time_s > 0)) return 0; /* not a config the search measured */
@@ -487,7 +486,7 @@ static int restart(ergo__policy *p, online_region * or) {
   or->restarted = 1;
   or->asked = 0;
   or->watch_n = or->wk = 0;
-  or->gross_n = 0;
+  or->gross_side[0] = or->gross_side[1] = 0;
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
   or->probe_choice = or->probe_turn = 0;
@@ -503,13 +502,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
   if (ergo__nm_done(or->nm)) {
     /* An execution that paid the tuning's debt back: measured into its point, and the budget's
      * plan made again on it (ergo__nm_tell_paid()). */
-    if (!mixed) {
-      ergo__config at;
-      config_of(&p->space, or->point, &at);
-      int same = 1;
-      for (int i = 0; i < ERGO__NKNOBS; i++) same &= !p->space.n[i] || applied->v[i] == at.v[i];
-      if (same) ergo__nm_tell_paid(or->nm, or->point, m);
-    }
+    if (!mixed && ran_at(&p->space, applied, or->point)) ergo__nm_tell_paid(or->nm, or->point, m);
     if (!p->retune || mixed) return; /* ERGO_RETUNE=off: never */
     /* The step's work per execution, relative to the region's first (1 where it is not known). */
     double work = or->agg_n > 0 ? or->agg_w / or->agg_n : 1;
@@ -540,13 +533,11 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
      * left a one-thread choice at 16x its new baseline's time until the next probe, 21 steps;
      * `test_online_work_jump_probes_baseline`).  Two, so that work that alternates between two
      * sizes from step to step does not probe at every step. */
-    int side = or->work_ref > 0 && work > 0 && fabs(log(work / or->work_ref)) >= log(ONLINE_GROSS)
-                   ? (work > or->work_ref ? 1 : -1)
-                   : 0;
-    or->jump_n = side && side == or->jump_side ? or->jump_n + 1 : side != 0;
-    or->jump_side = side;
-    int jump = or->jump_n >= 2;
-    if (jump) or->work_ref = work, or->jump_n = 0;
+    int jump = or->work_ref > 0 && work > 0 &&
+                     /* nextafter: off by ONLINE_GROSS itself counts */
+                     ergo__change_twice(& or->jump_side, log(work / or->work_ref),
+                                        nextafter(log(ONLINE_GROSS), 0));
+    if (jump) or->work_ref = work, or->jump_side = 0;
     if ((jump || ++ or->since_check >= ONLINE_PROBE_EVERY) && or->retunes < ONLINE_RETUNES) {
       or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
       or->check_left = ONLINE_PROBE;
@@ -562,11 +553,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
   }
   next_point(or);
   if (! or->asked) return;
-  ergo__config want;
-  config_of(&p->space, or->point, &want);
-  int same = !mixed;
-  for (int i = 0; i < ERGO__NKNOBS; i++) same &= !p->space.n[i] || applied->v[i] == want.v[i];
-  if (same) {
+  if (!mixed && ran_at(&p->space, applied, or->point)) {
     if (ergo__nm_tell(or->nm, or->point, m) == 0) or->asked = 0;
     or->mismatches = 0;
   } else if (chosen && ++ or->mismatches >= ONLINE_MISMATCHES) {
