@@ -131,6 +131,7 @@ struct ergo__nm {
    * 0 none), the baseline's measurements taken alongside it, the outcome. */
   int confirming, confirmed, confirm_over;
   sums base_conf;
+  int ended; /* ergo__nm_end(): the run is over; the confirmation in progress passed */
 
   /* Outliers (optimizer/robust.h): per memo entry, every measurement in order (the sums are
    * rebuilt from those that are not outliers); the thresholds, log time and log energy; the last
@@ -579,13 +580,15 @@ static int choose(const ergo__nm *nm) {
   if (nm->drifted) return 0;
   if (nm->confirm_over) return nm->confirmed;
   /* A time bound is never taken unconfirmed: until the confirmation is over (a search cut short
-   * by the run's end, whose points may have compared work that was changing), the baseline. */
-  if (nm->noisy && nm->o.confirm && nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) return 0;
+   * by the run's end, whose points may have compared work that was changing), the baseline, or
+   * the point whose confirmation the run's end cut short if it passed on what it had. */
+  if (nm->noisy && nm->o.confirm && nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED)
+    return nm->ended ? nm->confirming : 0;
   int f = 0;
   for (int i = 1; i < nm->nmemo; i++)
     if (beats(nm, &nm->memo[i]) && (!f || estimate(nm, &nm->memo[i]) < estimate(nm, &nm->memo[f])))
       f = i;
-  return f;
+  return f || !nm->ended ? f : nm->confirming;
 }
 
 /* ---- the budget ---- */
@@ -1214,8 +1217,12 @@ static rec *next_candidate(const ergo__nm *nm, double conf, int left, int *n) {
   return c;
 }
 
+/* Each try's one-sided confidence: CONFIRM_TRIES of them keep the chance of passing a point that
+ * is not better within 1 - CONFIDENCE. */
+static double confirm_level(void) { return 1 - (1 - CONFIDENCE) / CONFIRM_TRIES; }
+
 static void confirm(ergo__nm *nm) {
-  double conf = 1 - (1 - CONFIDENCE) / CONFIRM_TRIES;
+  double conf = confirm_level();
   for (int tries = 0; tries < CONFIRM_TRIES;) {
     refit(nm);
     int n = 0, left = (nm->o.max_evals - nm->evals) / 2;
@@ -1497,6 +1504,16 @@ int ergo__nm_tell_paid(ergo__nm *nm, const int point[D], const ergo__measure *m)
   nm->evals++;
   record(nm, i, m, TAG_ALL);
   replan(nm);
+  return 1;
+}
+
+int ergo__nm_end(ergo__nm *nm) {
+  if (nm->done || nm->drifted || !nm->confirming || nm->confirm_over) return 0;
+  const rec *c = &nm->memo[nm->confirming];
+  if (c->conf.runs < CONFIRM_MIN || nm->base_conf.runs < CONFIRM_MIN ||
+      judge(nm, &c->conf, &nm->base_conf, confirm_level()) <= 0)
+    return 0;
+  nm->ended = 1;
   return 1;
 }
 

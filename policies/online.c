@@ -63,6 +63,7 @@
 typedef struct online_region {
   ergo__nm *nm;           /* NULL: gave up, the region inherits */
   int restarted;          /* its search started again (the work changed) */
+  int end_passed;         /* the run ended during its confirmation, which passed (ergo__nm_end) */
   ergo__measure old_base; /* the baseline the search before the restart measured */
   char *path;
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
@@ -632,7 +633,8 @@ static int region_model(const ergo__policy *p, ergo__model *m, const online_regi
    * shrank to 0.11x over the last third of the run had its best so far at 1.59x its baseline's
    * time on the work as it ended (random program 3014 without a counter, no noise).  (With noise
    * every search cut short under such a bound has the baseline: optimizer/nm.c, choose().) */
-  int cut = or->restarted && !ergo__nm_done(nm) && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED;
+  int cut = or->restarted && !ergo__nm_done(nm) && ! or
+                  ->end_passed && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
   if (none || cut)
@@ -667,7 +669,8 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   for (const online_region * or = o->regions; or ; or = or->next) {
     if (region_model(p, m, or) < 0) return ERGO_ENOMEM;
     /* A region that ran once is the tuner's to name: more steps would not help it. */
-    if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++)
+    if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && ! or->end_passed &&
+        or->execs > 1 && !(*unfinished)++)
       *first = or ;
   }
   return 0;
@@ -726,8 +729,11 @@ static void budget_said(ergo__policy *p) {
 
 static int online_finish(ergo__policy *p) {
   ergo__model m;
-  int unfinished;
-  const online_region *first;
+  int unfinished, passed = 0;
+  const online_region *first, *first_passed = NULL;
+  /* The run is over: a confirmation it cut short is judged on what it measured. */
+  for (online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
+    if (or->nm && (or->end_passed = ergo__nm_end(or->nm)) && !passed++) first_passed = or ;
   int rc = build_model(p, &m, &unfinished, &first);
   const char *path = p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL;
   int written = 0;
@@ -752,6 +758,11 @@ static int online_finish(ergo__policy *p) {
                        ((online_priv *)p->priv)->opt.confirm
                    ? "the baseline there, as a slowdown bound is taken only on a confirmed config"
                    : "the best config found so far");
+  if (passed && p->talk)
+    ergo__info("online: the run ended during %d region%s' confirmation of a choice (measured in "
+               "turn with the baseline); on the measurements taken it passed at the confirmation's "
+               "confidence, and the model has it (first: '%s')",
+               passed, passed == 1 ? "" : "s", first_passed->path);
   char tail[1100];
   snprintf(tail, sizeof tail, "tuning model written to %s%s", path,
            m.nregions ? "" : " (no regions)");
