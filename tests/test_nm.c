@@ -1200,31 +1200,38 @@ static void test_budget_lucky_payer(void **state) {
 }
 
 /* Once the search is over the plan pays the tuning's debt back at the point whose mean says it
- * costs least, and under noise that mean can be one lucky measurement: the point measured once
- * at 12 % less energy than the baseline (truly 12 % more) was run 13 times to pay back the first
- * simplex's debt, each time adding to it (ergo-bench-tuning-random seed 1228: the plan moved
- * through three such points for 55 executions, the tuning run at 1.012x monitor's energy).
- * Measured (ergo__nm_tell_paid()), the first execution there puts its mean at the baseline's
- * and the plan is made again without it. */
+ * costs least, and under noise that mean can be luck: a point measured once at 12 % less energy
+ * than the baseline (truly 12 % more) was run 13 times to pay back the first simplex's debt, each
+ * time adding to it (ergo-bench-tuning-random seed 1228: the plan moved through three such points
+ * for 55 executions, the tuning run at 1.012x monitor's energy).  Since the search measures a
+ * payer it needs again before it explores on it (show_payer() in optimizer/nm.c), a point
+ * measured once no longer gets there; here the point measures 12 % below the baseline's energy
+ * every time the search measures it (the work was lighter while it searched, or a run of luck),
+ * at 1.3x its time (under `edp` no choice, but the energy payer), and 224 J after.  Measured
+ * (ergo__nm_tell_paid()), its executions after the search put its mean past the baseline's
+ * within three, and the plan is made again without it: 27 executions there before, 3 now. */
 static void test_budget_payback_measured(void **state) {
   (void)state;
-  ergo__objective o = objective("energy");
+  ergo__objective o = objective("edp");
   ergo__nm_grid g = sim_grid();
   int paid_at_lucky[2];
   double ratio[2];
   for (int told = 0; told < 2; told++) {
     ergo__nm *nm = noisy_budget_nm(&g, &o);
-    int p[3], lucky[3] = {-1, -1, -1}, lucky_n = 0, taken = 0;
+    int p[3], lucky[3] = {-1, -1, -1}, taken = 0;
     double e_true = 0;
     paid_at_lucky[told] = 0;
     for (int i = 0; i < 200; i++) {
       int asked = ergo__nm_ask(nm, p);
       int base, is_lucky = first_other(&g, p, lucky, &base);
-      /* The truth: the baseline 200 J, the lucky point 224 J, every other point 300 J. */
+      /* The truth: the baseline 200 J, the lucky point 224 J at 1.3x the time, every other point
+       * 300 J; the search measures the lucky point at 176 J. */
       e_true += base ? 200 : is_lucky ? 224 : 300;
-      ergo__measure m = {base ? 1.0 : 1.05,
+      ergo__measure m = {base       ? 1.0
+                         : is_lucky ? 1.3
+                                    : 1.05,
                          base       ? 200
-                         : is_lucky ? (lucky_n++ ? 224 : 176)
+                         : is_lucky ? (asked ? 176 : 224)
                                     : 300,
                          0};
       if (asked) {
@@ -1243,8 +1250,8 @@ static void test_budget_payback_measured(void **state) {
                   told ? "measured" : "not measured", paid_at_lucky[told], taken, ratio[told]);
     ergo__nm_free(nm);
   }
-  assert_true(paid_at_lucky[0] >= 5); /* the plan rested on the lucky measurement */
-  assert_true(paid_at_lucky[1] <= 2); /* one or two executions show it */
+  assert_true(paid_at_lucky[0] >= 5); /* the plan rested on the lucky measurements */
+  assert_true(paid_at_lucky[1] <= 3); /* a few executions show it */
   assert_true(ratio[1] < ratio[0]);
 }
 
@@ -1278,6 +1285,51 @@ static void test_budget_payer_by_objective(void **state) {
   assert_true(at_twin > 0);
   assert_true(at_base == 0);
   assert_true(t / 200 <= 1.10 + 1e-9);
+  ergo__nm_free(nm);
+}
+
+/* A search that owes energy from before (a search started again carries its predecessor's debt)
+ * and whose first simplex cannot pay it back yet: every config costs 5 % less energy than the
+ * baseline at its time, but measured once each at sigma 0.05 none shows it at the upper end of
+ * its interval, so every new point was skipped (the debt so far decided them: 42 here) and the
+ * search ended at the baseline after its first simplex, saving nothing (`phase-noisy` under
+ * `energy`: a region re-tuned after its change kept its baseline in 4 of 10 seeds).  Now the
+ * cheapest of them is measured again (show_payer()) until it shows the saving, and the search
+ * goes on: a choice other than the baseline, the run's energy 0.971 of the baseline's (0.985
+ * before, the budget's bound), within the budget. */
+static void test_budget_shows_payer(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__nm_grid g = sim_grid();
+  ergo__nm_options opt = noisy_options(0.05, 80);
+  opt.budget_time = 0.10;
+  opt.budget_energy = 0;
+  opt.horizon = 100;
+  opt.debt_energy = 1.5 * 200; /* one and a half executions of the baseline's energy */
+  ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+  assert_non_null(nm);
+  int p[3], asked = 0;
+  double e = 0;
+  for (int i = 0; i < 100; i++) {
+    int more = ergo__nm_ask(nm, p);
+    int base = memcmp(p, g.start, sizeof p) == 0;
+    ergo__measure m = {1.0, base ? 200 : 190, 0};
+    e += m.energy_j;
+    if (more) {
+      asked++;
+      assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+    }
+  }
+  int best[3];
+  ergo__nm_best(nm, best, NULL, NULL);
+  int away = memcmp(best, g.start, sizeof best) != 0;
+  print_message("owing 1.5 executions' energy: %d measured, %d points, %d skipped, choice %s the "
+                "baseline, energy %.4f of the baseline's (budget %.4f)\n",
+                asked, ergo__nm_points(nm), ergo__nm_skipped(nm), away ? "not" : "", e / 20000,
+                1 - opt.debt_energy / 20000);
+  assert_true(away);
+  assert_true(ergo__nm_points(nm) > 5); /* past the baseline and the first simplex */
+  assert_true(e <= 20000 - opt.debt_energy);
   ergo__nm_free(nm);
 }
 
@@ -1330,6 +1382,7 @@ int main(void) {
       cmocka_unit_test(test_budget_lucky_payer),
       cmocka_unit_test(test_budget_payback_measured),
       cmocka_unit_test(test_budget_payer_by_objective),
+      cmocka_unit_test(test_budget_shows_payer),
       cmocka_unit_test(test_budget_pays_charges),
       cmocka_unit_test(test_budget_options),
   };
