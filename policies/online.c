@@ -633,8 +633,8 @@ static int region_model(const ergo__policy *p, ergo__model *m, const online_regi
    * shrank to 0.11x over the last third of the run had its best so far at 1.59x its baseline's
    * time on the work as it ended (random program 3014 without a counter, no noise).  (With noise
    * every search cut short under such a bound has the baseline: optimizer/nm.c, choose().) */
-  int cut = or->restarted && !ergo__nm_done(nm) && ! or
-                  ->end_passed && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED;
+  int cut = or->restarted && !ergo__nm_done(nm) &&
+            or->end_passed == 0 && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
   if (none || cut)
@@ -669,7 +669,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   for (const online_region * or = o->regions; or ; or = or->next) {
     if (region_model(p, m, or) < 0) return ERGO_ENOMEM;
     /* A region that ran once is the tuner's to name: more steps would not help it. */
-    if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && ! or->end_passed &&
+    if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && or->end_passed == 0 &&
         or->execs > 1 && !(*unfinished)++)
       *first = or ;
   }
