@@ -131,7 +131,6 @@ struct ergo__nm {
    * 0 none), the baseline's measurements taken alongside it, the outcome. */
   int confirming, confirmed, confirm_over;
   sums base_conf;
-  int ended; /* ergo__nm_end(): the run is over; the confirmation in progress passed */
 
   /* Outliers (optimizer/robust.h): per memo entry, every measurement in order (the sums are
    * rebuilt from those that are not outliers); the thresholds, log time and log energy; the last
@@ -580,15 +579,13 @@ static int choose(const ergo__nm *nm) {
   if (nm->drifted) return 0;
   if (nm->confirm_over) return nm->confirmed;
   /* A time bound is never taken unconfirmed: until the confirmation is over (a search cut short
-   * by the run's end, whose points may have compared work that was changing), the baseline, or
-   * the point whose confirmation the run's end cut short if it passed on what it had. */
-  if (nm->noisy && nm->o.confirm && nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED)
-    return nm->ended ? nm->confirming : 0;
+   * by the run's end, whose points may have compared work that was changing), the baseline. */
+  if (nm->noisy && nm->o.confirm && nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) return 0;
   int f = 0;
   for (int i = 1; i < nm->nmemo; i++)
     if (beats(nm, &nm->memo[i]) && (!f || estimate(nm, &nm->memo[i]) < estimate(nm, &nm->memo[f])))
       f = i;
-  return f || !nm->ended ? f : nm->confirming;
+  return f;
 }
 
 /* ---- the budget ---- */
@@ -782,7 +779,7 @@ static int no_deeper(const ergo__nm *nm, const double extra[2]) {
   ledger_of(nm, extra, 1, 0, &l);
   for (int k = 0; k < 2; k++) {
     if (!l.lim[k]) continue;
-    double base_rate = -allowance(nm, k) * l.ref[k];
+    double base_rate = rate(nm, &nm->memo[0], k, 0);
     if (l.debt[k] + l.left * base_rate > 0 && extra[k] > base_rate) return 0;
   }
   return 1;
@@ -812,8 +809,7 @@ static int show_payer(ergo__nm *nm) {
     if (q->all.n == 0 || q->all.runs >= SHOW_MAX || eligible(nm, q)) continue;
     double extra[2] = {0, 0};
     for (int k = 0; k < 2; k++)
-      if (limited(nm, k))
-        extra[k] = point_mean(&q->all, k) - (1 + allowance(nm, k)) * base_ref(nm, k, 0);
+      if (limited(nm, k)) extra[k] = rate(nm, q, k, 0);
     double v = value(nm, &q->all);
     if (no_deeper(nm, extra) && (!c || v < best)) c = q, best = v;
   }
@@ -1567,7 +1563,12 @@ int ergo__nm_end(ergo__nm *nm) {
   if (c->conf.runs < CONFIRM_MIN || nm->base_conf.runs < CONFIRM_MIN ||
       judge(nm, &c->conf, &nm->base_conf, confirm_level()) <= 0)
     return 0;
-  nm->ended = 1;
+  /* The search is over, the coroutine never resumed: its choice the best that beat the baseline
+   * on its own test where the objective has no bound (choose()), else c; nothing left to pay. */
+  int f = choose(nm);
+  nm->final = nm->applied = f ? f : nm->confirming;
+  nm->pay = nm->pay_n = 0;
+  nm->done = 1;
   return 1;
 }
 

@@ -120,8 +120,10 @@ int ergo__nm_skipped(const ergo__nm *nm);
 /* The run is over (its last execution told): a confirmation in progress (ERGO__NM_CONFIRM) is
  * judged on the measurements it has, CONFIRM_MIN a side at least, as it would have been on all it
  * planned.  The run's end does not depend on what was measured, so this is one look at a smaller
- * sample, at the same confidence.  1 when the candidate passed: it is the choice from then on
- * (ergo__nm_best); 0 otherwise, or when no confirmation was in progress. */
+ * sample, at the same confidence.  1 when the candidate passed: the search is over
+ * (ergo__nm_done) with it as its choice (ergo__nm_best; under an objective without a bound, a
+ * point that beat the baseline on its own test before it, as for any search cut short); 0
+ * otherwise, or when no confirmation was in progress (nothing changes). */
 int ergo__nm_end(ergo__nm *nm);
 
 /* The current choice (the final one once done): the best point that beats the

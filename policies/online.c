@@ -63,7 +63,6 @@
 typedef struct online_region {
   ergo__nm *nm;           /* NULL: gave up, the region inherits */
   int restarted;          /* its search started again (the work changed) */
-  int end_passed;         /* the run ended during its confirmation, which passed (ergo__nm_end) */
   ergo__measure old_base; /* the baseline the search before the restart measured */
   char *path;
   int point[ERGO__NM_MAX_DIMS]; /* the point asked, when asked */
@@ -632,9 +631,9 @@ static int region_model(const ergo__policy *p, ergo__model *m, const online_regi
    * its own step, were compared with a baseline measured on earlier work: a region whose work
    * shrank to 0.11x over the last third of the run had its best so far at 1.59x its baseline's
    * time on the work as it ended (random program 3014 without a counter, no noise).  (With noise
-   * every search cut short under such a bound has the baseline: optimizer/nm.c, choose().) */
-  int cut = or->restarted && !ergo__nm_done(nm) &&
-            or->end_passed == 0 && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED;
+   * every search cut short under such a bound has the baseline, optimizer/nm.c, choose(), but one
+   * whose confirmation passed on the pairs it had: ergo__nm_end() ended that search.) */
+  int cut = or->restarted && !ergo__nm_done(nm) && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED;
   ergo__model_region *mr = ergo__model_region_add(m, or->path);
   if (!mr) return ERGO_ENOMEM;
   if (none || cut)
@@ -669,8 +668,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   for (const online_region * or = o->regions; or ; or = or->next) {
     if (region_model(p, m, or) < 0) return ERGO_ENOMEM;
     /* A region that ran once is the tuner's to name: more steps would not help it. */
-    if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && or->end_passed == 0 &&
-        or->execs > 1 && !(*unfinished)++)
+    if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++)
       *first = or ;
   }
   return 0;
@@ -731,9 +729,10 @@ static int online_finish(ergo__policy *p) {
   ergo__model m;
   int unfinished, passed = 0;
   const online_region *first, *first_passed = NULL;
-  /* The run is over: a confirmation it cut short is judged on what it measured. */
-  for (online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
-    if (or->nm && (or->end_passed = ergo__nm_end(or->nm)) && !passed++) first_passed = or ;
+  /* The run is over: a confirmation it cut short is judged on what it measured (a passed one ends
+   * its search). */
+  for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
+    if (or->nm && ergo__nm_end(or->nm) && !passed++) first_passed = or ;
   int rc = build_model(p, &m, &unfinished, &first);
   const char *path = p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL;
   int written = 0;
