@@ -547,11 +547,29 @@ static void judge_steps(void) {
       const double *t = by_parent ? s->pstep_t : s->step_t;
       int n = by_parent ? s->pcalls : s->calls_step;
       s->split = by_parent && !s->palike ? 0 : ergo__work_split(t, n); /* 0 for n > 8 too */
+      /* Calls alike in this run, but its model has a setting per call (the run it was tuned on
+       * told them apart, on other input or at another point of its work): split as the model
+       * was, each call at its unit's setting or, where the model has none, as the tuning run
+       * ran it (at an enclosing region's).  Left as one, every call ran at an enclosing
+       * region's setting, tuned beside children at their own (ergo-bench-tuning-random
+       * --no-counter, seed 1073: a parallel child at its serial parent's 1 thread of 4, the
+       * run at 1.18x the untuned run's time). */
+      int as_model = !s->split && s->units_known && n >= 2 && n <= ERGO__SPLIT_MAX &&
+                     !(by_parent && !s->palike);
+      if (as_model) s->split = n;
       s->by_parent = by_parent && s->split;
       s->split_judged = 1;
       double lo = t[0], hi = t[0];
       for (int i = 1; s->split && i < n; i++) lo = fmin(lo, t[i]), hi = fmax(hi, t[i]);
-      if (s->split && T.pol.talk)
+      if (as_model && T.pol.talk)
+        ergo__info("%s: region '%s' ran %d times in %s at like sizes (own time %.3g to %.3g s), "
+                   "but its model has a setting per call, so each call %s runs as the model's "
+                   "unit, '%s#1' to '%s#%d'",
+                   T.pol.ops->name, s->pub.path, n,
+                   by_parent ? "an execution of its parent" : "a step", lo, hi,
+                   by_parent ? "in an execution of its parent" : "of a step", s->pub.path,
+                   s->pub.path, s->split);
+      else if (s->split && T.pol.talk)
         ergo__info("%s: region '%s' ran %d times in %s at different sizes (own time %.3g to "
                    "%.3g s) with no measure of its work: each call %s is tuned as its own unit, "
                    "'%s#1' to '%s#%d' (fix: ergo_region_work tells its work, then one unit "

@@ -446,12 +446,9 @@ static void test_child_grows_under_settled_parent(void **state) {
   assert_true(in_model("Global/outer/inner"));
 }
 
-/* static on a model that split a child by call size (smooth#1, #2) under a parent with a setting
- * of its own (2 threads): in the run's first step, before the child's calls are told apart, they
- * run at the machine's own values (20 threads), not at the parent's; from the second step each
- * call at its unit's setting, the third (no unit in the model) at the parent's. */
-static void test_units_start_at_baseline(void **state) {
-  (void)state;
+/* A model that split Global/level/smooth by call size: the parent at 2 threads, smooth#1 at 5,
+ * smooth#2 at 6, no unit for a third call. */
+static void write_units_model(void) {
   FILE *f = fopen(model_path, "w");
   assert_non_null(f);
   fputs("{\"format\": \"ergo-model\", \"version\": 1, \"policy\": \"online\", \"objective\": "
@@ -471,6 +468,15 @@ static void test_units_start_at_baseline(void **state) {
         "0.2, \"energy_j\": 20}, \"points\": []}}, \"complete\": true, \"steps\": 10}\n",
         f);
   fclose(f);
+}
+
+/* static on a model that split a child by call size (smooth#1, #2) under a parent with a setting
+ * of its own (2 threads): in the run's first step, before the child's calls are told apart, they
+ * run at the machine's own values (20 threads), not at the parent's; from the second step each
+ * call at its unit's setting, the third (no unit in the model) at the parent's. */
+static void test_units_start_at_baseline(void **state) {
+  (void)state;
+  write_units_model();
   ergo_config c = sim_config("static", "time");
   assert_int_equal(ergo_init(&c), 0);
   static const double size[3] = {0.05, 0.2, 0.8};
@@ -481,6 +487,36 @@ static void test_units_start_at_baseline(void **state) {
       ERGO_PUSH(2, "smooth");
       threads[s][k] = ergo__sim()->cfg.threads;
       assert_int_equal(ergo_sim_wait(size[k]), 0);
+      ERGO_POP(2, "smooth");
+    }
+    ERGO_POP(1, "level");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  for (int k = 0; k < 3; k++) assert_int_equal(threads[0][k], 20);
+  for (long s = 1; s < 3; s++) {
+    assert_int_equal(threads[s][0], 5);
+    assert_int_equal(threads[s][1], 6);
+    assert_int_equal(threads[s][2], 2);
+  }
+}
+
+/* static on the same model in a run whose calls of the child are alike in size (another input):
+ * its calls are split as the model's were, each at its unit's setting from the second step, the
+ * third at the parent's as in the tuning run; left as one, every call ran at the parent's 2
+ * threads, a setting tuned beside children at their own. */
+static void test_units_as_model_when_alike(void **state) {
+  (void)state;
+  write_units_model();
+  ergo_config c = sim_config("static", "time");
+  assert_int_equal(ergo_init(&c), 0);
+  int threads[3][3];
+  for (long s = 0; s < 3; s++) {
+    ERGO_PUSH(1, "level");
+    for (int k = 0; k < 3; k++) {
+      ERGO_PUSH(2, "smooth");
+      threads[s][k] = ergo__sim()->cfg.threads;
+      assert_int_equal(ergo_sim_wait(0.2), 0);
       ERGO_POP(2, "smooth");
     }
     ERGO_POP(1, "level");
@@ -650,6 +686,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_split_by_call_size, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_split_by_call_in_parent, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_units_start_at_baseline, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_units_as_model_when_alike, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_child_grows_under_settled_parent, setup,
                                       test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_budget_per_step, setup, test_dir_teardown),
