@@ -1180,6 +1180,10 @@ static void decide(ergo__nm *nm) {
 #define CONFIRM_SHRINK 0.75
 #define CONFIRM_POWER 0.9
 #define CONFIRM_TRY 0.5
+/* With no candidate for the confirmation, prospects (next_prospect()): a chance of passing of at
+ * least PROSPECT_TRY, measured again up to PROSPECT_MAX times since the search. */
+#define PROSPECT_TRY 0.1
+#define PROSPECT_MAX 6
 
 /* The surface's log time, log energy and value at p; 0 where it does not cover p. */
 static int model_at(const ergo__nm *nm, const int p[D], double *lt, double *le, double *v) {
@@ -1208,13 +1212,18 @@ static double model_ratio(const ergo__nm *nm, const rec *q, int which) {
 
 /* How far inside its limit q is expected to be in quantity k of its confirmation (k 0: the
  * objective's log ratio to the baseline's against 0; k 1, under energy@X% only: the time's
- * against log(1 + X)), on the less favourable of its own measurements and the fitted surface;
- * *sig: the sigma of one measurement of it. */
-static double confirm_margin(const ergo__nm *nm, const rec *q, int k, double *sig) {
+ * against log(1 + X)), on the less favourable of its own measurements and the fitted surface
+ * (`hope`: the more favourable); *sig: the sigma of one measurement of it. */
+static double margin_of(const ergo__nm *nm, const rec *q, int k, double *sig, int hope) {
   const sums *b = &nm->memo[0].all, *s = q->fresh.n ? &q->fresh : &q->all;
   int which = k ? 0 : log_kind(&nm->obj);
-  double dof, d = fmax(log_ratio(nm, s, b, which, sig, &dof), model_ratio(nm, q, which));
+  double dof, d = log_ratio(nm, s, b, which, sig, &dof), m = model_ratio(nm, q, which);
+  d = hope && m > -INFINITY ? fmin(d, m) : fmax(d, m);
   return (k ? log1p(nm->obj.slowdown) : 0) - d;
+}
+
+static double confirm_margin(const ergo__nm *nm, const rec *q, int k, double *sig) {
+  return margin_of(nm, q, k, sig, 0);
 }
 
 /* The quantities a confirmation tests: the objective, and under energy@X% the time too. */
@@ -1237,15 +1246,24 @@ static int confirm_size(const ergo__nm *nm, const rec *q, double conf) {
 }
 
 /* The chance that q's confirmation with n measurements a side passes at conf, were the margins
- * above the truth (normal approximation); *gain: what passing gains (the objective's margin). */
-static double pass_chance(const ergo__nm *nm, const rec *q, double conf, int n, double *gain) {
+ * above the truth (normal approximation); *gain: what passing gains (the objective's margin).
+ * `hope`: on the more favourable margins, the error of q's own measurements and the baseline's
+ * counted too (a prospect's few measurements are a guess). */
+static double pass_chance_of(const ergo__nm *nm, const rec *q, double conf, int n, double *gain,
+                             int hope) {
   double zc = gsl_cdf_ugaussian_Pinv(conf), p = 1, sig;
+  const sums *s = q->fresh.n ? &q->fresh : &q->all;
+  double w = sqrt(2.0 / n + (hope ? 1.0 / s->n + 1.0 / nm->memo[0].all.n : 0));
   for (int k = 0; k < confirm_tests(nm); k++) {
-    double margin = confirm_margin(nm, q, k, &sig);
+    double margin = margin_of(nm, q, k, &sig, hope);
     if (!k) *gain = margin;
-    p *= gsl_cdf_ugaussian_P(margin / (sig * sqrt(2.0 / n)) - zc);
+    p *= gsl_cdf_ugaussian_P((margin - zc * sig * sqrt(2.0 / n)) / (sig * w));
   }
   return p;
+}
+
+static double pass_chance(const ergo__nm *nm, const rec *q, double conf, int n, double *gain) {
+  return pass_chance_of(nm, q, conf, n, gain, 0);
 }
 
 /* The next candidate to confirm, and its measurements a side (*n): of the points not tried yet,
@@ -1267,6 +1285,26 @@ static rec *next_candidate(const ergo__nm *nm, double conf, int left, int *n) {
   return c;
 }
 
+/* With no candidate for the confirmation and `left` executions a side still to spend: the point
+ * whose gain times its chance of passing a confirmation on all of them (hopeful: pass_chance_of())
+ * is the largest, that chance at least PROSPECT_TRY, measured fewer than PROSPECT_MAX times
+ * since the search; NULL when none is.  Such a point was measured once or twice by the search,
+ * and too rarely again to be a candidate: the search ended with most of its executions unused,
+ * the baseline kept (`default-noisy` under energy@5%: a region with 27 % to save at the
+ * baseline's time, measured once 6 % slow, the search over after 31 of its 120 executions). */
+static rec *next_prospect(const ergo__nm *nm, double conf, int left) {
+  rec *c = NULL;
+  double best = 0;
+  if (left < CONFIRM_MIN) return NULL;
+  for (int i = 1; i < nm->nmemo; i++) {
+    rec *q = &nm->memo[i];
+    if (q->rejected || q->all.n == 0 || q->fresh.runs >= PROSPECT_MAX) continue;
+    double gain = 0, p = pass_chance_of(nm, q, conf, left, &gain, 1);
+    if (p >= PROSPECT_TRY && gain > 0 && gain * p > best) best = gain * p, c = q;
+  }
+  return c;
+}
+
 /* Each try's one-sided confidence: CONFIRM_TRIES of them keep the chance of passing a point that
  * is not better within 1 - CONFIDENCE. */
 static double confirm_level(void) { return 1 - (1 - CONFIDENCE) / CONFIRM_TRIES; }
@@ -1277,7 +1315,18 @@ static void confirm(ergo__nm *nm) {
     refit(nm);
     int n = 0, left = (nm->o.max_evals - nm->evals) / 2;
     rec *c = next_candidate(nm, conf, left, &n);
-    if (!c) break;
+    if (!c) {
+      /* None yet: a prospect measured once more (its fresh measurements), then look again. */
+      rec *q = next_prospect(nm, conf, left - 1);
+      if (!q || !room(nm, nm->o.max_evals)) break;
+      int p[D];
+      memcpy(p, q->p, sizeof p);
+      if (afford(nm, p))
+        measure(nm, p);
+      else
+        q->rejected = 1;
+      continue;
+    }
     c->rejected = 1; /* tried once at most */
     if (!afford_confirmation(nm, c, n)) {
       /* The budget cannot pay for measuring c again (this run would not run it long either): no
