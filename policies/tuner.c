@@ -561,23 +561,19 @@ static void judge_steps(void) {
       s->split_judged = 1;
       double lo = t[0], hi = t[0];
       for (int i = 1; s->split && i < n; i++) lo = fmin(lo, t[i]), hi = fmax(hi, t[i]);
-      if (as_model && T.pol.talk)
-        ergo__info("%s: region '%s' ran %d times in %s at like sizes (own time %.3g to %.3g s), "
-                   "but its model has a setting per call, so each call %s runs as the model's "
-                   "unit, '%s#1' to '%s#%d'",
-                   T.pol.ops->name, s->pub.path, n,
-                   by_parent ? "an execution of its parent" : "a step", lo, hi,
-                   by_parent ? "in an execution of its parent" : "of a step", s->pub.path,
-                   s->pub.path, s->split);
-      else if (s->split && T.pol.talk)
-        ergo__info("%s: region '%s' ran %d times in %s at different sizes (own time %.3g to "
-                   "%.3g s) with no measure of its work: each call %s is tuned as its own unit, "
-                   "'%s#1' to '%s#%d' (fix: ergo_region_work tells its work, then one unit "
-                   "compares them per unit of work)",
-                   T.pol.ops->name, s->pub.path, n,
-                   by_parent ? "an execution of its parent" : "a step", lo, hi,
-                   by_parent ? "in an execution of its parent" : "of a step", s->pub.path,
-                   s->pub.path, s->split);
+      if (s->split && T.pol.talk)
+        ergo__info(
+            "%s: region '%s' ran %d times in %s at %s sizes (own time %.3g to %.3g s)%s: "
+            "each call %s %s, '%s#1' to '%s#%d'%s",
+            T.pol.ops->name, s->pub.path, n, by_parent ? "an execution of its parent" : "a step",
+            as_model ? "like" : "different", lo, hi,
+            as_model ? ", but its model has a setting per call" : " with no measure of its work",
+            by_parent ? "in an execution of its parent" : "of a step",
+            as_model ? "runs as the model's unit" : "is tuned as its own unit", s->pub.path,
+            s->pub.path, s->split,
+            as_model ? ""
+                     : " (fix: ergo_region_work tells its work, then one unit "
+                       "compares them per unit of work)");
     }
     /* Called several times in the step: also judged on its mean own time per call, as a unit
      * that is tuned as one (calls of several sizes compared per unit of work) is measured. */

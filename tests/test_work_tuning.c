@@ -470,16 +470,12 @@ static void write_units_model(void) {
   fclose(f);
 }
 
-/* static on a model that split a child by call size (smooth#1, #2) under a parent with a setting
- * of its own (2 threads): in the run's first step, before the child's calls are told apart, they
- * run at the machine's own values (20 threads), not at the parent's; from the second step each
- * call at its unit's setting, the third (no unit in the model) at the parent's. */
-static void test_units_start_at_baseline(void **state) {
-  (void)state;
-  write_units_model();
+/* Three steps under static on write_units_model()'s model, the child's three calls per step at
+ * size[k] seconds: in the first step every call at the machine's own values (20 threads), from
+ * the second call k at its unit's setting (5, 6) and the third at the parent's (2). */
+static void static_on_units(const double size[3]) {
   ergo_config c = sim_config("static", "time");
   assert_int_equal(ergo_init(&c), 0);
-  static const double size[3] = {0.05, 0.2, 0.8};
   int threads[3][3];
   for (long s = 0; s < 3; s++) {
     ERGO_PUSH(1, "level");
@@ -501,6 +497,17 @@ static void test_units_start_at_baseline(void **state) {
   }
 }
 
+/* static on a model that split a child by call size (smooth#1, #2) under a parent with a setting
+ * of its own (2 threads): in the run's first step, before the child's calls are told apart, they
+ * run at the machine's own values (20 threads), not at the parent's; from the second step each
+ * call at its unit's setting, the third (no unit in the model) at the parent's. */
+static void test_units_start_at_baseline(void **state) {
+  (void)state;
+  write_units_model();
+  static const double size[3] = {0.05, 0.2, 0.8};
+  static_on_units(size);
+}
+
 /* static on the same model in a run whose calls of the child are alike in size (another input):
  * its calls are split as the model's were, each at its unit's setting from the second step, the
  * third at the parent's as in the tuning run; left as one, every call ran at the parent's 2
@@ -508,27 +515,8 @@ static void test_units_start_at_baseline(void **state) {
 static void test_units_as_model_when_alike(void **state) {
   (void)state;
   write_units_model();
-  ergo_config c = sim_config("static", "time");
-  assert_int_equal(ergo_init(&c), 0);
-  int threads[3][3];
-  for (long s = 0; s < 3; s++) {
-    ERGO_PUSH(1, "level");
-    for (int k = 0; k < 3; k++) {
-      ERGO_PUSH(2, "smooth");
-      threads[s][k] = ergo__sim()->cfg.threads;
-      assert_int_equal(ergo_sim_wait(0.2), 0);
-      ERGO_POP(2, "smooth");
-    }
-    ERGO_POP(1, "level");
-    assert_int_equal(ergo_step(s), 0);
-  }
-  assert_int_equal(ergo_finalize(), 0);
-  for (int k = 0; k < 3; k++) assert_int_equal(threads[0][k], 20);
-  for (long s = 1; s < 3; s++) {
-    assert_int_equal(threads[s][0], 5);
-    assert_int_equal(threads[s][1], 6);
-    assert_int_equal(threads[s][2], 2);
-  }
+  static const double size[3] = {0.2, 0.2, 0.2};
+  static_on_units(size);
 }
 
 /* The sim node's virtual seconds of `steps` steps of one region called three times per step at
