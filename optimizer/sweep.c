@@ -852,12 +852,13 @@ static int winner(const ergo__sweep *s) {
   int min_n = s->repeats + ERGO__SWEEP_FINAL, best = -1;
   if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION)
     return argmin(s, min_n, ERGO__SWEEP_SURE);
-  double bv = 0, vb = value_at(s, ergo__sweep_mean(&s->pts[s->base]), 0.0);
+  double bv = 0,
+         vb = s->base >= 0 ? value_at(s, ergo__sweep_mean(&s->pts[s->base]), 0.0) : INFINITY;
   for (int p = 0; p < s->npts; p++) {
     if (s->pts[p].n < min_n || !confident(s, p)) continue;
     /* Its own measurements no worse than the baseline's by the objective: the smoothed estimate
-     * is the plane through its neighbourhood, and one point measured twice 4 % low made the plane
-     * show a point confidently faster that its own 8 measurements put 2.5 % slower (random
+     * is the plane through its neighbourhood (there, one point measured twice 4 % fast), which
+     * showed a point confidently faster that its own 8 measurements put 2.5 % slower (random
      * program 1230 under `time`: the run at 1.015x monitor's time). */
     if (p != s->base && !(value_at(s, ergo__sweep_mean(&s->pts[p]), 0.0) < vb)) continue;
     ergo__measure m = p == s->base ? ergo__sweep_mean(&s->pts[p]) : smoothed(s, p);
