@@ -1222,10 +1222,6 @@ static double margin_of(const ergo__nm *nm, const rec *q, int k, double *sig, in
   return (k ? log1p(nm->obj.slowdown) : 0) - d;
 }
 
-static double confirm_margin(const ergo__nm *nm, const rec *q, int k, double *sig) {
-  return margin_of(nm, q, k, sig, 0);
-}
-
 /* The quantities a confirmation tests: the objective, and under energy@X% the time too. */
 static int confirm_tests(const ergo__nm *nm) {
   return nm->obj.kind == ERGO__OBJ_ENERGY_BOUNDED ? 2 : 1;
@@ -1237,7 +1233,7 @@ static int confirm_size(const ergo__nm *nm, const rec *q, double conf) {
   double z = gsl_cdf_ugaussian_Pinv(conf) + gsl_cdf_ugaussian_Pinv(CONFIRM_POWER),
          need = CONFIRM_MIN, sig;
   for (int k = 0; k < confirm_tests(nm); k++) {
-    double margin = confirm_margin(nm, q, k, &sig);
+    double margin = margin_of(nm, q, k, &sig, 0);
     if (!(margin > 0)) return 0;
     double n = 2 * pow(z * sig / (CONFIRM_SHRINK * margin), 2);
     if (n > need) need = n;
@@ -1262,10 +1258,6 @@ static double pass_chance_of(const ergo__nm *nm, const rec *q, double conf, int 
   return p;
 }
 
-static double pass_chance(const ergo__nm *nm, const rec *q, double conf, int n, double *gain) {
-  return pass_chance_of(nm, q, conf, n, gain, 0);
-}
-
 /* The next candidate to confirm, and its measurements a side (*n): of the points not tried yet,
  * the one whose gain times its chance of passing is the largest, at the size its test needs
  * (confirm_size) or all that is left if less, where that chance is at least CONFIRM_TRY.  NULL
@@ -1279,7 +1271,7 @@ static rec *next_candidate(const ergo__nm *nm, double conf, int left, int *n) {
     int nq = confirm_size(nm, q, conf);
     if (nq > left) nq = left;
     if (nq < CONFIRM_MIN) continue;
-    double gain = 0, p = pass_chance(nm, q, conf, nq, &gain);
+    double gain = 0, p = pass_chance_of(nm, q, conf, nq, &gain, 0);
     if (p >= CONFIRM_TRY && gain > 0 && gain * p > best) best = gain * p, c = q, *n = nq;
   }
   return c;

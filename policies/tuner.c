@@ -546,7 +546,9 @@ static void judge_steps(void) {
     if (!s->split_judged && !T.node && (by_parent || s->step_alike)) {
       const double *t = by_parent ? s->pstep_t : s->step_t;
       int n = by_parent ? s->pcalls : s->calls_step;
-      s->split = by_parent && !s->palike ? 0 : ergo__work_split(t, n); /* 0 for n > 8 too */
+      /* Calls of one config, 2 to ERGO__SPLIT_MAX of them, can be told apart by index. */
+      int splittable = !(by_parent && !s->palike) && n >= 2 && n <= ERGO__SPLIT_MAX;
+      s->split = splittable ? ergo__work_split(t, n) : 0;
       /* Calls alike in this run, but its model has a setting per call (the run it was tuned on
        * told them apart, on other input or at another point of its work): split as the model
        * was, each call at its unit's setting or, where the model has none, as the tuning run
@@ -554,8 +556,7 @@ static void judge_steps(void) {
        * region's setting, tuned beside children at their own (ergo-bench-tuning-random
        * --no-counter, seed 1073: a parallel child at its serial parent's 1 thread of 4, the
        * run at 1.18x the untuned run's time). */
-      int as_model = !s->split && s->units_known && n >= 2 && n <= ERGO__SPLIT_MAX &&
-                     !(by_parent && !s->palike);
+      int as_model = splittable && !s->split && s->units_known;
       if (as_model) s->split = n;
       s->by_parent = by_parent && s->split;
       s->split_judged = 1;
