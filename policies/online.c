@@ -97,6 +97,7 @@ typedef struct online_region {
   int agg_open, agg_n, agg_mixed, agg_chosen;
   long point_step;                   /* the step its point was asked in */
   double agg_t, agg_e, agg_r, agg_w; /* sums weighed by work, and of the work */
+  double agg_x[ONLINE_MAX_CALLS][4]; /* each execution's work, time, energy, resource per work */
   ergo__config agg_cfg;
   struct online_region *next;
 } online_region;
@@ -373,10 +374,13 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
            lim = fmax(ONLINE_DRIFT, 5 * sig * sqrt(1.0 / or->check_n + 1.0 / n));
     moved |= fabs(d) > lim;
   }
-  /* A probe of the choice off on its first measurement is measured once more (the search
-   * measured the choice less often than the baseline, and one measurement 11 % off through 2 %
-   * noise and outliers started a search again that the run's end cut short). */
-  if (moved && or->probe_choice && or->ck == 1) {
+  /* A check off on its first measurement is measured once more, be it of the choice or of the
+   * baseline: one measurement can be a step's mean of many executions, and one stall among 8 of
+   * them (an execution 1.5-2x as long) puts it 12 % off (random program 3068 at 2.3 % noise: a
+   * region called 40 times per step, measured 16 + 16 + 8 at a time, restarted its search four
+   * times on such checks, the last at the run's end, and was left at its baseline, 1.92x the
+   * oracle's energy).  The two disagree by more than DRIFT: a third tells which (above). */
+  if (moved && or->ck == 1) {
     or->check_left = 1;
     return 0;
   }
@@ -433,7 +437,13 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
     or->last_n = 0;
     return 1;
   }
-  if (or->watch_n < ONLINE_WATCH && or->wk < ONLINE_WATCH) return 0;
+  /* A block of two measurements that disagree by more than DRIFT in time waits for a third, as
+   * the check does (baseline_moved()): one measurement can be a step's mean of a few executions,
+   * which one stall moves by 25 % or more, and the mean of two such put a region called twice
+   * per step past DRIFT 23 times in 200 steps (random program 3068).  Two that agree (the work
+   * changed before both) decide at once. */
+  int split = or->wk == 2 && fabs(or->watch[0][0] - or->watch[0][1]) > ONLINE_DRIFT;
+  if ((or->watch_n < ONLINE_WATCH || split) && or->wk < ONLINE_WATCH) return 0;
   /* The block's (weighted) median, not its mean: one stall (an execution 1.8x as long) in a
    * block of four moved the mean by 15 %, and a stall every 7 steps started the search again
    * four times in 200 steps. */
@@ -566,14 +576,44 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
   }
 }
 
-/* The step's executions gathered so far are one measurement: their mean. */
+/* The stalls among the step's executions gathered so far, set aside: their sums without the
+ * executions whose time per unit of work is off the median of them, on the slow side, by more
+ * than an outlier's threshold (optimizer/robust.h: ERGO__ROBUST_SIGMAS of the noise, at least
+ * ERGO__ROBUST_MIN), of four or more, and at most a quarter of them (more would be a change of
+ * the work, not stalls).  One measurement is the mean of up to ONLINE_MAX_CALLS executions, and
+ * one stall (1.5-2x as long) among 8 put it 12 % off: the checks after the search called that a
+ * change of the work (see baseline_moved()), and a region called 40 times per step at 2.3 %
+ * noise started its search again four times (random program 3068). */
+static void without_stalls(const ergo__policy *p, const online_region * or, double sum[4]) {
+  const online_priv *o = p->priv;
+  int n = or->agg_n < ONLINE_MAX_CALLS ? or->agg_n : ONLINE_MAX_CALLS;
+  if (n < 4 || n != or->agg_n) return;
+  double lt[ONLINE_MAX_CALLS];
+  for (int i = 0; i < n; i++) lt[i] = or->agg_x[i][1] > 0 ? log(or->agg_x[i][1]) : 0;
+  double med = ergo__median_small(lt, n),
+         lim = fmax(ERGO__ROBUST_MIN,
+                    ERGO__ROBUST_SIGMAS * fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)));
+  int off = 0;
+  for (int i = 0; i < n; i++) off += lt[i] - med > lim;
+  if (!off || off > n / 4) return;
+  for (int i = 0; i < n; i++) {
+    if (!(lt[i] - med > lim)) continue;
+    double w = or->agg_x[i][0];
+    sum[0] -= w;
+    for (int k = 1; k < 4; k++) sum[k] -= w * or->agg_x[i][k];
+  }
+}
+
+/* The step's executions gathered so far are one measurement: their mean, stalls set aside. */
 static void measured(ergo__policy *p, online_region * or) {
   if (! or->agg_open) return;
   or->agg_open = 0;
   if (! or->agg_n) return;
   /* The step's time and energy over its work, scaled to the region's first work as each of them
    * is (a mean of per-work figures would weigh a small call as much as a large one). */
-  ergo__measure m = { or->agg_t / or->agg_w, or->agg_e / or->agg_w, or->agg_r / or->agg_w};
+  double sum[4] = { or->agg_w, or->agg_t, or->agg_e, or->agg_r};
+  without_stalls(p, or, sum);
+  ergo__measure m = {sum[1] / sum[0], sum[2] / sum[0], sum[3] / sum[0]};
   measure_one(p, or, & or->agg_cfg, &m, or->agg_n, or->agg_mixed, or->agg_chosen);
 }
 
@@ -600,6 +640,10 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
     or->agg_mixed = 1;
   }
   double w = r->work > 0 && isfinite(r->work) ? r->work : 1;
+  if (or->agg_n < ONLINE_MAX_CALLS) {
+    double *x = or->agg_x[or->agg_n];
+    x[0] = w, x[1] = m->time_s, x[2] = m->energy_j, x[3] = m->resource;
+  }
   or->agg_n++;
   or->agg_w += w;
   or->agg_t += w * m->time_s;
