@@ -439,9 +439,9 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   }
   /* A block of two measurements that disagree by more than DRIFT in time waits for a third, as
    * the check does (baseline_moved()): one measurement can be a step's mean of a few executions,
-   * which one stall moves by 25 % or more, and the mean of two such put a region called twice
-   * per step past DRIFT 23 times in 200 steps (random program 3068).  Two that agree (the work
-   * changed before both) decide at once. */
+   * which one stall moves by 25 % or more, and the mean of two such put the two regions called
+   * twice per step past DRIFT 13 times in 200 steps (random program 3068).  Two that agree (the
+   * work changed before both) decide at once. */
   int split = or->wk == 2 && fabs(or->watch[0][0] - or->watch[0][1]) > ONLINE_DRIFT;
   if ((or->watch_n < ONLINE_WATCH || split) && or->wk < ONLINE_WATCH) return 0;
   /* The block's (weighted) median, not its mean: one stall (an execution 1.8x as long) in a
