@@ -948,6 +948,7 @@ static int stalls_restart(int calls, unsigned long long seed, double *e_ratio) {
   size_t got = fread(text, 1, sizeof text - 1, f);
   fclose(f);
   unlink(err_path);
+  assert_true(got < sizeof text - 1); /* all of it: the closing lines are at its end */
   text[got] = 0;
   ergo__config best;
   ergo__sim_config cfg = model_setting(&best);
