@@ -96,7 +96,6 @@ typedef struct online_region {
    * executions so far: from its first call (call index 0), under agg_cfg (mixed: not all). */
   int agg_open, agg_n, agg_mixed, agg_chosen;
   long point_step;                   /* the step its point was asked in */
-  double agg_t, agg_e, agg_r, agg_w; /* sums weighed by work, and of the work */
   double agg_x[ONLINE_MAX_CALLS][4]; /* each execution's work, time, energy, resource per work */
   ergo__config agg_cfg;
   struct online_region *next;
@@ -241,6 +240,7 @@ static void next_point(online_region * or) {
 }
 
 static void measured(ergo__policy *p, online_region * or);
+static void agg_sums(const online_region * or, const unsigned char *skip, double sum[4]);
 static int restart(ergo__policy *p, online_region * or);
 
 static void online_choose(ergo__policy *p, ergo__region_state *r, ergo__config *out) {
@@ -287,6 +287,10 @@ static double block_level(const double *v, const double *w, int n) {
   for (int i = 0; i < n; i++) a += w[i] * v[i], b += w[i];
   return b > 0 ? a / b : 0;
 }
+
+/* A block of two measurements (v: log ratios of time, k of them) that disagree by more than
+ * DRIFT: one stalled, or the work changed between them; a third tells which (their median). */
+static int pair_split(const double *v, int k) { return k == 2 && fabs(v[0] - v[1]) > ONLINE_DRIFT; }
 
 /* Measurement m (weight w) into a block (v: log ratios of time and energy to ref; *k of them
  * so far). */
@@ -359,9 +363,7 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
   if (or->ck < ONLINE_WATCH) block_add(or->check, or->check_w, & or->ck, &ref, m, w);
   or->check_n += w;
   if ((or->check_left -= w) > 0 && or->ck < ONLINE_WATCH) return 0;
-  /* Two that disagree by more than DRIFT: one stalled, or the work changed between them; a third
-   * tells which (their median). */
-  if (or->ck == 2 && fabs(or->check[0][0] - or->check[0][1]) > ONLINE_DRIFT) {
+  if (pair_split(or->check[0], or->ck)) {
     or->check_left = 1;
     return 0;
   }
@@ -379,7 +381,7 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
    * them (an execution 1.5-2x as long) puts it 12 % off (random program 3068 at 2.3 % noise: a
    * region called 40 times per step, measured 16 + 16 + 8 at a time, restarted its search four
    * times on such checks, the last at the run's end, and was left at its baseline, 1.92x the
-   * oracle's energy).  The two disagree by more than DRIFT: a third tells which (above). */
+   * oracle's energy).  Two that disagree: a third tells which (pair_split(), above). */
   if (moved && or->ck == 1) {
     or->check_left = 1;
     return 0;
@@ -437,13 +439,13 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
     or->last_n = 0;
     return 1;
   }
-  /* A block of two measurements that disagree by more than DRIFT in time waits for a third, as
-   * the check does (baseline_moved()): one measurement can be a step's mean of a few executions,
-   * which one stall moves by 25 % or more, and the mean of two such put the two regions called
-   * twice per step past DRIFT 13 times in 200 steps (random program 3068).  Two that agree (the
-   * work changed before both) decide at once. */
-  int split = or->wk == 2 && fabs(or->watch[0][0] - or->watch[0][1]) > ONLINE_DRIFT;
-  if ((or->watch_n < ONLINE_WATCH || split) && or->wk < ONLINE_WATCH) return 0;
+  /* A block of two that disagree waits for a third, as the check does (pair_split()): one
+   * measurement can be a step's mean of a few executions, which one stall moves by 25 % or more,
+   * and the mean of two such put the two regions called twice per step past DRIFT 13 times in
+   * 200 steps (random program 3068).  Two that agree (the work changed before both) decide at
+   * once. */
+  if ((or->watch_n < ONLINE_WATCH || pair_split(or->watch[0], or->wk)) && or->wk < ONLINE_WATCH)
+    return 0;
   /* The block's (weighted) median, not its mean: one stall (an execution 1.8x as long) in a
    * block of four moved the mean by 15 %, and a stall every 7 steps started the search again
    * four times in 200 steps. */
@@ -515,7 +517,9 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
     if (!mixed && ran_at(&p->space, applied, or->point)) ergo__nm_tell_paid(or->nm, or->point, m);
     if (!p->retune || mixed) return; /* ERGO_RETUNE=off: never */
     /* The step's work per execution, relative to the region's first (1 where it is not known). */
-    double work = or->agg_n > 0 ? or->agg_w / or->agg_n : 1;
+    double all[4];
+    agg_sums(or, NULL, all);
+    double work = or->agg_n > 0 ? all[0] / or->agg_n : 1;
     if (! or->checked) { /* the search just ended: the baseline is checked from the next one */
       or->work_ref = work;
       or->checked = 1;
@@ -576,32 +580,38 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
   }
 }
 
-/* The stalls among the step's executions gathered so far, set aside: their sums without the
- * executions whose time per unit of work is off the median of them, on the slow side, by more
- * than an outlier's threshold (optimizer/robust.h: ERGO__ROBUST_SIGMAS of the noise, at least
- * ERGO__ROBUST_MIN), of four or more, and at most a quarter of them (more would be a change of
- * the work, not stalls).  One measurement is the mean of up to ONLINE_MAX_CALLS executions, and
- * one stall (1.5-2x as long) among 8 put it 12 % off: the checks after the search called that a
- * change of the work (see baseline_moved()), and a region called 40 times per step at 2.3 %
- * noise started its search again four times (random program 3068). */
-static void without_stalls(const ergo__policy *p, const online_region * or, double sum[4]) {
+/* The step's executions gathered so far: the sum of their work (sum[0]) and of their time,
+ * energy and resource per work weighed by it (sum[1..3]), those marked in `skip` left out
+ * (NULL: none). */
+static void agg_sums(const online_region * or, const unsigned char *skip, double sum[4]) {
+  sum[0] = sum[1] = sum[2] = sum[3] = 0;
+  for (int i = 0; i < or->agg_n; i++) {
+    if (skip && skip[i]) continue;
+    const double *x = or->agg_x[i];
+    sum[0] += x[0];
+    for (int k = 1; k < 4; k++) sum[k] += x[0] * x[k];
+  }
+}
+
+/* The stalls among the step's executions gathered so far, marked in `stall`: of four or more,
+ * those whose time per unit of work is off the median of them, on the slow side, by more than an
+ * outlier's threshold (optimizer/robust.h: ERGO__ROBUST_SIGMAS of the noise, at least
+ * ERGO__ROBUST_MIN), at most a quarter of them (more would be a change of the work, not stalls).
+ * One measurement is the mean of up to ONLINE_MAX_CALLS executions, and one stall (1.5-2x as
+ * long) among 8 put it 12 % off: the checks after the search called that a change of the work
+ * (see baseline_moved()), and a region called 40 times per step at 2.3 % noise started its search
+ * again four times (random program 3068). */
+static void mark_stalls(const ergo__policy *p, const online_region * or, unsigned char *stall) {
   const online_priv *o = p->priv;
-  int n = or->agg_n < ONLINE_MAX_CALLS ? or->agg_n : ONLINE_MAX_CALLS;
-  if (n < 4 || n != or->agg_n) return;
+  int n = or->agg_n, off = 0;
+  if (n < 4) return;
   double lt[ONLINE_MAX_CALLS];
   for (int i = 0; i < n; i++) lt[i] = or->agg_x[i][1] > 0 ? log(or->agg_x[i][1]) : 0;
   double med = ergo__median_small(lt, n),
          lim = fmax(ERGO__ROBUST_MIN,
                     ERGO__ROBUST_SIGMAS * fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)));
-  int off = 0;
-  for (int i = 0; i < n; i++) off += lt[i] - med > lim;
-  if (!off || off > n / 4) return;
-  for (int i = 0; i < n; i++) {
-    if (!(lt[i] - med > lim)) continue;
-    double w = or->agg_x[i][0];
-    sum[0] -= w;
-    for (int k = 1; k < 4; k++) sum[k] -= w * or->agg_x[i][k];
-  }
+  for (int i = 0; i < n; i++) off += stall[i] = lt[i] - med > lim;
+  if (off > n / 4) memset(stall, 0, (size_t)n);
 }
 
 /* The step's executions gathered so far are one measurement: their mean, stalls set aside. */
@@ -611,8 +621,10 @@ static void measured(ergo__policy *p, online_region * or) {
   if (! or->agg_n) return;
   /* The step's time and energy over its work, scaled to the region's first work as each of them
    * is (a mean of per-work figures would weigh a small call as much as a large one). */
-  double sum[4] = { or->agg_w, or->agg_t, or->agg_e, or->agg_r};
-  without_stalls(p, or, sum);
+  unsigned char stall[ONLINE_MAX_CALLS] = {0};
+  double sum[4];
+  mark_stalls(p, or, stall);
+  agg_sums(or, stall, sum);
   ergo__measure m = {sum[1] / sum[0], sum[2] / sum[0], sum[3] / sum[0]};
   measure_one(p, or, & or->agg_cfg, &m, or->agg_n, or->agg_mixed, or->agg_chosen);
 }
@@ -633,22 +645,14 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
     if (r->call > 0 && r->call < ONLINE_MAX_CALLS) return;
     or->agg_open = 1;
     or->agg_n = or->agg_mixed = 0;
-    or->agg_t = or->agg_e = or->agg_r = or->agg_w = 0;
     or->agg_cfg = *applied;
     or->agg_chosen = chosen;
   } else if (memcmp(& or->agg_cfg, applied, sizeof *applied) != 0) {
     or->agg_mixed = 1;
   }
-  double w = r->work > 0 && isfinite(r->work) ? r->work : 1;
-  if (or->agg_n < ONLINE_MAX_CALLS) {
-    double *x = or->agg_x[or->agg_n];
-    x[0] = w, x[1] = m->time_s, x[2] = m->energy_j, x[3] = m->resource;
-  }
-  or->agg_n++;
-  or->agg_w += w;
-  or->agg_t += w * m->time_s;
-  or->agg_e += w * m->energy_j;
-  or->agg_r += w * m->resource;
+  double *x = or->agg_x[or->agg_n++]; /* fewer than ONLINE_MAX_CALLS: measured at that many */
+  x[0] = r->work > 0 && isfinite(r->work) ? r->work : 1;
+  x[1] = m->time_s, x[2] = m->energy_j, x[3] = m->resource;
   /* Too many calls in one step to wait for its end: measured now; one execution at a time past
    * that many calls before the first ergo_step (a run that never calls it). */
   if (or->agg_n >= (p->steps == 0 && r->call >= ONLINE_MAX_CALLS ? 1 : ONLINE_MAX_CALLS))
