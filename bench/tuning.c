@@ -570,7 +570,8 @@ static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_p
   for (int r = 0; t && tb && e && eb && r < m.nregions; r++) {
     if (tb[r] > 0) worst = fmax(worst, t[r] / tb[r]);
     if (tb[r] > 0 && getenv("BENCH_UNITS")) /* each unit's true time and energy ratios */
-      fprintf(stderr, "unit %s t=%.4f e=%.4f\n", m.regions[r].path, t[r] / tb[r], e[r] / eb[r]);
+      fprintf(stderr, "unit %s %s t=%.4f e=%.4f\n", m.policy, m.regions[r].path, t[r] / tb[r],
+              e[r] / eb[r]);
   }
   free(t);
   free(tb);

@@ -38,7 +38,8 @@ add_test(NAME bench_tuning_random_smoke COMMAND ${ERGO_EXPECT}
 add_test(NAME bench_tuning_random_no_counter COMMAND ${ERGO_EXPECT}
   "--match=(^|\n)SIMULATED [^\n]*random programs and nodes without a work counter[^\n]*\n"
   "--match=ran 5 times in a step at different sizes [^\n]*no measure of its work: each call of a step is tuned as its own unit, 'Global/r0#1' to 'Global/r0#5'"
-  "--match=\nunit Global/r0#5 t=[0-9.]+ e=[0-9.]+\n"
+  "--match=\nunit sweep Global/r0#5 t=[0-9.]+ e=[0-9.]+\n"
+  "--match=\nunit online Global/r0#[1-5] t=[0-9.]+ e=[0-9.]+\n"
   "--match=\nrandom_programs=1 failing_programs=[01] "
   -- env BENCH_UNITS=1 $<TARGET_FILE:ergo-bench-tuning-random> --random 1 --seed 3 --no-counter --verbose)
 # One program whose failure a rule fixed, judged on that alone (its final choice, not a figure):
