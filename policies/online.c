@@ -109,18 +109,15 @@ typedef struct online_priv {
 
 /* The grid of the space: one dimension per knob slot (an absent knob is a
  * single point, not searched), the baseline as start, threads on a log scale. */
-static int grid_of(const ergo__space *s, ergo__nm_grid *g) {
-  int open = 0;
+static void grid_of(const ergo__space *s, ergo__nm_grid *g) {
   memset(g, 0, sizeof *g);
   g->dims = ERGO__NKNOBS;
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     g->n[i] = s->n[i] ? s->n[i] : 1;
     for (int k = 0; k < s->n[i]; k++)
       if (s->values[i][k] == ergo__space_round(s, i, s->baseline[i])) g->start[i] = k;
-    open += s->n[i] > 1;
   }
   g->log[ERGO__KNOB_THREADS] = 1;
-  return open;
 }
 
 static void config_of(const ergo__space *s, const int *point, ergo__config *c) {
@@ -178,15 +175,11 @@ int ergo__online_budget_parse(const char *s, double *energy, double *time, int *
 }
 
 static int online_start(ergo__policy *p, char *why, size_t whylen) {
+  int rc = ergo__policy_tunable(&p->space, why, whylen);
+  if (rc) return rc;
   online_priv *o = calloc(1, sizeof *o);
   if (!o) return ERGO_ENOMEM;
-  if (!grid_of(&p->space, &o->grid)) {
-    free(o);
-    snprintf(why, whylen,
-             "no knob on this node has more than one value, so there is nothing "
-             "to tune (`ergo info` says which knobs are missing and why)");
-    return ERGO_EINVAL;
-  }
+  grid_of(&p->space, &o->grid);
   ergo__nm_options_default(&o->opt);
   o->opt.max_evals = ONLINE_BUDGET;
   o->opt.base_every = ONLINE_BASE_EVERY;

@@ -92,11 +92,6 @@ struct ergo__policy {
 
 extern const ergo__policy_ops ergo__policy_monitor;
 extern const ergo__policy_ops ergo__policy_fixed;
-/* ERGO_FIXED ("cpu=1800000,threads=8": the knob table's keys, any subset) as a config on space:
- * values rounded to the nearest allowed one (one warning).  0, or ERGO_EINVAL with one line in
- * why. */
-int ergo__parse_fixed(const char *s, const ergo__space *space, ergo__config *c, char *why,
-                      size_t whylen);
 extern const ergo__policy_ops ergo__policy_static;
 extern const ergo__policy_ops ergo__policy_sweep;
 extern const ergo__policy_ops ergo__policy_online;
@@ -106,6 +101,11 @@ extern const ergo__policy_ops ergo__policy_online;
  * what is not named.  0, or ERGO_EINVAL with one line in why (the defaults are then set). */
 int ergo__online_budget_parse(const char *s, double *energy, double *time, int *horizon, char *why,
                               size_t whylen);
+
+/* 0 when some knob of space has more than one value; else ERGO_EINVAL with one line in why
+ * saying there is nothing to tune (a policy that searches does not start: the run goes on as
+ * monitor, and says so). */
+int ergo__policy_tunable(const ergo__space *space, char *why, size_t whylen);
 
 /* The policy called `name` (ERGO_POLICY), or NULL. */
 const ergo__policy_ops *ergo__policy_find(const char *name);

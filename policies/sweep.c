@@ -128,10 +128,14 @@ static int schedule_length(const ergo__sweep_spec *spec) {
 }
 
 static int sweep_start(ergo__policy *p, char *why, size_t whylen) {
+  /* A node without a knob to turn: said as online says it (the run goes on as monitor), not a
+   * schedule announced and an empty model written. */
+  int rc = ergo__policy_tunable(&p->space, why, whylen);
+  if (rc) return rc;
   sweep_priv *s = calloc(1, sizeof *s);
   if (!s) return ERGO_ENOMEM;
   char warn[512];
-  int rc = ergo__sweep_parse(p->cfg->sweep, &s->spec, why, whylen);
+  rc = ergo__sweep_parse(p->cfg->sweep, &s->spec, why, whylen);
   if (!rc) rc = ergo__sweep_fit(&s->spec, &p->space, why, whylen, warn, sizeof warn);
   if (rc) {
     free(s);

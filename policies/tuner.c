@@ -156,6 +156,15 @@ const char *ergo__policy_name(int i) {
   return i >= 0 && (size_t)i < sizeof policies / sizeof *policies ? policies[i]->name : NULL;
 }
 
+int ergo__policy_tunable(const ergo__space *space, char *why, size_t whylen) {
+  for (int i = 0; i < ERGO__SPACE_DIMS; i++)
+    if (space->n[i] > 1) return 0;
+  snprintf(why, whylen,
+           "no knob on this node has more than one value, so there is nothing to tune (`ergo "
+           "info` says which knobs are missing and why)");
+  return ERGO_EINVAL;
+}
+
 /* The median of the n (1..ERGO__SIG_WINDOW) values in w. */
 static double median(const double *w, int n) {
   double v[ERGO__SIG_WINDOW];

@@ -316,3 +316,17 @@ one_warning" sh ${say_app})
 set_tests_properties(tuning_cost_sweep_short_schedule tuning_cost_online_budget_said
   tuning_cost_bad_budget PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0" FAIL_REGULAR_EXPRESSION "FAIL:")
+
+# A node with no knob to turn (ERGO_KNOBS=none): sweep says so as online does, once, and runs as
+# monitor; before, it announced a 300-execution schedule and wrote an empty model.
+foreach(pol sweep online)
+  add_test(NAME tuning_say_nothing_to_tune_${pol} COMMAND ${ERGO_EXPECT}
+    "--match=^ergo: warning: ERGO_POLICY=${pol}: no knob on this node has more than one value, so there is nothing to tune \\(`ergo info` says which knobs are missing and why\\); running as monitor \\(changes nothing\\)\ntune_cases: 3 steps done\n$"
+    -- sh -c "${say_lib}
+app=$1; rm -f none_${pol}.json
+ERGO_KNOBS=none ERGO_POLICY=${pol} ERGO_MODEL=none_${pol}.json run ${pol} --steps 3
+one_warning
+[ ! -e none_${pol}.json ] || { echo 'FAIL: a model was written'; exit 1; }" sh ${say_app})
+  set_tests_properties(tuning_say_nothing_to_tune_${pol} PROPERTIES WORKING_DIRECTORY ${say_dir}
+    ENVIRONMENT "${say_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
+endforeach()
