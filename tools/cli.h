@@ -35,6 +35,12 @@ extern const char *ergo_cli_argv0;
 int ergo_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name,
                    const char **value);
 
+/* One line on stderr, "cmd: " and the message (stdout flushed first, so the line comes after what
+ * the command printed); returns rc, so that `return ergo_cli_say(ERGO_CLI_FAIL, ...)` ends a
+ * command with its exit code. */
+__attribute__((format(printf, 3, 4))) int ergo_cli_say(int rc, const char *cmd, const char *fmt,
+                                                       ...);
+
 /* The machine's topology from hwloc: {"packages":N,"cores":N,"pus":N,
  * "numa_nodes":N,"allowed_cpus":"0-1"}, or {"error":"..."} when it cannot be
  * read.  Never NULL unless out of memory. */

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +45,8 @@ static void demo_usage(FILE *out) {
           DEMO_STEPS);
 }
 
-__attribute__((format(printf, 1, 2))) static int failure(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fflush(stdout);
-  fprintf(stderr, "ergo demo: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return ERGO_CLI_FAIL;
-}
+/* One line on stderr naming the command; the exit code of a failure. */
+#define failure(...) ergo_cli_say(ERGO_CLI_FAIL, "ergo demo", __VA_ARGS__)
 
 /* One run of the story. */
 typedef struct demo_run {

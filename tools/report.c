@@ -17,7 +17,6 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,15 +70,8 @@ static void report_usage(FILE *out) {
           "says which and why), 2 for a usage error.\n");
 }
 
-__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, CMD ": ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return ERGO_CLI_FAIL;
-}
+/* One line on stderr naming the command; the exit code of a failure. */
+#define fail(...) ergo_cli_say(ERGO_CLI_FAIL, CMD, __VA_ARGS__)
 
 /* ---- the inputs ---- */
 

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,25 +47,9 @@ static void sweep_usage(FILE *out) {
       "error.\n");
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "ergo sweep: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return ERGO_CLI_USAGE;
-}
-
-__attribute__((format(printf, 1, 2))) static int failure(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "ergo sweep: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return ERGO_CLI_FAIL;
-}
+/* One line on stderr naming the command; the exit code of a usage error, or of a failure. */
+#define usage_error(...) ergo_cli_say(ERGO_CLI_USAGE, "ergo sweep", __VA_ARGS__)
+#define failure(...) ergo_cli_say(ERGO_CLI_FAIL, "ergo sweep", __VA_ARGS__)
 
 /* ---- the node: its knob values, as the application will see them ---- */
 
