@@ -579,10 +579,9 @@ typedef struct {
   double q_time_s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
   int nranks, ranks_ran;
 } ergo__section_fig;
-/* Every section made since ergo_init, in creation order, destroyed ones too (merged over the
- * ranks on rank 0 at the end of an MPI job): *out malloc'd (free it), NULL when none (or no
- * memory); returns the count. */
-ERGO__HIDDEN size_t ergo__sections_take(ergo__section_fig **out);
+/* Every section this process made since ergo_init, in creation order, destroyed ones too:
+ * *out malloc'd (free it), NULL when none (or no memory); returns the count. */
+ERGO__HIDDEN size_t ergo__sections_local(ergo__section_fig **out);
 /* Forget every section and the meter (ergo_finalize, after the reports). */
 ERGO__HIDDEN void ergo__sections_reset(void);
 /* A section's figures as a snapshot node without children (name borrowed from f), so reports
@@ -596,8 +595,9 @@ ERGO__HIDDEN void ergo__section_snap(const ergo__section_fig *f, ergo__snap *out
 typedef int (*ergo__section_meter_fn)(void *ctx, uint64_t t, double *out, uint64_t *unsure);
 /* The runtime hands the sections the energy layer's (qi < 0 or fn NULL: none). */
 ERGO__HIDDEN void ergo__sections_meter(int qi, ergo__section_meter_fn fn, void *ctx);
-/* The merged job's sections (merge.c): their count, or -1 when there is no merged report. */
-ERGO__HIDDEN long ergo__merged_sections(const ergo__section_fig **secs);
+/* The sections a report shows (merge.c): the merged job's, on rank 0 at the end of an MPI job,
+ * else this process's (ergo__sections_local); as ergo__sections_local returns them. */
+ERGO__HIDDEN size_t ergo__sections_take(ergo__section_fig **out);
 
 /* ---- machine-readable reports (report_json.c; used by Hatchet and CSV too) ---- */
 /* Non-step snapshots of the trees a report shows: the main tree first, then the

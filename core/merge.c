@@ -125,7 +125,7 @@ static int pack(const ergo__snap *root, ergo__buf *b) {
   put_u64(b, (uint64_t)count_nodes(root));
   pack_node(b, root);
   ergo__section_fig *sec;
-  size_t nsec = ergo__sections_take(&sec);
+  size_t nsec = ergo__sections_local(&sec);
   put_u32(b, (uint32_t)nsec);
   for (size_t i = 0; i < nsec; i++) {
     put_str(b, sec[i].name);
@@ -605,9 +605,15 @@ static struct {
   long nsecs;
 } M;
 
-long ergo__merged_sections(const ergo__section_fig **secs) {
-  *secs = M.secs;
-  return M.have ? M.nsecs : -1;
+size_t ergo__sections_take(ergo__section_fig **out) {
+  if (!M.have) return ergo__sections_local(out);
+  /* The job's, on rank 0 at the end of an MPI job. */
+  *out = NULL;
+  ergo__section_fig *f = M.nsecs > 0 ? malloc((size_t)M.nsecs * sizeof *f) : NULL;
+  if (!f) return 0;
+  memcpy(f, M.secs, (size_t)M.nsecs * sizeof *f);
+  *out = f;
+  return (size_t)M.nsecs;
 }
 
 const ergo__snap *ergo__merged(void) { return M.have ? &M.merged : NULL; }

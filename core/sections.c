@@ -172,17 +172,8 @@ int ergo_section_destroy(unsigned id) {
   return 0;
 }
 
-size_t ergo__sections_take(ergo__section_fig **out) {
+size_t ergo__sections_local(ergo__section_fig **out) {
   *out = NULL;
-  const ergo__section_fig *merged;
-  long nm = ergo__merged_sections(&merged);
-  if (nm >= 0) { /* the job's, on rank 0 at the end of an MPI job */
-    ergo__section_fig *f = nm ? malloc((size_t)nm * sizeof *f) : NULL;
-    if (!f) return 0;
-    memcpy(f, merged, (size_t)nm * sizeof *f);
-    *out = f;
-    return (size_t)nm;
-  }
   uint64_t now = ergo__report_now();
   pthread_mutex_lock(&sec_lock);
   size_t n = nsecs;
