@@ -54,7 +54,6 @@ static int open_one(ergo__knob *k, int slot, char *why, size_t whylen) {
 
 int ergo__knobs_start(const char *which, int sim) {
   K.simulated = sim;
-  ergo__settings_own();
   if (!which) which = "auto";
   if (strcmp(which, "none") == 0) return 0;
   int rc = 0;

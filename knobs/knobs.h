@@ -40,8 +40,9 @@ int ergo__settings_push(const int64_t want[ERGO__NKNOBS]);
 int ergo__settings_pop(void);
 /* Unwind to the bottom (the machine's original values). */
 void ergo__settings_reset(void);
-/* The calling thread (ergo_init's) owns the settings stack: ergo_setting_push/pop from any
- * other thread is refused with one error line. */
+/* The calling thread (ergo_init's, before ergo__knobs_start) owns the settings stack:
+ * ergo_setting_push/pop from any other thread is refused with one error line.  Until a thread
+ * owns it, any may push and pop. */
 void ergo__settings_own(void);
 /* Every knob's files were written back (before an exec that then failed): forget the saved
  * originals and the values in force, so that the next change saves them again to a new state

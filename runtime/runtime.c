@@ -270,6 +270,7 @@ int ergo_init(const ergo_config *user) {
   /* Knobs that do not open are absent; only named ones warn. */
   const ergo_config *own = ergo__core_config(); /* the same, with strings the core owns */
   ergo__threads_ceiling(own->threads_max);      /* before the threads knob opens */
+  ergo__settings_own();                         /* ergo_init's thread pushes and pops */
   ergo__knobs_start(own->knobs, sim);
   ergo__tuner_start(own, sim);
   /* Energy is an addition: without a meter the run measures time and goes on. */
