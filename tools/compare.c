@@ -54,17 +54,8 @@ static const json_t *energy_of(const json_t *node) {
   return json_is_object(e) && json_is_number(json_object_get(e, "total")) ? e : NULL;
 }
 
-/* One line naming the file and what is wrong with it. */
-__attribute__((format(printf, 3, 4))) static int bad(const char *cmd, const char *file,
-                                                     const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: '%s': ", cmd, file);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return -1;
-}
+/* One line naming the file and what is wrong with it; -1. */
+#define bad(cmd, file, fmt, ...) ergo_cli_say(-1, (cmd), "'%s': " fmt, (file), __VA_ARGS__)
 
 /* Every node of the tree under its path (the first in tree order when a report repeats one). */
 static void index_nodes(json_t *index, const json_t *node) {
