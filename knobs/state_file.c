@@ -16,37 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int ergo__state_proc_stat(long pid, char *state, long long *starttime) {
-  char path[64], buf[1024];
-  if (pid == 0)
-    snprintf(path, sizeof path, "/proc/self/stat");
-  else
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return -1;
-  buf[n] = '\0';
-  /* The command name (field 2) may hold spaces and parentheses: count from the last ')'. */
-  char *p = strrchr(buf, ')');
-  if (!p) return -1;
-  p++;
-  for (int field = 3; field <= 22; field++) {
-    while (*p == ' ') p++;
-    if (!*p) return -1;
-    if (field == 3) *state = *p;
-    if (field == 22) {
-      char *end;
-      errno = 0;
-      *starttime = strtoll(p, &end, 10);
-      return errno || end == p ? -1 : 0;
-    }
-    while (*p && *p != ' ') p++;
-  }
-  return -1;
-}
-
 static json_t *state_doc(void) {
   char host[256] = "", exe[PATH_MAX] = "";
   if (gethostname(host, sizeof host) != 0) host[0] = '\0';

@@ -10,8 +10,10 @@
  *   state_signal.c        the restore paths nobody calls: fatal signals and atexit
  *   state_restore.c       writing originals back (async-signal-safe), and restoring this process
  *   state_restore_dead.c  `ergo restore`: the state files of processes that died
- *   state_claim.c         claims: which live process tunes a sysfs directory, and taking over
- *                         from one that is gone */
+ *   state_owner.c         who holds what: this process's identity, claim files and whether
+ *                         their owner runs, the directory's lock (calls none of the others)
+ *   state_claim.c         taking a claim on a sysfs directory, and taking over from an owner
+ *                         that is gone */
 #ifndef ERGO_KNOBS_STATE_INTERNAL_H
 #define ERGO_KNOBS_STATE_INTERNAL_H
 
@@ -98,20 +100,13 @@ const char *ergo__state_shown(const char *s, size_t len, char *buf, size_t n);
 /* The state directory into buf (created if missing): 0, or -1 with why. */
 int ergo__state_pick_dir(char *buf, size_t n, char *why, size_t whylen);
 
-/* ---- state_file.c ---- */
-
-/* Fields 3 (state) and 22 (start time in clock ticks since boot) of /proc/<pid>/stat (pid 0:
- * this process): a pid with another start time is another process that got the number again.
- * 0 or -1. */
-int ergo__state_proc_stat(long pid, char *state, long long *starttime);
-
 /* ---- state_signal.c ---- */
 
 /* Install the restore paths: a handler for every fatal signal not already ours, and once the
  * atexit restore.  Under the lock, after publishing a table. */
 void ergo__state_arm(void);
 
-/* ---- state_claim.c ---- */
+/* ---- state_owner.c ---- */
 
 /* Who holds a claim (and the state file of a process being taken over). */
 typedef struct ergo__claim_owner {
@@ -141,13 +136,20 @@ int ergo__state_owner_alive(long pid, long long starttime, uint64_t instance);
 /* Lock the state directory (flock on it, waiting a few seconds at most): the descriptor to close,
  * or -1 with errno. */
 int ergo__state_lock_dir(const char *dir);
+/* Fields 3 (state) and 22 (start time in clock ticks since boot) of /proc/<pid>/stat (pid 0:
+ * this process): a pid with another start time is another process that got the number again.
+ * 0 or -1. */
+int ergo__state_proc_stat(long pid, char *state, long long *starttime);
+/* Remove each claim whose contents start with prefix (ours).  Async-signal-safe. */
+void ergo__state_release(char *const *claims, size_t n, const char *prefix, size_t plen);
+
+/* ---- state_claim.c ---- */
+
 /* Claim `domain` (the directory of `path`) for this process, under the directory lock.  0: ours
  * (claim gets its file's path, "" when there is no usable state directory: the commit refuses
  * then); ERGO_EBUSY: a live process holds it (*holder gets its pid, nothing said); ERGO_EIO with
  * one line said.  Under ergo__st.lock. */
 int ergo__state_claim(const char *domain, const char *path, char *claim, size_t n, long *holder);
-/* Remove each claim whose contents start with prefix (ours).  Async-signal-safe. */
-void ergo__state_release(char *const *claims, size_t n, const char *prefix, size_t plen);
 
 /* ---- state_restore_dead.c ---- */
 
