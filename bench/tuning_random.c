@@ -231,7 +231,7 @@ int main(int argc, char **argv) {
   cur = &rp;
   printf("SIMULATED (sim node; random programs and nodes%s; true, noise-free energies)\n",
          no_counter ? " without a work counter" : "");
-  int fails = 0, failing = 0, cnt[4] = {0}, n_bounded = 0, n_cost = 0;
+  int fails = 0, failing = 0, cnt[4] = {0}, n_bounded = 0, n_cost = 0, n_empty = 0;
   const char *rule_name[4] = {"final", "unit_time", "run_time", "cost"};
   double w_st_mon = 0, w_on_mon = 0, w_unit = 0, w_run = 0, w_cost_e = 0, w_cost_t = 0, w_st_or = 0,
          w_on_or = 0;
@@ -265,6 +265,19 @@ int main(int argc, char **argv) {
         rrun("static", objective, node_file, online_model, 0, 1, EVAL_STEPS, 1, &on)) {
       fprintf(stderr, "bench: a run failed (program %llu)\n", seed);
       return 1;
+    }
+    if (!(mon.time_s > 0 && mon.energy_j > 0 && mon_on.time_s > 0 && mon_on.energy_j > 0)) {
+      /* Every region a wrapper with no work (seed 2047): nothing to tune, no ratio to take.  Not
+       * counted among the programs judged; the tuned runs must have taken nothing either. */
+      n_empty++;
+      int moved = sw.time_s > 0 || on_tune.time_s > 0 || st.time_s > 0 || on.time_s > 0;
+      if (verbose || moved)
+        printf("%s seed=%llu regions=%d: no work at the baseline (monitor's run took %.3g s), "
+               "nothing to compare%s\n",
+               moved ? "FAIL empty" : "case", seed, nR, mon.time_s,
+               moved ? ": but a tuned run took time" : "");
+      fails += moved, failing += moved;
+      continue;
     }
     double eb, tb, e0, t0, eb0, tb0;
     unit_oracle(&p, &obj, 1, &e0, &t0, &eb0, &tb0);
@@ -348,9 +361,9 @@ int main(int argc, char **argv) {
          "cost=%d bounded_programs=%d worst_static_vs_monitor=%.4f worst_online_vs_monitor=%.4f "
          "worst_unit_time_vs_bound=%.4f worst_run_time_vs_bound=%.4f "
          "worst_tuning_run_energy_vs_monitor=%.4f worst_tuning_run_time_vs_monitor=%.4f "
-         "worst_static_vs_oracle=%.4f worst_online_vs_oracle=%.4f\n",
+         "worst_static_vs_oracle=%.4f worst_online_vs_oracle=%.4f empty_programs=%d\n",
          n, failing, fails, cnt[0], cnt[1], cnt[2], cnt[3], n_bounded, w_st_mon, w_on_mon, w_unit,
-         w_run, w_cost_e, w_cost_t, w_st_or, w_on_or);
+         w_run, w_cost_e, w_cost_t, w_st_or, w_on_or, n_empty);
   (void)n_cost;
   return 0;
 }

@@ -34,8 +34,14 @@ endif()
 if(ERGO_BUILD_BENCH)
 add_test(NAME bench_tuning_random_smoke COMMAND ${ERGO_EXPECT}
   "--match=(^|\n)SIMULATED [^\n]*random programs[^\n]*\n"
-  "--match=\nrandom_programs=3 failing_programs=[0-3] failures=[0-9]+ final=[0-9]+ unit_time=[0-9]+ run_time=[0-9]+ cost=[0-9]+ bounded_programs=[0-3] worst_static_vs_monitor=${bt_num} worst_online_vs_monitor=${bt_num} worst_unit_time_vs_bound=${bt_num} worst_run_time_vs_bound=${bt_num} worst_tuning_run_energy_vs_monitor=${bt_num} worst_tuning_run_time_vs_monitor=${bt_num} worst_static_vs_oracle=${bt_num} worst_online_vs_oracle=${bt_num}\n$"
+  "--match=\nrandom_programs=3 failing_programs=[0-3] failures=[0-9]+ final=[0-9]+ unit_time=[0-9]+ run_time=[0-9]+ cost=[0-9]+ bounded_programs=[0-3] worst_static_vs_monitor=${bt_num} worst_online_vs_monitor=${bt_num} worst_unit_time_vs_bound=${bt_num} worst_run_time_vs_bound=${bt_num} worst_tuning_run_energy_vs_monitor=${bt_num} worst_tuning_run_time_vs_monitor=${bt_num} worst_static_vs_oracle=${bt_num} worst_online_vs_oracle=${bt_num} empty_programs=0\n$"
   -- $<TARGET_FILE:ergo-bench-tuning-random> --random 3 --seed 1)
+# A program with no work at all (random program 2047: its one region a wrapper) is named and
+# counted apart, never judged on ratios of nothing.
+add_test(NAME bench_tuning_random_empty COMMAND ${ERGO_EXPECT}
+  "--match=\ncase seed=2047 regions=1: no work at the baseline \\(monitor's run took 0 s\\), nothing to compare\n"
+  "--match=\nrandom_programs=1 failing_programs=0 failures=0 [^\n]* empty_programs=1\n$"
+  -- $<TARGET_FILE:ergo-bench-tuning-random> --random 1 --seed 2047 --verbose)
 # Nodes without a work counter (as ergo's real nodes): a region called at several sizes per step
 # is split into units PATH#n, and the bench judges each unit's own setting on its own call.
 add_test(NAME bench_tuning_random_no_counter COMMAND ${ERGO_EXPECT}
