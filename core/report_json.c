@@ -33,7 +33,8 @@
  *   ("significance": how a tuning policy judged the region, {"judged": true when it was tuned on
  *    its own, "reason": why (a sentence), "mean_s": the own time per execution it was judged on
  *    (the median of the last 3), "work": where its work per execution came from, "units"
- *    (ergo_region_work), "counter" (the sim node's modelled work) or "none"}; null when no
+ *    (ergo_region_work), "counter" (the sim node's modelled work, or instructions retired under
+ *    ERGO_WORK=instructions) or "none"}; null when no
  *    tuning policy ran.  Added within version 2.)
  *   ("setting": the knob values the tuner applied to the region, named as in the tuning model
  *    ({"core_khz":1800000,"threads":8,"varied":false}; varied: its executions ran under several,

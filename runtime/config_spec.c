@@ -485,6 +485,11 @@ const ergo__config_row ergo__config_spec[] = {
      ELSEWHERE("policies/tuner.c"),
      .help = "seconds between sweep/online progress lines (default 10; 0 = off; step = every "
              "ergo_step)"},
+    {.var = "ERGO_WORK",
+     ELSEWHERE("runtime/pipeline.c"),
+     .help = "the work counter each execution is divided by: auto (default: the sim node's "
+             "modelled work; none on a real node), instructions (instructions retired, perf), "
+             "none"},
     {.var = "ERGO_RETUNE",
      ELSEWHERE("policies/tuner.c"),
      .help = "sweep and online search again (static warns) when a region's time per unit of "

@@ -14,6 +14,7 @@
 
 #include "core/internal.h"
 #include "energy/energy.h"
+#include "energy/work_counter.h"
 #include "ergo.h"
 #include "knobs/table.h"
 #include "policies/tuner.h"
@@ -33,6 +34,13 @@
 #define SAVE_VAR "ERGO_SAVE_EVERY"
 #define SAVE_DEFAULT_S 60.0
 
+/* ERGO_WORK: the platform's work counter the tuner divides each execution by.  auto (the default):
+ * the sim node's modelled work on the sim node, none on a real node; instructions: instructions
+ * retired (energy/work_counter.c) on a real node; none: no counter, on the sim node too (work is
+ * then measured only by ergo_region_work). */
+#define WORK_VAR "ERGO_WORK"
+enum { WORK_AUTO, WORK_NONE, WORK_INSTRUCTIONS };
+
 /* Each layer's per-region state, in the pipeline's one region slot. */
 typedef struct record {
   void *tuner, *energy;
@@ -43,6 +51,8 @@ static struct {
   int attached, slot;
   int tune, meter; /* which layers take part */
   record *records;
+  int work;             /* ERGO_WORK, as the run uses it */
+  int work_level;       /* the deepest level tuned (ERGO_ENERGY_LEVEL): the counter is read there */
   int saver, save_slot; /* the ERGO_SAVE_EVERY hook is attached, in this slot */
   double save_every;    /* seconds; 0 off */
   double saved_at;      /* CLOCK_MONOTONIC of the last save (or of the start) */
@@ -114,11 +124,56 @@ static record *record_at(const ergo_region *r) {
   return slot ? *slot : NULL;
 }
 
-/* The main thread's work counters now: ergo_region_work's, and the sim node's modelled work (the
- * platform's work counter; none on a real node yet). */
-static void work_now(ergo__work_sample *w) {
+/* ERGO_WORK as asked; a bad value is one warning and auto. */
+static int work_setting(void) {
+  const char *v = getenv(WORK_VAR);
+  if (!v || !*v || !strcmp(v, "auto")) return WORK_AUTO;
+  if (!strcmp(v, "none")) return WORK_NONE;
+  if (!strcmp(v, "instructions")) return WORK_INSTRUCTIONS;
+  ergo__warn("%s='%s' is not valid: expected auto (the sim node's modelled work; none on a real "
+             "node), instructions (instructions retired, counted by perf) or none; using auto",
+             WORK_VAR, v);
+  return WORK_AUTO;
+}
+
+/* The work counter the tuner uses (P.work), opened here. */
+static void work_start(void) {
+  P.work = work_setting();
+  P.work_level = ergo__core_config()->energy_level;
+  if (P.work == WORK_INSTRUCTIONS && ergo__sim()) {
+    ergo__warn("%s=instructions: the sim node counts its own modelled work, which the tuner uses "
+               "(its node description's \"work_counter\": 0 takes it away); the real "
+               "counter is for real nodes",
+               WORK_VAR);
+    P.work = WORK_AUTO;
+  }
+  if (P.work != WORK_INSTRUCTIONS) return;
+  char why[512];
+  if (ergo__work_counter_start(why, sizeof why) != 0) {
+    ergo__warn("%s=instructions: %s; the tuner goes on without a work counter", WORK_VAR, why);
+    P.work = WORK_NONE;
+    return;
+  }
+  int before = ergo__work_counter_threads_before();
+  if (before > 0)
+    ergo__warn("%s=instructions: %d other thread%s ran before ergo_init opened the counter, and "
+               "%s instructions are not counted (fix: call ergo_init before the first OpenMP "
+               "parallel region or thread)",
+               WORK_VAR, before, before == 1 ? "" : "s", before == 1 ? "its" : "their");
+  ergo__info("%s=instructions: each execution's work is the instructions retired in user space "
+             "by every thread (perf)",
+             WORK_VAR);
+}
+
+/* The main thread's work counters now: ergo_region_work's, and the platform's work counter (the
+ * sim node's modelled work, or a real node's instructions retired under ERGO_WORK=instructions). */
+static void work_now(ergo__work_sample *w, int level) {
   ergo__work_hint(&w->hint, &w->hints);
-  w->counter = ergo__sim_work_done();
+  /* A region pushed below the tuned levels (ERGO_ENERGY_LEVEL) is not tuned: no read(2) for it. */
+  w->counter = P.work == WORK_INSTRUCTIONS
+                   ? (level <= P.work_level ? ergo__work_counter_read() : -1)
+               : P.work == WORK_NONE ? -1
+                                     : ergo__sim_work_done();
 }
 
 static void enter(void *ctx, ergo_region *r, int level) {
@@ -128,7 +183,7 @@ static void enter(void *ctx, ergo_region *r, int level) {
   if (!rec) return;
   if (P.tune) {
     ergo__work_sample w;
-    work_now(&w);
+    work_now(&w, level);
     ergo__tuner_enter(r, level, &rec->tuner, &w);
   }
   if (P.meter) ergo__energy_enter(r, level, &rec->energy);
@@ -146,7 +201,7 @@ static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
     m.energy_j = ergo__energy_exit(r, level, &rec->energy, start, end);
   }
   if (P.tune) {
-    work_now(&m.work);
+    work_now(&m.work, level);
     ergo__tuner_exit(r, level, &rec->tuner, &m);
   }
 }
@@ -188,6 +243,7 @@ int ergo__pipeline_start(void) {
   P.meter = ergo__energy_reads();
   if (P.tune && !P.meter) ergo__tuner_no_meter();
   if (!P.tune && !P.meter) return saver_start();
+  if (P.tune) work_start();
   ergo_hooks h = {enter, exit_, finalize, NULL, step};
   int rc = ergo_hooks_attach(&h, &P.slot);
   if (rc) return rc;
@@ -208,6 +264,7 @@ void ergo__pipeline_stop(void) {
   ergo__facts_setting_source(NULL, NULL, 0, NULL);
   ergo__facts_significance_source(NULL, NULL);
   if (P.attached) ergo_hooks_detach(P.slot);
+  ergo__work_counter_stop();
   if (P.saver) ergo_hooks_detach(P.save_slot);
   while (P.records) {
     record *next = P.records->next;

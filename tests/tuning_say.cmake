@@ -12,6 +12,7 @@ set(say_env "ERGO_PLATFORM=sim;ERGO_REPORT=none;ERGO_REPORT_STEPS=none;ERGO_BALA
 set(say_lib [=[
 run() { name=$1; shift; out=$("$app" "$@" 2>&1) || { echo "FAIL: $name exited $?: $out"; exit 1; }; printf '%s\n' "$out"; }
 one_warning() { n=$(printf '%s\n' "$out" | grep -c 'warning:'); [ "$n" = 1 ] || { echo "FAIL: $n warning lines, not 1"; exit 1; }; }
+one_work() { n=$(printf '%s\n' "$out" | grep -c 'warning: ERGO_WORK'); [ "$n" = 1 ] || { echo "FAIL: $n ERGO_WORK warnings, not 1"; exit 1; }; }
 ]=])
 
 # A model of another program: static names its first region and this program's, and the fix.
@@ -110,6 +111,33 @@ app=$1; rm -f bad.json
 ERGO_POLICY=online ERGO_MODEL=bad.json ERGO_TUNE_PROGRESS=often run online --steps 41
 one_warning" sh ${say_app})
 
+# ERGO_WORK (issue 14, item 1b): a bad value is one warning naming it and the values; none takes
+# the sim node's work counter away (the report says the region's work measure is none, where it
+# is the counter by default); instructions on the sim node is one warning (the node counts its
+# own work).
+add_test(NAME tuning_work_choice COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_WORK='cycles' is not valid: expected auto \\(the sim node's modelled work; none on a real node\\), instructions \\(instructions retired, counted by perf\\) or none; using auto\n"
+  "--match=ergo: warning: ERGO_WORK=instructions: the sim node counts its own modelled work, which the tuner uses"
+  -- sh -c "${say_lib}
+app=$1; rm -f w.json w-auto.json w-none.json
+ERGO_POLICY=online ERGO_MODEL=w.json ERGO_WORK=cycles run online --steps 3
+one_work
+ERGO_POLICY=online ERGO_MODEL=w.json ERGO_WORK=instructions run online --steps 3
+one_work
+ERGO_POLICY=online ERGO_MODEL=w.json ERGO_REPORT_JSON=w-auto.json run online --steps 3 >/dev/null
+ERGO_POLICY=online ERGO_MODEL=w.json ERGO_WORK=none ERGO_REPORT_JSON=w-none.json run online --steps 3 >/dev/null
+grep -q '\"work\": \"counter\"' w-auto.json || { echo 'FAIL: the default run measured no work by the counter'; exit 1; }
+grep -q '\"work\": \"counter\"' w-none.json && { echo 'FAIL: ERGO_WORK=none still used the counter'; exit 1; }
+grep -q '\"work\": \"none\"' w-none.json || { echo 'FAIL: ERGO_WORK=none: no region says work none'; exit 1; }
+exit 0" sh ${say_app})
+# On this machine (not the sim node): instructions retired where perf counts them (one info line
+# says so), else one warning that says why and the fix, and the run goes on tuning on time.
+add_test(NAME tuning_work_instructions_real COMMAND ${ERGO_EXPECT}
+  "--match=ergo: (warning: ERGO_WORK=instructions: perf [^\n]*fix: [^\n]*; the tuner goes on without a work counter|ERGO_WORK=instructions: each execution's work is the instructions retired in user space by every thread \\(perf\\))\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f wi.json
+ERGO_POLICY=online ERGO_OBJECTIVE=time ERGO_ENERGY=none ERGO_MODEL=wi.json ERGO_WORK=instructions run online --ms 3 --steps 3" sh ${say_app})
+
 # The fixed policy's summary: its one setting, as ERGO_FIXED takes it.
 add_test(NAME tuning_say_fixed_summary COMMAND ${ERGO_EXPECT}
   "--match=ergo: fixed: cpu=1500000 for the whole run \\(the fixed policy writes no model\\)\n"
@@ -119,9 +147,12 @@ ERGO_POLICY=fixed ERGO_FIXED=cpu=1500000 run fixed --steps 2" sh ${say_app})
 
 set(say_tests tuning_say_fixed_summary tuning_say_no_region tuning_say_foreign_model tuning_say_missing_entry tuning_say_no_significant_online
   tuning_say_no_significant_sweep tuning_say_once tuning_say_sweep_progress
-  tuning_say_online_progress tuning_say_bad_progress)
+  tuning_say_online_progress tuning_say_bad_progress tuning_work_choice)
 set_tests_properties(${say_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
+set_tests_properties(tuning_work_instructions_real PROPERTIES WORKING_DIRECTORY ${say_dir}
+  FAIL_REGULAR_EXPRESSION "FAIL:"
+  ENVIRONMENT "ERGO_REPORT=none;ERGO_REPORT_STEPS=none;ERGO_BALANCE=none;ERGO_STATE_DIR=${say_dir}/state")
 set_tests_properties(tuning_say_no_meter PROPERTIES WORKING_DIRECTORY ${say_dir}
   FAIL_REGULAR_EXPRESSION "FAIL:" ENVIRONMENT
   "ERGO_PLATFORM=real;ERGO_ENERGY=none;ERGO_KNOBS=threads;OMP_NUM_THREADS=2;ERGO_OBJECTIVE=energy;ERGO_MIN_REGION_MS=1;ERGO_POLICY=online;ERGO_MODEL=nometer.json;ERGO_REPORT=none;ERGO_REPORT_STEPS=none;ERGO_BALANCE=none;ERGO_STATE_DIR=${say_dir}/state")
