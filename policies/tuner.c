@@ -19,6 +19,10 @@
 #define ERGO__TUNER_DEPTH 256
 /* Significance: the median own time of a region's last K executions (fewer at its start). */
 #define ERGO__SIG_WINDOW 3
+/* Executions the mean own time of a significant region is taken over at the end (listed()),
+ * and the kind of listed() that asks for such regions. */
+#define LATE_N 20
+#define LISTED_SHRANK 2
 /* ERGO_TUNE_PROGRESS: seconds between progress lines by default; the word for every step. */
 #define ERGO__PROGRESS_VAR "ERGO_TUNE_PROGRESS"
 #define ERGO__PROGRESS_DEFAULT_S 10.0
@@ -54,6 +58,10 @@ typedef struct rstate {
   double win[ERGO__SIG_WINDOW];
   double robust;
   uint64_t sig_at;
+  /* Once significant: its own times per execution since (at whatever setting each ran), the last
+   * LATE_N of them in a ring, and their number (listed(), LISTED_SHRANK). */
+  double late[LATE_N];
+  long late_n;
   /* Like for like: time and energy per unit of the execution's work (policies/work.h). */
   ergo__work_norm norm;
   int work_src; /* the source of the last normalised execution (ERGO__WORK_*) */
@@ -508,6 +516,10 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       }
     }
   }
+  if (rs->significant && !T.node) {
+    rstate *st = f->rs;
+    st->late[st->late_n++ % LATE_N] = xt > 0 ? xt : 0;
+  }
   if (e >= 0) T.energy_seen = 1;
   /* A region's config governs its own code and every child too short to carry
    * one of its own, so that is what it is measured on: only significant
@@ -792,15 +804,31 @@ static int learns(void) {
   return T.pol.ops == &ergo__policy_sweep || T.pol.ops == &ergo__policy_online;
 }
 
-static int by_robust(const void *a, const void *b) {
-  const rstate *x = *(const rstate *const *)a, *y = *(const rstate *const *)b;
-  return x->robust < y->robust ? 1 : x->robust > y->robust ? -1 : strcmp(x->pub.path, y->pub.path);
+/* The figure a listed region is shown and sorted by. */
+static double listed_s(const rstate *s, int judged) {
+  if (judged != LISTED_SHRANK) return s->robust;
+  double sum = 0;
+  for (int i = 0; i < LATE_N; i++) sum += s->late[i];
+  return sum / LATE_N;
 }
 
-/* A region shown in the end-of-run lines: below the threshold on the window (judged 1) or never
- * judged (judged 0: it ran only under an enclosing tuned region, with no measure of its work). */
+static int sort_judged;
+static int by_robust(const void *a, const void *b) {
+  const rstate *x = *(const rstate *const *)a, *y = *(const rstate *const *)b;
+  double u = listed_s(x, sort_judged), v = listed_s(y, sort_judged);
+  return u < v ? 1 : u > v ? -1 : strcmp(x->pub.path, y->pub.path);
+}
+
+/* A region shown in the end-of-run lines: below the threshold on the window (judged 1), never
+ * judged (judged 0: it ran only under an enclosing tuned region, with no measure of its work),
+ * or (judged LISTED_SHRANK) tuned, but its own time per execution since fell below half the
+ * threshold over its last LATE_N executions or more. */
 static int listed(const rstate *s, int judged) {
-  if (!s->pub.executions || !strchr(s->pub.path, '/') || s->pub.significant) return 0;
+  if (!s->pub.executions || !strchr(s->pub.path, '/')) return 0;
+  if (judged == LISTED_SHRANK)
+    return s->pub.significant && !T.node && s->late_n >= LATE_N &&
+           listed_s(s, judged) < T.min_s / 2;
+  if (s->pub.significant) return 0;
   return judged == (T.node || s->judged_n > 0);
 }
 
@@ -815,11 +843,12 @@ static size_t list_of(ergo__buf *b, int judged, int with_ms) {
   size_t k = 0;
   for (rstate *s = T.states; s; s = s->next)
     if (listed(s, judged)) v[k++] = s;
+  sort_judged = judged;
   qsort(v, n, sizeof *v, by_robust);
   enum { SHOWN = 8 };
   for (size_t i = 0; i < n && i < SHOWN; i++) {
     char item[512];
-    double ms = v[i]->robust * 1e3;
+    double ms = listed_s(v[i], judged) * 1e3;
     int len = with_ms ? snprintf(item, sizeof item, "%s'%s' %.*f ms", i ? ", " : "", v[i]->pub.path,
                                  ms >= 10 ? 1 : 3, ms)
                       : snprintf(item, sizeof item, "%s'%s'", i ? ", " : "", v[i]->pub.path);
@@ -851,6 +880,16 @@ static void not_significant(void) {
                n, n == 1 ? "" : "s",
                T.node ? "the node's slowest rank over the last step" : "median of the last 3",
                T.min_s * 1e3, b.p);
+  free(b.p);
+  memset(&b, 0, sizeof b);
+  n = list_of(&b, LISTED_SHRANK, 1);
+  if (n)
+    ergo__info("%zu tuned region%s ran below half ERGO_MIN_REGION_MS=%g ms per execution once "
+               "judged significant (own time, mean of %s last %d: %s work shrank, or a "
+               "child tuned on its own took it); tuned still, as a region once significant "
+               "stays so: %s",
+               n, n == 1 ? "" : "s", T.min_s * 1e3, n == 1 ? "its" : "their", LATE_N,
+               n == 1 ? "its" : "their", b.p);
   free(b.p);
   memset(&b, 0, sizeof b);
   n = list_of(&b, 0, 0);

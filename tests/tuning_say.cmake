@@ -214,8 +214,16 @@ case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
     -- sh -c "${say_lib}
 app=$1; rm -f small-${policy}.json
 ERGO_POLICY=${policy} ERGO_MODEL=small-${policy}.json run ${policy} --small 5 --steps 45" sh ${say_app})
+  # 300 ms at the start, shrinking to 6 ms at the end: tuned from the start, and said at the end
+  # to have shrunk below half the threshold (tuned still).
+  add_test(NAME tuning_significance_shrank_${policy} COMMAND ${ERGO_EXPECT}
+    "--match=\nergo: 1 tuned region ran below half ERGO_MIN_REGION_MS=100 ms per execution once judged significant \\(own time, mean of its last 20: its work shrank, or a child tuned on its own took it\\); tuned still, as a region once significant stays so: 'Global/phase_solve' [34][0-9]\\.[0-9] ms\n"
+    -- sh -c "${say_lib}
+app=$1; rm -f shrank-${policy}.json
+ERGO_POLICY=${policy} ERGO_MODEL=shrank-${policy}.json run ${policy} --ms 300 --grow 0.02 --steps 90" sh ${say_app})
   list(APPEND sig_tests tuning_significance_nested_${policy} tuning_significance_first_short_${policy}
-    tuning_significance_grows_${policy} tuning_significance_small_named_${policy})
+    tuning_significance_grows_${policy} tuning_significance_small_named_${policy}
+    tuning_significance_shrank_${policy})
 endforeach()
 set_tests_properties(${sig_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=12" FAIL_REGULAR_EXPRESSION "FAIL:")
