@@ -1,5 +1,7 @@
-/* info.c - ergo_energy_info_json(): every energy backend, whether it opens here, and why not. */
+/* info.c - ergo_energy_info_json(): every energy backend, whether it opens here, and why not; and
+ * whether the work counter ERGO_WORK=instructions reads (instructions retired) opens. */
 #include "energy/meter.h"
+#include "energy/work_counter.h"
 
 #include "ergo.h"
 
@@ -74,6 +76,13 @@ char *ergo_energy_info_json(void) {
   }
   json_object_set_new(root, "sources", sources);
   json_object_set_new(root, "auto", auto_pick ? json_string(auto_pick) : json_null());
+  char why[512] = "";
+  int work = ergo__work_counter_probe(why, sizeof why) == 0;
+  json_t *w = json_object();
+  json_object_set_new(w, "name", json_string("instructions"));
+  json_object_set_new(w, "available", json_boolean(work));
+  if (!work) json_object_set_new(w, "reason", json_string(why));
+  json_object_set_new(root, "work_counter", w);
   /* 15 significant digits print a range of 262143328850 uJ as 262143.32885, not ...85000001. */
   char *s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
   json_decref(root);

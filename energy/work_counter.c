@@ -65,8 +65,9 @@ static void say_why(int err, uint32_t type, char *why, size_t n) {
     snprintf(why, n, "perf could not count %s (%s)", what, strerror(err));
 }
 
-int ergo__work_counter_open(uint32_t type, uint64_t config, char *why, size_t n) {
-  ergo__work_counter_stop();
+/* A counter of (type, config) for this thread and the threads it creates from now on: its
+ * descriptor, or -1 with why said. */
+static int open_event(uint32_t type, uint64_t config, char *why, size_t n) {
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);
   a.size = sizeof a;
@@ -76,20 +77,30 @@ int ergo__work_counter_open(uint32_t type, uint64_t config, char *why, size_t n)
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
   a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-  int before = threads_now();
-  long r = syscall(SYS_perf_event_open, &a, 0 /* this process */, -1 /* any CPU */, -1,
+  long r = syscall(SYS_perf_event_open, &a, 0 /* this thread */, -1 /* any CPU */, -1,
                    PERF_FLAG_FD_CLOEXEC);
-  if (r < 0) {
-    say_why(errno, type, why, n);
-    return -1;
-  }
-  fd = (int)r;
+  if (r < 0) say_why(errno, type, why, n);
+  return r < 0 ? -1 : (int)r;
+}
+
+int ergo__work_counter_open(uint32_t type, uint64_t config, char *why, size_t n) {
+  ergo__work_counter_stop();
+  int before = threads_now();
+  fd = open_event(type, config, why, n);
+  if (fd < 0) return -1;
   threads_before = before > 1 ? before - 1 : 0;
   if (ergo__work_counter_read() < 0) {
     snprintf(why, n, "perf opened the counter but reading it failed (%s)", strerror(errno));
     ergo__work_counter_stop();
     return -1;
   }
+  return 0;
+}
+
+int ergo__work_counter_probe(char *why, size_t n) {
+  int f = open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, why, n);
+  if (f < 0) return -1;
+  close(f);
   return 0;
 }
 

@@ -12,6 +12,9 @@
 int ergo__work_counter_open(uint32_t type, uint64_t config, char *why, size_t n);
 /* Instructions retired (PERF_COUNT_HW_INSTRUCTIONS) for ERGO_WORK=instructions. */
 int ergo__work_counter_start(char *why, size_t n);
+/* Whether ergo__work_counter_start would open here (`ergo info`): 0, or -1 with why; the counter
+ * in use, if any, is left alone. */
+int ergo__work_counter_probe(char *why, size_t n);
 /* The count so far over every counted thread, in units of 1e9 (scaled up where the kernel
  * multiplexed the counter); -1 when none is open or the read failed. */
 double ergo__work_counter_read(void);

@@ -10,6 +10,7 @@ set(ERGO_CLI $<TARGET_FILE:ergo-cli>)
 # This machine, whatever it has: every source gets a line, in auto's order, then auto's verdict.
 add_test(NAME tool_info_vm COMMAND ${ERGO_EXPECT}
   "--match=Topology.*packages +[1-9].*this process may use CPUs [0-9].*Energy sources:\n  powercap +(un)?available: [^\n]+\n.*  perf +(un)?available: .*  papi +(un)?available: .*  estimate +available \\(ESTIMATE\\): cpu-estimate \\(never wraps\\)\nauto( would use: (powercap|perf|papi)|: no energy meter. ergo measures time only)"
+  "--match=\nWork counter \\(ERGO_WORK=instructions; not on by default\\):\n  instructions (available: instructions retired in user space, every thread \\(perf\\)|unavailable: [^\n]*fix: [^\n]*)\nKnobs:\n"
   -- ${ERGO_CLI} info)
 
 # A RAPL node: the powercap meter finds package-0 and dram-0 with the kernel's ranges, and auto
@@ -33,7 +34,7 @@ set_tests_properties(tool_info_denied PROPERTIES SKIP_RETURN_CODE 77)
 
 # --json is one parseable document with the topology and the energy sources.
 add_test(NAME tool_info_json COMMAND ${ERGO_EXPECT}
-  "--json=energy/auto=powercap|energy/sources/0/name=powercap|energy/sources/0/available=ON|energy/sources/0/domains/0/name=package-0|energy/sources/0/domains/1/name=dram-0|energy/sources/3/label=ESTIMATE|topology/pus|topology/allowed_cpus"
+  "--json=energy/auto=powercap|energy/sources/0/name=powercap|energy/sources/0/available=ON|energy/sources/0/domains/0/name=package-0|energy/sources/0/domains/1/name=dram-0|energy/sources/3/label=ESTIMATE|energy/work_counter/name=instructions|energy/work_counter/available|topology/pus|topology/allowed_cpus"
   "--match=\"max_range_j\": 262143\\.32885\n"
   -- ${ERGO_UNDER_RAPL} -- ${ERGO_CLI} info --json)
 set_tests_properties(tool_info_json PROPERTIES SKIP_RETURN_CODE 77)

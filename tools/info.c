@@ -105,6 +105,23 @@ static void print_energy(const json_t *e) {
            "CPU-time estimate)\n");
 }
 
+/* The work counter ERGO_WORK=instructions would read. */
+static void print_work(const json_t *e) {
+  const json_t *w = json_object_get(e, "work_counter");
+  if (!w) return;
+  printf("Work counter (ERGO_WORK=instructions; not on by default):\n");
+  static const char name[] = "instructions";
+  printf("%*s%s ", INDENT, "", name);
+  if (json_is_true(json_object_get(w, "available"))) {
+    printf("available: instructions retired in user space, every thread (perf)\n");
+    return;
+  }
+  const char *why = json_string_value(json_object_get(w, "reason"));
+  printf("unavailable: ");
+  print_indented(why ? why : "(no reason given)",
+                 INDENT + (int)strlen(name) + 1 + (int)strlen("unavailable: "));
+}
+
 /* "1000000 .. 2000000 kHz (11 values)", or "1 .. 2 threads (2 values)". */
 static void print_knob(const json_t *k) {
   const char *name = json_string_value(json_object_get(k, "name"));
@@ -172,6 +189,7 @@ static int info_run(int argc, char **argv) {
   } else {
     print_topology(topo);
     print_energy(energy);
+    print_work(energy);
     print_knobs(knobs);
     json_decref(topo);
     json_decref(energy);
