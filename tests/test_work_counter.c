@@ -38,15 +38,20 @@ static void *idle(void *arg) {
   return NULL;
 }
 
-/* The task clock of two threads started after the counter opened is in its reading: read() sums
- * the inherited counters of live and finished threads (seconds: task-clock counts nanoseconds). */
-static void test_threads_are_summed(void **state) {
-  (void)state;
+/* Open the counter on the task clock (which every Linux counts), or skip the test saying why. */
+static void open_task_clock(void) {
   char why[512] = "";
   if (ergo__work_counter_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, why, sizeof why)) {
     printf("SKIPPED: perf_event_open refuses even a software event here: %s\n", why);
     skip();
   }
+}
+
+/* The task clock of two threads started after the counter opened is in its reading: read() sums
+ * the inherited counters of live and finished threads (seconds: task-clock counts nanoseconds). */
+static void test_threads_are_summed(void **state) {
+  (void)state;
+  open_task_clock();
   double before = ergo__work_counter_read(), s = 0.05;
   assert_true(before >= 0);
   pthread_t t[2];
@@ -63,15 +68,12 @@ static void test_threads_are_summed(void **state) {
  * the threads there were without it (a sanitizer runs a thread of its own). */
 static void test_threads_before_counted(void **state) {
   (void)state;
-  char why[512] = "";
-  if (ergo__work_counter_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, why, sizeof why)) {
-    printf("SKIPPED: perf_event_open refuses even a software event here: %s\n", why);
-    skip();
-  }
+  open_task_clock();
   int alone = ergo__work_counter_threads_before();
   ergo__work_counter_stop();
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, idle, NULL), 0);
+  char why[512] = "";
   int rc = ergo__work_counter_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, why, sizeof why);
   int with = ergo__work_counter_threads_before();
   ergo__work_counter_stop();
