@@ -5,8 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Open the counter of perf event (type, config) for this process: user space only, every thread
- * created from now on included (inherited).  0, or -1 with one line in why saying what failed and
+/* Open the counter of perf event (type, config) for the calling thread and every thread created
+ * from now on (inherited; ergo_init runs on the main thread, before the program's threads): user
+ * space only.  0, or -1 with one line in why saying what failed and
  * the fix.  Opening again closes the one before.  ergo__work_counter_start() opens instructions
  * retired; the tests open a software event, which every Linux counts. */
 int ergo__work_counter_open(uint32_t type, uint64_t config, char *why, size_t n);
