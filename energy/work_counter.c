@@ -35,12 +35,6 @@ static int threads_now(void) {
 
 static void say_why(int err, uint32_t type, char *why, size_t n) {
   const char *what = type == PERF_TYPE_HARDWARE ? "instructions retired" : "the counter";
-  int paranoid = -99;
-  FILE *f = fopen(PARANOID, "r");
-  if (f) {
-    if (fscanf(f, "%d", &paranoid) != 1) paranoid = -99;
-    fclose(f);
-  }
   if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
     snprintf(why, n,
              "perf counts no %s on this machine (%s: %s); fix: run on a node that has it, "
@@ -50,13 +44,19 @@ static void say_why(int err, uint32_t type, char *why, size_t n) {
                  ? "no hardware performance counters, " CPU_PMU " is missing, as in a VM without a "
                    "virtual PMU"
                  : "the CPU's performance monitoring unit has no such event");
-  else if (err == EACCES || err == EPERM)
+  else if (err == EACCES || err == EPERM) {
+    int paranoid = -99;
+    FILE *f = fopen(PARANOID, "r");
+    if (f) {
+      if (fscanf(f, "%d", &paranoid) != 1) paranoid = -99;
+      fclose(f);
+    }
     snprintf(why, n,
              "perf refused to count %s for this process (%s; %s is %d); fix: `sysctl "
              "kernel.perf_event_paranoid=2` (counting one's own process in user space), or "
              "CAP_PERFMON",
              what, strerror(err), PARANOID, paranoid);
-  else if (err == ENOSYS)
+  } else if (err == ENOSYS)
     snprintf(why, n,
              "perf_event_open is not available (%s: a container's seccomp filter or a kernel "
              "without perf events); fix: allow perf_event_open, or leave ERGO_WORK unset",
@@ -118,7 +118,7 @@ double ergo__work_counter_read(void) {
   return count * 1e-9;
 }
 
-int ergo__work_counter_threads_before(void) { return fd >= 0 ? threads_before : 0; }
+int ergo__work_counter_threads_before(void) { return threads_before; } /* 0 once stopped */
 
 void ergo__work_counter_stop(void) {
   if (fd >= 0) close(fd);

@@ -52,7 +52,7 @@ static struct {
   int tune, meter; /* which layers take part */
   record *records;
   int work;             /* ERGO_WORK, as the run uses it */
-  int work_level;       /* the deepest level tuned (ERGO_ENERGY_LEVEL): the counter is read there */
+  int tune_level;       /* the deepest level the tuner takes (ERGO_ENERGY_LEVEL) */
   int saver, save_slot; /* the ERGO_SAVE_EVERY hook is attached, in this slot */
   double save_every;    /* seconds; 0 off */
   double saved_at;      /* CLOCK_MONOTONIC of the last save (or of the start) */
@@ -139,7 +139,6 @@ static int work_setting(void) {
 /* The work counter the tuner uses (P.work), opened here. */
 static void work_start(void) {
   P.work = work_setting();
-  P.work_level = ergo__core_config()->energy_level;
   if (P.work == WORK_INSTRUCTIONS && ergo__sim()) {
     ergo__warn("%s=instructions: the sim node counts its own modelled work, which the tuner uses "
                "(its node description's \"work_counter\": 0 takes it away); the real "
@@ -167,13 +166,11 @@ static void work_start(void) {
 
 /* The main thread's work counters now: ergo_region_work's, and the platform's work counter (the
  * sim node's modelled work, or a real node's instructions retired under ERGO_WORK=instructions). */
-static void work_now(ergo__work_sample *w, int level) {
+static void work_now(ergo__work_sample *w) {
   ergo__work_hint(&w->hint, &w->hints);
-  /* A region pushed below the tuned levels (ERGO_ENERGY_LEVEL) is not tuned: no read(2) for it. */
-  w->counter = P.work == WORK_INSTRUCTIONS
-                   ? (level <= P.work_level ? ergo__work_counter_read() : -1)
-               : P.work == WORK_NONE ? -1
-                                     : ergo__sim_work_done();
+  w->counter = P.work == WORK_INSTRUCTIONS ? ergo__work_counter_read()
+               : P.work == WORK_NONE       ? -1
+                                           : ergo__sim_work_done();
 }
 
 static void enter(void *ctx, ergo_region *r, int level) {
@@ -181,9 +178,11 @@ static void enter(void *ctx, ergo_region *r, int level) {
   if (ergo_region_thread(r) != 0) return;
   record *rec = record_of(r);
   if (!rec) return;
-  if (P.tune) {
+  /* A region pushed below the tuned levels is not the tuner's: no work read (a read(2) under
+   * ERGO_WORK=instructions) for it. */
+  if (P.tune && level <= P.tune_level) {
     ergo__work_sample w;
-    work_now(&w, level);
+    work_now(&w);
     ergo__tuner_enter(r, level, &rec->tuner, &w);
   }
   if (P.meter) ergo__energy_enter(r, level, &rec->energy);
@@ -200,8 +199,8 @@ static void exit_(void *ctx, ergo_region *r, int level, uint64_t elapsed_ns) {
     ergo__region_call(r, &start, &end);
     m.energy_j = ergo__energy_exit(r, level, &rec->energy, start, end);
   }
-  if (P.tune) {
-    work_now(&m.work, level);
+  if (P.tune && level <= P.tune_level) {
+    work_now(&m.work);
     ergo__tuner_exit(r, level, &rec->tuner, &m);
   }
 }
@@ -243,7 +242,10 @@ int ergo__pipeline_start(void) {
   P.meter = ergo__energy_reads();
   if (P.tune && !P.meter) ergo__tuner_no_meter();
   if (!P.tune && !P.meter) return saver_start();
-  if (P.tune) work_start();
+  if (P.tune) {
+    P.tune_level = ergo__core_config()->energy_level; /* the tuner's own (policies/tuner.c) */
+    work_start();
+  }
   ergo_hooks h = {enter, exit_, finalize, NULL, step};
   int rc = ergo_hooks_attach(&h, &P.slot);
   if (rc) return rc;
