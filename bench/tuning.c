@@ -762,6 +762,21 @@ int main(int argc, char **argv) {
           ex[k] = max_executions(online_model);
           sx[k] = max_executions(sweep_model);
           ov[k] = on_tune.time_s > 0 ? on_tune.overhead_s / on_tune.time_s : 0;
+          const char *keep = getenv("BENCH_MODELS"); /* a directory: each seed's models */
+          for (int m = 0; keep && m < 2; m++) {
+            char to[512];
+            snprintf(to, sizeof to, "%s/%s-%s-%s-%llu-%s.json", keep, cur->name, node_list[ni].name,
+                     objective, seed, m ? "online" : "sweep");
+            unlink(to);
+            if (link(m ? online_model : sweep_model, to))
+              fprintf(stderr, "bench: cannot keep %s: %s\n", to, strerror(errno));
+          }
+          if (getenv("BENCH_SEEDS")) /* each seed's figures, for a row's spread */
+            fprintf(stderr,
+                    "seed %s %s %s %llu st/or=%.4f on/or=%.4f unit_t=%.4f onrunE=%.4f "
+                    "onrunT=%.4f\n",
+                    cur->name, node_list[ni].name, objective, seed, rs[k], ro[k], ut[k], re[k],
+                    rt[k]);
         }
         double a = median(rs, seeds), b = median(ro, seeds), c = median(ms, seeds);
         double d = median(mo, seeds), e = median(re, seeds), f = median(rt, seeds);
