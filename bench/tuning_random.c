@@ -227,7 +227,7 @@ int main(int argc, char **argv) {
   snprintf(online_model, sizeof online_model, "%s/online.json", dir);
   snprintf(node_file, sizeof node_file, "%s/node.json", dir);
   setenv("ERGO_STATE_DIR", dir, 1);
-  static profile rp = {"random", random_step, NULL, 0};
+  static profile rp = {"random", random_step, NULL, 0, NULL};
   cur = &rp;
   printf("SIMULATED (sim node; random programs and nodes%s; true, noise-free energies)\n",
          no_counter ? " without a work counter" : "");
@@ -291,8 +291,9 @@ int main(int argc, char **argv) {
     double st_or = run_value(&obj, st.energy_j, st.time_s, &mon) / orc_v;
     double on_or = run_value(&obj, on.energy_j, on.time_s, &mon) / orc_v;
     int units = bounded || getenv("BENCH_UNITS"); /* BENCH_UNITS: every objective's units */
-    double u_sw = units ? worst_unit_slowdown(&p, sweep_model) : 0;
-    double u_on = units ? worst_unit_slowdown(&p, online_model) : 0;
+    double changed; /* the random programs name no changing region (cur->changes) */
+    double u_sw = units ? worst_unit_slowdown(&p, sweep_model, &obj, &changed) : 0;
+    double u_on = units ? worst_unit_slowdown(&p, online_model, &obj, &changed) : 0;
     double rt_sw = st.time_s / mon.time_s, rt_on = on.time_s / mon.time_s;
     double ce = on_tune.energy_j / mon_on.energy_j, ct = on_tune.time_s / mon_on.time_s;
     char what[200];
