@@ -799,10 +799,30 @@ static int online_finish(ergo__policy *p) {
                    ? "the baseline there, as a slowdown bound is taken only on a confirmed config"
                    : "the best config found so far");
   if (passed && p->talk)
-    ergo__info("online: the run ended during %d region%s' confirmation of a choice (measured in "
+    ergo__info("online: the run ended during %d %s confirmation of a choice (measured in "
                "turn with the baseline); on the measurements taken it passed at the confirmation's "
                "confidence, and the model has it (first: '%s')",
-               passed, passed == 1 ? "" : "s", first_passed->path);
+               passed, passed == 1 ? "region's" : "regions'", first_passed->path);
+  /* A search started again that the run's end cut short: which regions, and what the model has
+   * for them (region_model()), since the line on searches started again cannot say. */
+  int open = 0;
+  const online_region *first_open = NULL;
+  for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
+    if (or->nm && or->restarted && !ergo__nm_done(or->nm) && or->execs > 1 && !open++)
+      first_open = or ;
+  if (open) {
+    int bounded =
+        p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED && ((online_priv *)p->priv)->opt.confirm;
+    ergo__warn("online: %d region%s whose work changed did not end %s search started again "
+               "before the run did (first: '%s', %d of up to %d executions into it); the model "
+               "has %s (fix: run more steps)",
+               open, open == 1 ? "" : "s", open == 1 ? "its" : "their", first_open->path,
+               ergo__nm_evals(first_open->nm), ((online_priv *)p->priv)->opt.max_evals,
+               bounded ? "the baseline there, as a slowdown bound is taken only on a confirmed "
+                         "config"
+                       : "the best config the new search found so far (the baseline unless one "
+                         "beat it with confidence)");
+  }
   char tail[1100];
   snprintf(tail, sizeof tail, "tuning model written to %s%s", path,
            m.nregions ? "" : " (no regions)");

@@ -526,10 +526,38 @@ static int sweep_finish(ergo__policy *p) {
   if (retuned && p->talk)
     ergo__info("sweep: %d region%s measured differently at %s best config after %s schedule "
                "(the work changed), so %s schedule started again (first: '%s', %d time%s%s); the "
-               "model rests on the last schedule that reached its final phase",
+               "model has each new schedule's choice where it reached its decision",
                retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
                retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
                first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
+  /* A schedule started again that had not reached its decision when the run ended: which
+   * regions, and what the model has for them (region_model(): the baseline, or the last
+   * schedule's choice where the new schedule's measurements of it still support it). */
+  int open = 0, kept_old = 0;
+  const sweep_region *first_open = NULL;
+  for (const sweep_region *sr = ((sweep_priv *)p->priv)->regions; sr; sr = sr->next) {
+    if (!sr->prev || ergo__sweep_deciding(sr->sched)) continue;
+    if (!open++) first_open = sr;
+    int pb = ergo__sweep_best(sr->prev), pn, base = ergo__sweep_baseline(sr->sched), bn;
+    const ergo__sweep_point *pp = ergo__sweep_points(sr->prev, &pn),
+                            *pts = ergo__sweep_points(sr->sched, &bn);
+    int again = pb >= 0 ? ergo__sweep_find(sr->sched, &pp[pb].config) : -1;
+    kept_old += base >= 0 && pts[base].n && again >= 0 && again != base &&
+                ergo__sweep_supported(sr->sched, again);
+  }
+  if (open)
+    ergo__warn("sweep: %d region%s whose work changed had not reached %s new schedule's "
+               "decision when the run ended (first: '%s', %d executions into it); the model has "
+               "%s (fix: run more steps, or ERGO_SWEEP=budget=N for a shorter schedule)",
+               open, open == 1 ? "" : "s", open == 1 ? "its" : "their", first_open->path,
+               ergo__sweep_executions(first_open->sched),
+               kept_old == open ? (open == 1 ? "the last schedule's choice there, which the new "
+                                               "measurements still support"
+                                             : "the last schedules' choices there, which the new "
+                                               "measurements still support")
+               : kept_old       ? "the baseline there, or the last schedule's choice where the new "
+                                  "measurements still support it"
+                                : "the baseline there");
   /* Outliers set aside (optimizer/robust.h): a user reads them as stalls on the node. */
   int aside = 0, with = 0, first_n = 0;
   const sweep_region *first_out = NULL;

@@ -78,7 +78,11 @@ check(model.get("objective") == "time", "the job's model has the objective in fo
 facts = json.load(open(os.path.join(work, "report.rank2.json"))).get("run", {})
 check(facts.get("objective") == "time", "node 1's leader (rank 2) took the change (%s)"
       % facts.get("objective"))
-odd = [x for x in r.err if ("warning" in x or "error" in x) and "did not converge" not in x]
+# A search the short job's end cut short (a first one, or one started again after its work
+# changed) is said in a warning: the job is short by design.
+odd = [x for x in r.err if ("warning" in x or "error" in x) and "did not converge" not in x
+       and "did not end their search started again" not in x
+       and "did not end its search started again" not in x]
 check(not odd, "no other warning or error: %s" % odd)
 if fails:
     print("FAIL: %d check(s) failed" % len(fails))
