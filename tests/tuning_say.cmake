@@ -252,8 +252,10 @@ set(retune_tests)
 foreach(policy online sweep)
   if(policy STREQUAL "online")
     set(retune_line "ergo: online: 1 region measured differently at its chosen config after its search \\(the work changed\\), so its search started again \\(first: 'Global/phase_solve', 1 time, last at step [0-9]+\\)")
+    set(cut_line "ergo: warning: online: 1 region whose work changed did not end its search started again before the run did \\(first: 'Global/phase_solve', [0-9]+ of up to 120 executions into it\\); the model has the baseline there, as a slowdown bound is taken only on a confirmed config \\(fix: run more steps\\)")
   else()
     set(retune_line "ergo: sweep: 1 region measured differently at its best config after its schedule \\(the work changed\\), so its schedule started again \\(first: 'Global/phase_solve', 1 time, last at step [0-9]+\\)")
+    set(cut_line "ergo: warning: sweep: 1 region whose work changed had not reached its new schedule's decision when the run ended \\(first: 'Global/phase_solve', [0-9]+ executions into it\\); the model has the baseline there \\(fix: run more steps, or ERGO_SWEEP=budget=N for a shorter schedule\\)")
   endif()
   foreach(case phase load)
     if(case STREQUAL "phase")
@@ -279,23 +281,16 @@ for seed in 1 2 3 4 5; do
   case \$out in *'started again'*) echo \"FAIL: seed \$seed re-tuned steady work\"; exit 1;; esac
 done" sh ${say_app})
   list(APPEND retune_tests tuning_retune_steady_${policy})
+  # The work changes so late (step 185 of 200) that the search or schedule started again cannot
+  # end before the run does: one warning names the region, says how far its new tuning got and
+  # what the model has for it (under energy@5%: the baseline), and the fix.
+  add_test(NAME tuning_retune_cut_${policy} COMMAND ${ERGO_EXPECT} "--match=\n${cut_line}\n"
+    -- sh -c "${say_lib}
+app=$1; rm -f retune-cut-${policy}.json
+ERGO_POLICY=${policy} ERGO_MODEL=retune-cut-${policy}.json run ${policy} --steps 200 --phase 185
+one_warning" sh ${say_app})
+  list(APPEND retune_tests tuning_retune_cut_${policy})
 endforeach()
-# The work changes so late (step 185 of 200) that the search or schedule started again cannot end
-# before the run does: one warning names the region, says how far its new tuning got and what the
-# model has for it (under energy@5%: the baseline), and the fix.
-add_test(NAME tuning_retune_cut_online COMMAND ${ERGO_EXPECT}
-  "--match=\nergo: warning: online: 1 region whose work changed did not end its search started again before the run did \\(first: 'Global/phase_solve', [0-9]+ of up to 120 executions into it\\); the model has the baseline there, as a slowdown bound is taken only on a confirmed config \\(fix: run more steps\\)\n"
-  -- sh -c "${say_lib}
-app=$1; rm -f retune-cut-online.json
-ERGO_POLICY=online ERGO_MODEL=retune-cut-online.json run online --steps 200 --phase 185
-one_warning" sh ${say_app})
-add_test(NAME tuning_retune_cut_sweep COMMAND ${ERGO_EXPECT}
-  "--match=\nergo: warning: sweep: 1 region whose work changed had not reached its new schedule's decision when the run ended \\(first: 'Global/phase_solve', [0-9]+ executions into it\\); the model has the baseline there \\(fix: run more steps, or ERGO_SWEEP=budget=N for a shorter schedule\\)\n"
-  -- sh -c "${say_lib}
-app=$1; rm -f retune-cut-sweep.json
-ERGO_POLICY=sweep ERGO_MODEL=retune-cut-sweep.json run sweep --steps 200 --phase 185
-one_warning" sh ${say_app})
-list(APPEND retune_tests tuning_retune_cut_online tuning_retune_cut_sweep)
 set_tests_properties(${retune_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=60;ERGO_SIM_NOISE=0.05"
   FAIL_REGULAR_EXPRESSION "FAIL:")
