@@ -7,6 +7,7 @@
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
+#include "policies/work.h"
 #include "util/log.h"
 
 #include <math.h>
@@ -91,6 +92,7 @@ typedef struct online_region {
   double last_lt;
   int last_n;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
+  int work_seen;          /* an execution's work was measured (a hint or the counter) */
   /* One measurement is a whole step's executions at one config (their mean): calls of one step
    * that differ in size are compared only as a whole step, never call against call.  The step's
    * executions so far: from its first call (call index 0), under agg_cfg (mixed: not all). */
@@ -645,6 +647,7 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
   }
   double *x = or->agg_x[or->agg_n++]; /* fewer than ONLINE_MAX_CALLS: measured at that many */
   x[0] = r->work > 0 && isfinite(r->work) ? r->work : 1;
+  or->work_seen |= r->work_src != ERGO__WORK_NONE;
   x[1] = m->time_s, x[2] = m->energy_j, x[3] = m->resource;
   /* Too many calls in one step to wait for its end: measured now; one execution at a time past
    * that many calls before the first ergo_step (a run that never calls it). */
@@ -836,6 +839,35 @@ static int online_finish(ergo__policy *p) {
   char at[48] = "";
   if (retuned && first_re->retuned_at > 0)
     snprintf(at, sizeof at, ", last at step %ld", first_re->retuned_at);
+  /* A region whose search started again as often as allowed: its work kept changing.  Without a
+   * measure of its work a ramp looks like one change after another (a region growing 20x over
+   * 200 steps without the counter started its search 8 times and ended at its baseline, 1.34x
+   * the oracle of its last work; SIMULATED, ergo-bench-tuning --no-counter, `growing` on the
+   * 8-core node): the hint is the fix. */
+  int worn = 0, worn_blind = 0;
+  const online_region *first_worn = NULL;
+  for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
+    if (or->retunes >= ONLINE_RETUNES && or->nm) {
+      if (!worn++) first_worn = or ;
+      worn_blind += ! or->work_seen;
+    }
+  if (worn) {
+    int pt[ERGO__NM_MAX_DIMS], base[ERGO__NM_MAX_DIMS];
+    ergo__nm_best(first_worn->nm, pt, NULL, NULL);
+    ergo__nm_point(first_worn->nm, 0, base, NULL, NULL);
+    int done = ergo__nm_done(first_worn->nm), at_base = !memcmp(pt, base, sizeof pt);
+    ergo__warn("online: %d region%s kept changing %s work: %s search started again %d times, the "
+               "most allowed (first: '%s', left at %s) (fix: %s)",
+               worn, worn == 1 ? "" : "s", worn == 1 ? "its" : "their", worn == 1 ? "its" : "their",
+               ONLINE_RETUNES, first_worn->path,
+               at_base ? "its baseline"
+               : done  ? "the last search's choice"
+                       : "the last search's best so far",
+               worn_blind ? "call ergo_region_work(units) in it with each execution's work, so "
+                            "configs are compared per unit of work and work that grows is no "
+                            "change; or set ERGO_WORK=instructions where the node counts them"
+                          : "run more steps, or tune each phase of the work in a run of its own");
+  }
   if (retuned && p->talk)
     ergo__info("online: %d region%s measured differently at %s chosen config after %s search "
                "(the work changed), so %s search started again (first: '%s', %d time%s%s); the "

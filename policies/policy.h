@@ -24,6 +24,8 @@ typedef struct ergo__region_state {
    * as observe sees it: its time and energy are scaled to that first work (policies/work.h), so
    * a step's executions add up as the sum of their times over the sum of their work. */
   double work;
+  /* Where that work came from (policies/work.h: ERGO__WORK_NONE when nothing measured it). */
+  int work_src;
   void *policy; /* the policy's own per-region state */
 } ergo__region_state;
 

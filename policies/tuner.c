@@ -548,6 +548,7 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     ergo__measure x = {xts, xes, res};
     rs->call = f->rs == f->base ? f->call : 0; /* a recursive call may have changed it */
     rs->work = scale > 0 && isfinite(scale) ? 1 / scale : 1;
+    rs->work_src = f->rs->work_src;
     T.pol.ops->observe(&T.pol, rs, &f->applied, &x);
   }
   if (f->pushed) ergo__settings_pop();

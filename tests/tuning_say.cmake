@@ -294,6 +294,17 @@ endforeach()
 set_tests_properties(${retune_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=60;ERGO_SIM_NOISE=0.05"
   FAIL_REGULAR_EXPRESSION "FAIL:")
+# Work that grows 20x over the run, without a measure of it (ERGO_WORK=none, no hint): each
+# search's checks see the ramp as a change, and once online's search has started again as often
+# as allowed one warning says so, where the region was left, and the fix (the hint).
+add_test(NAME tuning_retune_worn_online COMMAND ${ERGO_EXPECT}
+  "--match=\nergo: warning: online: 1 region kept changing its work: its search started again 8 times, the most allowed \\(first: 'Global/phase_solve', left at [^)]+\\) \\(fix: call ergo_region_work\\(units\\) in it with each execution's work, so configs are compared per unit of work and work that grows is no change; or set ERGO_WORK=instructions where the node counts them\\)\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f worn.json
+ERGO_POLICY=online ERGO_MODEL=worn.json run online --ms 30 --grow 20 --steps 200
+one_warning" sh ${say_app})
+set_tests_properties(tuning_retune_worn_online PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_WORK=none" FAIL_REGULAR_EXPRESSION "FAIL:")
 # Outliers (issue 14): a stall every 7th step (the solve 1.8x as long, as a daemon or a network
 # stall makes one) at 3 % noise.  Sweep sets the stalls aside from its means and says how many,
 # and a stall in a block watched after the schedule does not start it again (the block's mean
