@@ -808,23 +808,28 @@ static int online_finish(ergo__policy *p) {
                passed, passed == 1 ? "region's" : "regions'", first_passed->path);
   /* A search started again that the run's end cut short: which regions, and what the model has
    * for them (region_model()), since the line on searches started again cannot say. */
-  int open = 0;
+  int open = 0, blind = 0;
   const online_region *first_open = NULL;
   for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
-    if (or->nm && or->restarted && !ergo__nm_done(or->nm) && or->execs > 1 && !open++)
-      first_open = or ;
+    if (or->nm && or->restarted && !ergo__nm_done(or->nm) && or->execs > 1) {
+      if (!open++) first_open = or ;
+      blind += ! or->work_seen;
+    }
   if (open) {
     int bounded =
         p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED && ((online_priv *)p->priv)->opt.confirm;
     ergo__warn("online: %d region%s whose work changed did not end %s search started again "
                "before the run did (first: '%s', %d of up to %d executions into it); the model "
-               "has %s (fix: run more steps)",
+               "has %s (fix: run more steps%s)",
                open, open == 1 ? "" : "s", open == 1 ? "its" : "their", first_open->path,
                ergo__nm_evals(first_open->nm), ((online_priv *)p->priv)->opt.max_evals,
                bounded ? "the baseline there, as a slowdown bound is taken only on a confirmed "
                          "config"
                        : "the best config the new search found so far (the baseline unless one "
-                         "beat it with confidence)");
+                         "beat it with confidence)",
+               blind ? "; where the work grows or shrinks, ergo_region_work(units) in the region "
+                       "so that it is compared per unit of work"
+                     : "");
   }
   char tail[1100];
   snprintf(tail, sizeof tail, "tuning model written to %s%s", path,

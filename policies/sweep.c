@@ -7,6 +7,7 @@
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
+#include "policies/work.h"
 #include "util/log.h"
 
 #include <math.h>
@@ -83,6 +84,7 @@ typedef struct sweep_region {
   ergo__sweep *prev; /* the last finished schedule, while a restarted one runs (NULL: none) */
   char *path;
   long first_step; /* the step of its first tuned execution */
+  int work_seen;   /* an execution's work was measured (a hint or the counter) */
   /* After the schedule: the block of executions at its best config being watched. */
   int watch_n, retunes, side[2]; /* side: the last block's verdict per quantity (-1, 0, 1) */
   double watch[2][SWEEP_WATCH];  /* the block's log ratios of time and energy to the schedule's */
@@ -329,6 +331,7 @@ static void sweep_observe(ergo__policy *p, ergo__region_state *r, const ergo__co
    * told: the schedule ignores it. */
   sweep_region *sr = r->policy;
   if (!sr) return;
+  sr->work_seen |= r->work_src != ERGO__WORK_NONE;
   if (p->steps != sr->step_at) sr->step_at = p->steps, sr->call = 0;
   int slot = sr->call < SWEEP_SLOTS ? sr->call : SWEEP_SLOTS - 1;
   sr->call++;
@@ -533,11 +536,12 @@ static int sweep_finish(ergo__policy *p) {
   /* A schedule started again that had not reached its decision when the run ended: which
    * regions, and what the model has for them (region_model(): the baseline, or the last
    * schedule's choice where the new schedule's measurements of it still support it). */
-  int open = 0, kept_old = 0;
+  int open = 0, kept_old = 0, blind = 0;
   const sweep_region *first_open = NULL;
   for (const sweep_region *sr = ((sweep_priv *)p->priv)->regions; sr; sr = sr->next) {
     if (!sr->prev || ergo__sweep_deciding(sr->sched)) continue;
     if (!open++) first_open = sr;
+    blind += !sr->work_seen;
     int pb = ergo__sweep_best(sr->prev), pn, base = ergo__sweep_baseline(sr->sched), bn;
     const ergo__sweep_point *pp = ergo__sweep_points(sr->prev, &pn),
                             *pts = ergo__sweep_points(sr->sched, &bn);
@@ -548,7 +552,7 @@ static int sweep_finish(ergo__policy *p) {
   if (open)
     ergo__warn("sweep: %d region%s whose work changed had not reached %s new schedule's "
                "decision when the run ended (first: '%s', %d executions into it); the model has "
-               "%s (fix: run more steps, or ERGO_SWEEP=budget=N for a shorter schedule)",
+               "%s (fix: run more steps, or ERGO_SWEEP=budget=N for a shorter schedule%s)",
                open, open == 1 ? "" : "s", open == 1 ? "its" : "their", first_open->path,
                ergo__sweep_executions(first_open->sched),
                kept_old == open ? (open == 1 ? "the last schedule's choice there, which the new "
@@ -557,7 +561,10 @@ static int sweep_finish(ergo__policy *p) {
                                                "measurements still support")
                : kept_old       ? "the baseline there, or the last schedule's choice where the new "
                                   "measurements still support it"
-                                : "the baseline there");
+                                : "the baseline there",
+               blind ? "; where the work grows or shrinks, ergo_region_work(units) in the region "
+                       "so that it is compared per unit of work"
+                     : "");
   /* Outliers set aside (optimizer/robust.h): a user reads them as stalls on the node. */
   int aside = 0, with = 0, first_n = 0;
   const sweep_region *first_out = NULL;

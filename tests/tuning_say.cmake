@@ -305,6 +305,17 @@ ERGO_POLICY=online ERGO_MODEL=worn.json run online --ms 30 --grow 20 --steps 200
 one_warning" sh ${say_app})
 set_tests_properties(tuning_retune_worn_online PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_WORK=none" FAIL_REGULAR_EXPRESSION "FAIL:")
+# The same cut short where nothing measures the region's work (ERGO_WORK=none, no hint): the fix
+# also names the hint, since without it work that grows or shrinks looks like a change.
+add_test(NAME tuning_retune_cut_sweep_no_work COMMAND ${ERGO_EXPECT}
+  "--match=\nergo: warning: sweep: 1 region whose work changed had not reached its new schedule's decision when the run ended \\(first: 'Global/phase_solve', [0-9]+ executions into it\\); the model has the baseline there \\(fix: run more steps, or ERGO_SWEEP=budget=N for a shorter schedule; where the work grows or shrinks, ergo_region_work\\(units\\) in the region so that it is compared per unit of work\\)\n"
+  -- sh -c "${say_lib}
+app=$1; rm -f cut-no-work.json
+ERGO_POLICY=sweep ERGO_MODEL=cut-no-work.json run sweep --steps 200 --phase 185
+one_warning" sh ${say_app})
+set_tests_properties(tuning_retune_cut_sweep_no_work PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=60;ERGO_SIM_NOISE=0.05;ERGO_WORK=none"
+  FAIL_REGULAR_EXPRESSION "FAIL:")
 # Outliers (issue 14): a stall every 7th step (the solve 1.8x as long, as a daemon or a network
 # stall makes one) at 3 % noise.  Sweep sets the stalls aside from its means and says how many,
 # and a stall in a block watched after the schedule does not start it again (the block's mean
