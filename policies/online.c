@@ -811,20 +811,20 @@ static int online_finish(ergo__policy *p) {
   int open = 0, blind = 0;
   const online_region *first_open = NULL;
   for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
-    if (or->nm && or->restarted && !ergo__nm_done(or->nm) && or->execs > 1) {
+    if (or->nm && or->restarted && !ergo__nm_done(or->nm) && or->execs > 1 &&
+        or->retunes < ONLINE_RETUNES) { /* one that started again as often as allowed: below */
       if (!open++) first_open = or ;
       blind += ! or->work_seen;
     }
   if (open) {
-    int bounded =
-        p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED && ((online_priv *)p->priv)->opt.confirm;
+    int bounded = p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED; /* as region_model() has it */
     ergo__warn("online: %d region%s whose work changed did not end %s search started again "
                "before the run did (first: '%s', %d of up to %d executions into it); the model "
                "has %s (fix: run more steps%s)",
                open, open == 1 ? "" : "s", open == 1 ? "its" : "their", first_open->path,
                ergo__nm_evals(first_open->nm), ((online_priv *)p->priv)->opt.max_evals,
-               bounded ? "the baseline there, as a slowdown bound is taken only on a confirmed "
-                         "config"
+               bounded ? "the baseline there, as under a slowdown bound a search cut short is not "
+                         "taken"
                        : "the best config the new search found so far (the baseline unless one "
                          "beat it with confidence)",
                blind ? "; where the work grows or shrinks, ergo_region_work(units) in the region "
@@ -860,7 +860,11 @@ static int online_finish(ergo__policy *p) {
     int pt[ERGO__NM_MAX_DIMS], base[ERGO__NM_MAX_DIMS];
     ergo__nm_best(first_worn->nm, pt, NULL, NULL);
     ergo__nm_point(first_worn->nm, 0, base, NULL, NULL);
-    int done = ergo__nm_done(first_worn->nm), at_base = !memcmp(pt, base, sizeof pt);
+    /* What the model has (region_model()): under a slowdown bound a search not over has the
+     * baseline. */
+    int done = ergo__nm_done(first_worn->nm),
+        at_base = !memcmp(pt, base, sizeof pt) ||
+                  (!done && p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED);
     ergo__warn("online: %d region%s kept changing %s work: %s search started again %d times, the "
                "most allowed (first: '%s', left at %s) (fix: %s)",
                worn, worn == 1 ? "" : "s", worn == 1 ? "its" : "their", worn == 1 ? "its" : "their",
