@@ -75,6 +75,9 @@ typedef struct rstate {
   int judged_n;    /* executions its significance was judged on (the window's) */
   int mean_judged; /* a step's end has passed with several calls: its mean was judged */
   double base_pw;  /* own time per unit of work at the baseline, from the last such execution */
+  /* The same from an untuned execution not judged for its pending descendants' time, and its
+   * own work then: base_pw once they are judged, where the own work is still what it was. */
+  double pend_pw, pend_w;
   double step_t[ERGO__SPLIT_MAX];
   ergo__config step_cfg;
   /* Called more than ERGO__SPLIT_MAX times in a step, as a child of a parent run several times
@@ -428,6 +431,16 @@ static double judged_time(rstate *st, const frame *f, double xt, double xh, doub
     if (w > 0) st->base_pw = xt / w;
     return xt;
   }
+  /* Its untuned executions were all skipped while its descendants' judgement was pending (a
+   * wrapper of short children: their time is its own once they are judged not significant), and
+   * now it runs under a tuned parent: the time per unit of work those executions had stands for
+   * its untuned time where its own work is the same within 10 % (no descendant was taken out as
+   * significant since).  Else a region of 0.3 s of short children was never judged and ran at
+   * its parent's setting for good (the mini-app's FIND_HSML: its parent's unit 1.05-1.08x the
+   * oracle's energy, SIMULATED). */
+  if (st->base_pw <= 0 && st->pend_pw > 0 && w > 0 && f->pend_t <= 0 &&
+      fabs(log(w / st->pend_w)) <= log(1.1))
+    st->base_pw = st->pend_pw;
   if (w > 0 && st->base_pw > 0) return st->base_pw * w;
   return st->known || (w <= 0 && settled_above()) ? xt : -1;
 }
@@ -497,6 +510,12 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       p->e_n++;
     }
     p->r += res;
+  } else if (!rs->significant && !f->rs->preset && !f->under && xt >= T.min_s &&
+             xt - f->pend_t < T.min_s) {
+    /* Not judged (below), but untuned: its time per unit of work for judged_time(). */
+    rstate *st = f->rs;
+    double w = st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
+    if (w > 0) st->pend_pw = xt / w, st->pend_w = w;
   } else if (!rs->significant && !f->rs->preset && !(xt >= T.min_s && xt - f->pend_t < T.min_s)) {
     /* Judged on the median own time of its last executions, and judged again at each one until
      * it is significant: a region that grows is tuned from then on, one noisy execution decides

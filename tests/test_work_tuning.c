@@ -446,6 +446,39 @@ static void test_child_grows_under_settled_parent(void **state) {
   assert_true(in_model("Global/outer/inner"));
 }
 
+/* A wrapper with no work of its own whose four children each take 40-70 ms (none significant,
+ * together 0.22 s) under a significant parent, as the mini-app's FIND_HSML under Timestep, with
+ * the sim node's work counter: its first executions are not judged while its children's own
+ * judgement is pending, and by the time they are its parent is tuned.  The time per unit of work
+ * those untuned executions had stands for its untuned time, so it is judged, found significant
+ * and tuned on its own; before, it was never judged and ran at its parent's setting for good. */
+static void test_wrapper_of_short_children_judged(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online", "energy");
+  assert_int_equal(ergo_init(&c), 0);
+  static const char *const kids[4] = {"a", "b", "c", "d"};
+  for (long s = 0; s < 60; s++) {
+    ERGO_PUSH(1, "parent");
+    ergo_sim_work_desc d = {compute.gcycles * 0.4, compute.gbytes * 0.4, compute.serial};
+    assert_int_equal(ergo_sim_work(&d), 0);
+    ERGO_PUSH(2, "wrapper");
+    for (int k = 0; k < 4; k++) {
+      ergo_push(2, kids[k]);
+      double f = 0.04 + 0.01 * k; /* memory-bound, unlike the parent */
+      ergo_sim_work_desc m = {memory.gcycles * f / 0.24, memory.gbytes * f / 0.24, memory.serial};
+      assert_int_equal(ergo_sim_work(&m), 0);
+      ergo_pop(2, kids[k]);
+    }
+    ERGO_POP(2, "wrapper");
+    ERGO_POP(1, "parent");
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+  assert_true(in_model("Global/parent"));
+  assert_true(in_model("Global/parent/wrapper"));
+  assert_false(in_model("Global/parent/wrapper/a"));
+}
+
 /* A model that split Global/level/smooth by call size: the parent at 2 threads, smooth#1 at 5,
  * smooth#2 at 6, no unit for a third call. */
 static void write_units_model(void) {
@@ -676,6 +709,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_units_start_at_baseline, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_units_as_model_when_alike, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_child_grows_under_settled_parent, setup,
+                                      test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_wrapper_of_short_children_judged, setup,
                                       test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_budget_per_step, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_hint, setup, test_dir_teardown),
