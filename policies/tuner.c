@@ -23,6 +23,10 @@
  * and the kind of listed() that asks for such regions. */
 #define LATE_N 20
 #define LISTED_SHRANK 2
+/* Never judged (listed() 0), by why: it ran once, or it had a measure of its work but never ran
+ * untuned (0: neither, nothing measured its work under a tuned region). */
+#define LISTED_ONCE 3
+#define LISTED_MEASURED 4
 /* ERGO_TUNE_PROGRESS: seconds between progress lines by default; the word for every step. */
 #define ERGO__PROGRESS_VAR "ERGO_TUNE_PROGRESS"
 #define ERGO__PROGRESS_DEFAULT_S 10.0
@@ -849,7 +853,12 @@ static int listed(const rstate *s, int judged) {
     return s->pub.significant && !T.node && s->late_n >= LATE_N &&
            listed_s(s, judged) < T.min_s / 2;
   if (s->pub.significant) return 0;
-  return judged == (T.node || s->judged_n > 0);
+  if (judged == 1) return T.node || s->judged_n > 0;
+  if (T.node || s->judged_n > 0) return 0;
+  int why = s->pub.executions <= 1           ? LISTED_ONCE
+            : s->work_src != ERGO__WORK_NONE ? LISTED_MEASURED
+                                             : 0;
+  return judged == why;
 }
 
 /* "'Global/io' 12.3 ms, 'Global/halo' 0.850 ms and 3 more" into b (with_ms 0: names only), the
@@ -919,6 +928,23 @@ static void not_significant(void) {
                "(fix: ergo_region_work in %s): %s",
                n, n == 1 ? "" : "s", n == 1 ? "it" : "they", n == 1 ? "its" : "their",
                n == 1 ? "its" : "their", n == 1 ? "it" : "them", b.p);
+  free(b.p);
+  /* The same line said "nothing measures its work" of regions the counter measured, and of
+   * regions that ran once (random programs with the counter: 7 runs in 300 programs). */
+  memset(&b, 0, sizeof b);
+  n = list_of(&b, LISTED_MEASURED, 0);
+  if (n)
+    ergo__info("%zu region%s not judged, so not tuned: %s never ran untuned (an enclosing region "
+               "was tuned from %s first execution on), so %s untuned time is not known: %s",
+               n, n == 1 ? "" : "s", n == 1 ? "it" : "they", n == 1 ? "its" : "their",
+               n == 1 ? "its" : "their", b.p);
+  free(b.p);
+  memset(&b, 0, sizeof b);
+  n = list_of(&b, LISTED_ONCE, 0);
+  if (n)
+    ergo__info("%zu region%s not judged, so not tuned: %s ran once, while regions inside %s were "
+               "still being judged: %s",
+               n, n == 1 ? "" : "s", n == 1 ? "it" : "they", n == 1 ? "it" : "them", b.p);
   free(b.p);
 }
 

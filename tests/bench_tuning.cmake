@@ -58,6 +58,14 @@ add_test(NAME bench_tuning_random_no_counter COMMAND ${ERGO_EXPECT}
   "--match=\nunit online Global/r0#[1-5] t=[0-9.]+ e=[0-9.]+\n"
   "--match=\nrandom_programs=1 failing_programs=[01] "
   -- env BENCH_UNITS=1 $<TARGET_FILE:ergo-bench-tuning-random> --random 1 --seed 3 --no-counter --verbose)
+# A region run once whose judgement was skipped while regions inside it were still being judged
+# (random program 94: 'Global/r2' at the first step) is said to have run once, not to have run
+# under a tuned region with nothing measuring its work (the counter measured it).
+add_test(NAME bench_tuning_random_once_not_judged COMMAND ${ERGO_EXPECT}
+  "--match=ergo: 1 region not judged, so not tuned: it ran once, while regions inside it were still being judged: 'Global/r2'\n"
+  -- $<TARGET_FILE:ergo-bench-tuning-random> --random 1 --seed 94)
+set_tests_properties(bench_tuning_random_once_not_judged PROPERTIES FAIL_REGULAR_EXPRESSION
+  "nothing measures its work[^\n]*'Global/r2'")
 # One program whose failure a rule fixed, judged on that alone (its final choice, not a figure):
 # random program 1230 under `time` at 5.8 % noise, where sweep's smoothed estimate chose a config
 # its own 8 measurements put 2.5 % slower than the baseline (the static run at 1.015x monitor's
