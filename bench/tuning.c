@@ -534,7 +534,7 @@ static void unit_oracle(const ergo__sim_params *p, const ergo__objective *obj, i
     if (!first && named_in(n->path, cur->changes) &&
         nchanged < (int)(sizeof changed_units / sizeof *changed_units)) {
       changed_unit *cu = &changed_units[nchanged++];
-      memcpy(cu->pieces, n->pieces, sizeof cu->pieces);
+      memcpy(cu->pieces, n->pieces, (size_t)n->npieces * sizeof *cu->pieces);
       cu->npieces = n->npieces;
       cu->v_best = best;
     }

@@ -827,9 +827,7 @@ static int online_finish(ergo__policy *p) {
                          "taken"
                        : "the best config the new search found so far (the baseline unless one "
                          "beat it with confidence)",
-               blind ? "; where the work grows or shrinks, ergo_region_work(units) in the region "
-                       "so that it is compared per unit of work"
-                     : "");
+               blind ? ERGO__WORK_HINT_FIX : "");
   }
   char tail[1100];
   snprintf(tail, sizeof tail, "tuning model written to %s%s", path,

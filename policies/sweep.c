@@ -562,9 +562,7 @@ static int sweep_finish(ergo__policy *p) {
                : kept_old       ? "the baseline there, or the last schedule's choice where the new "
                                   "measurements still support it"
                                 : "the baseline there",
-               blind ? "; where the work grows or shrinks, ergo_region_work(units) in the region "
-                       "so that it is compared per unit of work"
-                     : "");
+               blind ? ERGO__WORK_HINT_FIX : "");
   /* Outliers set aside (optimizer/robust.h): a user reads them as stalls on the node. */
   int aside = 0, with = 0, first_n = 0;
   const sweep_region *first_out = NULL;

@@ -428,8 +428,13 @@ static int settled_above(void) {
  * a child whose work grows under a tuned parent would never be judged on a node without a work
  * counter, its growth charged to the parent's own time (ergo-bench-tuning-random --no-counter,
  * seed 1239: a child that grew 17x left its parent tuned on work that was no longer its own). */
+/* The execution's own work by the region's source (hint units xh, counter xc); 0: none. */
+static double own_work(const rstate *st, double xh, double xc) {
+  return st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
+}
+
 static double judged_time(rstate *st, const frame *f, double xt, double xh, double xc) {
-  double w = st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
+  double w = own_work(st, xh, xc);
   if (xt < 0) xt = 0;
   if (!f->under) {
     if (w > 0) st->base_pw = xt / w;
@@ -514,21 +519,20 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
       p->e_n++;
     }
     p->r += res;
-  } else if (!rs->significant && !f->rs->preset && !f->under && xt >= T.min_s &&
-             xt - f->pend_t < T.min_s) {
-    /* Not judged (below), but untuned: its time per unit of work for judged_time(). */
-    rstate *st = f->rs;
-    double w = st->work_src == ERGO__WORK_HINT ? xh : st->work_src == ERGO__WORK_COUNTER ? xc : 0;
-    if (w > 0) st->pend_pw = xt / w, st->pend_w = w;
-  } else if (!rs->significant && !f->rs->preset && !(xt >= T.min_s && xt - f->pend_t < T.min_s)) {
+  } else if (!rs->significant && !f->rs->preset) {
     /* Judged on the median own time of its last executions, and judged again at each one until
      * it is significant: a region that grows is tuned from then on, one noisy execution decides
      * nothing once there are three.  Once significant it stays so (the policy holds its search).
      * Not judged on an execution that is significant only by the time of descendants whose own
      * judgement is pending (their first executions): they may well be tuned on their own, and the
-     * parent left with nothing of its own to tune. */
+     * parent left with nothing of its own to tune; such an execution, untuned, keeps its time per
+     * unit of work for judged_time(). */
     rstate *st = f->rs;
-    double judge_t = judged_time(st, f, xt, xh, xc);
+    double judge_t = -1, w;
+    if (!(xt >= T.min_s && xt - f->pend_t < T.min_s))
+      judge_t = judged_time(st, f, xt, xh, xc);
+    else if (!f->under && (w = own_work(st, xh, xc)) > 0)
+      st->pend_pw = xt / w, st->pend_w = w;
     if (judge_t >= 0) {
       st->win[st->judged_n++ % ERGO__SIG_WINDOW] = judge_t;
       int n = st->judged_n < ERGO__SIG_WINDOW ? st->judged_n : ERGO__SIG_WINDOW;
@@ -893,6 +897,17 @@ static size_t list_of(ergo__buf *b, int judged, int with_ms) {
   return b->fail ? 0 : n;
 }
 
+/* The regions never judged for reason `why` (listed()), in one line: why, as said of one (`one`)
+ * or of several (`many`), then their names. */
+static void say_not_judged(int why, const char *one, const char *many) {
+  ergo__buf b = {0};
+  size_t n = list_of(&b, why, 0);
+  if (n)
+    ergo__info("%zu region%s not judged, so not tuned: %s: %s", n, n == 1 ? "" : "s",
+               n == 1 ? one : many, b.p);
+  free(b.p);
+}
+
 /* After the summary of what was tuned: the regions judged not significant, longest first, with
  * the median own time they were judged on, and those never judged (said only when some region
  * was tuned: otherwise the warning named the longest already). */
@@ -920,32 +935,21 @@ static void not_significant(void) {
                n, n == 1 ? "" : "s", T.min_s * 1e3, n == 1 ? "its" : "their", LATE_N,
                n == 1 ? "its" : "their", b.p);
   free(b.p);
-  memset(&b, 0, sizeof b);
-  n = list_of(&b, 0, 0);
-  if (n)
-    ergo__info("%zu region%s not judged, so not tuned: %s ran only under an enclosing tuned "
-               "region's setting and nothing measures %s work, so %s untuned time is not known "
-               "(fix: ergo_region_work in %s): %s",
-               n, n == 1 ? "" : "s", n == 1 ? "it" : "they", n == 1 ? "its" : "their",
-               n == 1 ? "its" : "their", n == 1 ? "it" : "them", b.p);
-  free(b.p);
-  /* The same line said "nothing measures its work" of regions the counter measured, and of
-   * regions that ran once (random programs with the counter: 7 runs in 300 programs). */
-  memset(&b, 0, sizeof b);
-  n = list_of(&b, LISTED_MEASURED, 0);
-  if (n)
-    ergo__info("%zu region%s not judged, so not tuned: %s never ran untuned (an enclosing region "
-               "was tuned from %s first execution on), so %s untuned time is not known: %s",
-               n, n == 1 ? "" : "s", n == 1 ? "it" : "they", n == 1 ? "its" : "their",
-               n == 1 ? "its" : "their", b.p);
-  free(b.p);
-  memset(&b, 0, sizeof b);
-  n = list_of(&b, LISTED_ONCE, 0);
-  if (n)
-    ergo__info("%zu region%s not judged, so not tuned: %s ran once, while regions inside %s were "
-               "still being judged: %s",
-               n, n == 1 ? "" : "s", n == 1 ? "it" : "they", n == 1 ? "it" : "them", b.p);
-  free(b.p);
+  /* Never judged, one line per why (one line for all said "nothing measures its work" of
+   * regions the counter measured and of regions that ran once: random program 94's
+   * 'Global/r2'). */
+  say_not_judged(0,
+                 "it ran only under an enclosing tuned region's setting and nothing measures its "
+                 "work, so its untuned time is not known (fix: ergo_region_work in it)",
+                 "they ran only under an enclosing tuned region's setting and nothing measures "
+                 "their work, so their untuned time is not known (fix: ergo_region_work in them)");
+  say_not_judged(LISTED_MEASURED,
+                 "it never ran untuned (an enclosing region was tuned from its first execution "
+                 "on), so its untuned time is not known",
+                 "they never ran untuned (an enclosing region was tuned from their first "
+                 "execution on), so their untuned time is not known");
+  say_not_judged(LISTED_ONCE, "it ran once, while regions inside it were still being judged",
+                 "they ran once, while regions inside them were still being judged");
 }
 
 void ergo__tuner_no_meter(void) {

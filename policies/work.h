@@ -8,6 +8,11 @@
 /* Where an execution's work came from. */
 enum { ERGO__WORK_NONE, ERGO__WORK_HINT, ERGO__WORK_COUNTER };
 
+/* The fix a policy's end-of-run warning adds for a region nothing measured the work of. */
+#define ERGO__WORK_HINT_FIX                                                                        \
+  "; where the work grows or shrinks, ergo_region_work(units) in the region so that it is "        \
+  "compared per unit of work"
+
 /* A region's normalisation: the source its first execution with work had, and that work (the
  * reference every later execution is scaled to, so measurements stay in seconds and joules). */
 typedef struct ergo__work_norm {
