@@ -186,6 +186,9 @@ void ergo__nm_options_default(ergo__nm_options *o) {
   o->horizon = 200;
   o->debt_time = 0;
   o->debt_energy = 0;
+  o->owed_time = 0;
+  o->owed_energy = 0;
+  o->owed_execs = 0;
   o->base_every = 0;
 }
 
@@ -646,7 +649,9 @@ static double debt(const ergo__nm *nm, int k, int low) {
   int n_away = nm->evals - nm->memo[0].all.runs;
   for (int i = 1; i < nm->nmemo; i++) away += k ? nm->memo[i].all.run_e : nm->memo[i].all.run_t;
   return away - (n_away + allowance(nm, k) * nm->evals) * ref +
-         (k ? nm->o.debt_energy : nm->o.debt_time);
+         (k ? nm->o.debt_energy : nm->o.debt_time) +
+         fmax(0, (k ? nm->o.owed_energy : nm->o.owed_time) -
+                     nm->o.owed_execs * (1 + allowance(nm, k)) * ref);
 }
 
 /* What one more execution at q adds to the debt of k: its excess over the baseline less the
@@ -777,6 +782,7 @@ static const ergo__nm_model *cost_model(ergo__nm *nm) {
  * baseline, so such a measurement deepens no debt it would leave (see show_payer()). */
 static int no_deeper(const ergo__nm *nm, const double extra[2]) {
   ledger l;
+  memset(&l, 0, sizeof l); /* ledger_of() fills it (GCC 12 cannot tell, inlined) */
   ledger_of(nm, extra, 1, 0, &l);
   for (int k = 0; k < 2; k++) {
     if (!l.lim[k]) continue;
@@ -1434,7 +1440,8 @@ ergo__nm *ergo__nm_new(const ergo__nm_grid *g, const ergo__objective *obj,
   if (o->max_evals < 1 || o->repeats < 1 || o->confirm < 0 || o->confirm >= o->max_evals ||
       o->base_every < 0 || !(o->noise_rel >= 0) || !isfinite(o->noise_rel) || o->horizon < 1 ||
       !isfinite(o->budget_time) || !isfinite(o->budget_energy) || !isfinite(o->debt_time) ||
-      !isfinite(o->debt_energy))
+      !isfinite(o->debt_energy) || !(o->owed_time >= 0) || !isfinite(o->owed_time) ||
+      !(o->owed_energy >= 0) || !isfinite(o->owed_energy) || o->owed_execs < 0)
     return NULL;
   for (int d = 0; d < g->dims; d++)
     if (g->n[d] < 1 || g->start[d] < 0 || g->start[d] >= g->n[d]) return NULL;

@@ -53,6 +53,12 @@ typedef struct ergo__nm_options {
   /* Debt carried in from an earlier search of the same region (seconds, joules; default 0):
    * what ergo__nm_debt said when that one was dropped. */
   double debt_time, debt_energy;
+  /* Executions of the region on its new work run before this search began (at the choice of
+   * the search before it, which the change of the work made costly), owed_execs of them, and
+   * their total time and energy (default 0): the ledger charges them against this search's
+   * baseline, which is the first to have measured the new work. */
+  double owed_time, owed_energy;
+  int owed_execs;
 } ergo__nm_options;
 
 /* Fill *o with the defaults above. */

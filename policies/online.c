@@ -60,6 +60,10 @@
 /* Executions of one step measured as one at most (a region called more often, or in a run that
  * never calls ergo_step, is measured ONLINE_MAX_CALLS executions at a time). */
 #define ONLINE_MAX_CALLS 16
+/* What started a probe of the baseline right after one measurement at the choice (see
+ * measure_one()): its time or energy per unit of work off by ONLINE_GROSS, or its work. */
+#define PROBE_GROSS 1
+#define PROBE_JUMP 2
 
 typedef struct online_region {
   ergo__nm *nm;           /* NULL: gave up, the region inherits */
@@ -84,9 +88,16 @@ typedef struct online_region {
   /* The side (ergo__change_twice()) of the last measurement drifted() took, in time and energy
    * against ONLINE_GROSS (0: none since the search or the last change). */
   int gross_side[2];
+  /* The baseline probed at once after one such measurement at the choice, or one whose work
+   * per execution jumped (PROBE_GROSS, PROBE_JUMP; see measure_one()), and those measurements in
+   * a row, owed_n of them, their time and energy summed: the next search owes them
+   * (ergo__nm_options.owed_time). */
+  int gross_probe, owed_n;
+  double owed[2];
   double work_ref; /* the work per execution when the search ended (or at the last jump) */
   int jump_side;   /* the side of the last work per execution against work_ref and ONLINE_GROSS */
-  int since_check; /* executions at the choice since the last check of the baseline */
+  int jump_alternates; /* a probe after one such jump found the baseline as it was */
+  int since_check;     /* executions at the choice since the last check of the baseline */
   /* The last block watched at the choice: its log time (what the search measured there, times
    * the block's median ratio to it) and executions; 0 none since the search. */
   double last_lt;
@@ -335,6 +346,21 @@ static int probe_the_choice(const ergo__policy *p, online_region * or) {
   return or->probe_turn ^= 1;
 }
 
+/* A probe of the baseline that follows one measurement at the choice off by ONLINE_GROSS, or
+ * whose work per execution jumped by as much (see measure_one()), and is itself off what the
+ * search measured at the baseline by ONLINE_GROSS (on the choice's side), in time or in energy
+ * (med: the probe's log ratios): the work changed, decided at once, as two such measurements at
+ * the choice are (gross_change()). */
+static int gross_both(const online_region * or, const double med[2]) {
+  if (! or->gross_probe) return 0;
+  for (int k = 0; k < 2; k++) {
+    double lim = log(ONLINE_GROSS);
+    int side = med[k] > lim ? 1 : med[k] < -lim ? -1 : 0;
+    if (side && (side == or->gross_side[k] || or->gross_probe == PROBE_JUMP)) return 1;
+  }
+  return 0;
+}
+
 /* After the search: one execution of the baseline check under `applied` (or of the probe of the
  * choice: probe_the_choice()); 1 when the check is complete and the baseline's (the choice's)
  * time or energy per unit of work moved from what the search measured there (as drifted() judges a
@@ -377,7 +403,7 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
    * region called 40 times per step, measured 16 + 16 + 8 at a time, restarted its search four
    * times on such checks, the last at the run's end, and was left at its baseline, 1.92x the
    * oracle's energy).  Two that disagree: a third tells which (pair_split(), above). */
-  if (moved && or->ck == 1) {
+  if (moved && or->ck == 1 && !gross_both(or, med)) {
     or->check_left = 1;
     return 0;
   }
@@ -414,10 +440,12 @@ static int gross_change(online_region * or) {
 
 /* After the search: one more measurement under `applied` (the mean of w executions, weighed as
  * w); 1 when a block of ONLINE_WATCH executions or more says the region's work changed (a region
- * called several times per step watches a block in as few steps). */
+ * called several times per step watches a block in as few steps).  *gross: this measurement is
+ * off what the search measured by ONLINE_GROSS (gross_change()), the first or the second. */
 static int drifted(ergo__policy *p, online_region * or, const ergo__config *applied,
-                   const ergo__measure *m, int w) {
+                   const ergo__measure *m, int w, int *gross) {
   online_priv *o = p->priv;
+  *gross = 0;
   if (or->retunes >= ONLINE_RETUNES || !(m->time_s > 0)) return 0;
   int pt[ERGO__NM_MAX_DIMS], n = 0;
   ergo__measure ref = {0, 0, 0};
@@ -432,8 +460,10 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
     or->watch_n = or->wk = 0;
     or->side[0] = or->side[1] = 0;
     or->last_n = 0;
+    *gross = 1;
     return 1;
   }
+  *gross = or->gross_side[0] || or->gross_side[1];
   /* A block of two that disagree waits for a third, as the check does (pair_split()): one
    * measurement can be a step's mean of a few executions, which one stall moves by 25 % or more,
    * and the mean of two such put the two regions called twice per step past DRIFT 13 times in
@@ -474,6 +504,13 @@ static int restart(ergo__policy *p, online_region * or) {
   /* The new search owes what the old one did: the budget holds over the region's run. */
   ergo__nm_options opt = ((online_priv *)p->priv)->opt;
   ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
+  /* And what the choice cost on the new work before the change was seen, measured against the
+   * new search's baseline: that search is the first to know the new work's (the old search's
+   * ledger took those executions at its own baseline per unit of work, where the choice looked
+   * 3.6x faster while running at 12x the new baseline's time). */
+  opt.owed_time = or->owed[0];
+  opt.owed_energy = or->owed[1];
+  opt.owed_execs = or->owed_n;
   /* Not its credit: that is in seconds and joules per execution of the old work (scaled to the
    * region's first work), which can be many times the new work's, and let a new search run a
    * config at 2.5x its new baseline's time for the rest of the run. */
@@ -494,6 +531,8 @@ static int restart(ergo__policy *p, online_region * or) {
   or->asked = 0;
   or->watch_n = or->wk = 0;
   or->gross_side[0] = or->gross_side[1] = 0;
+  or->gross_probe = or->owed_n = 0;
+  or->owed[0] = or->owed[1] = 0;
   or->side[0] = or->side[1] = 0;
   or->checked = or->check_left = 0;
   or->probe_choice = or->probe_turn = 0;
@@ -532,6 +571,12 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
         or->retunes++;
         or->retuned_at = p->steps;
       }
+      if (or->check_left <= 0) {
+        /* A jump of the work the baseline did not follow: the work alternates between sizes
+         * (or the counter misread once); jumps are decided on two in a row from now on. */
+        if (or->gross_probe == PROBE_JUMP) or->jump_alternates = 1;
+        or->gross_probe = 0;
+      }
       return;
     }
     /* Counted in measurements: a probe is a whole step, however many calls it has.  At once where
@@ -546,6 +591,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
                      /* nextafter: off by ONLINE_GROSS itself counts */
                      ergo__change_twice(& or->jump_side, log(work / or->work_ref),
                                         nextafter(log(ONLINE_GROSS), 0));
+    int jumped = jump || or->jump_side != 0; /* this measurement's work, the first or second */
     if (jump) or->work_ref = work, or->jump_side = 0;
     if ((jump || ++ or->since_check >= ONLINE_PROBE_EVERY) && or->retunes < ONLINE_RETUNES) {
       or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
@@ -553,7 +599,30 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
       or->probe_choice = probe_the_choice(p, or);
       or->check_n = or->ck = 0;
     }
-    if (!drifted(p, or, applied, m, w)) return;
+    int gross, moved = drifted(p, or, applied, m, w, &gross);
+    if (gross || jumped) {
+      or->owed[0] += m->time_s, or->owed[1] += m->energy_j;
+      or->owed_n++;
+    } else {
+      or->owed[0] = or->owed[1] = 0, or->owed_n = 0;
+    }
+    if (!moved) {
+      /* One measurement at the choice off what the search measured there by ONLINE_GROSS, or
+       * whose work per execution is: the next execution is of the baseline, not of the choice
+       * again.  A phase turned parallel ran at the choice's 5 threads at 12x its new baseline's
+       * time, and the second such step put a 200-step tuning run at 1.144x the untuned run's
+       * time (random program 108); a stall is not that far, and an outlier that is costs one
+       * execution at the baseline.  Work that alternates between sizes is probed once. */
+      int why = gross ? PROBE_GROSS : jumped && ! or->jump_alternates ? PROBE_JUMP : 0;
+      if (why && or->check_left <= 0 && or->retunes < ONLINE_RETUNES) {
+        or->check_left = 1;
+        or->probe_choice = 0;
+        or->check_n = or->ck = 0;
+        or->since_check = 0;
+        or->gross_probe = why;
+      }
+      return;
+    }
     if (restart(p, or) == 0) {
       or->retunes++;
       or->retuned_at = p->steps;

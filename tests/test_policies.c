@@ -909,6 +909,30 @@ static void test_online_work_jump_probes_baseline(void **state) {
   assert_true(at_old >= 0 && at_old <= 2);
 }
 
+/* Work whose size alternates between two steps, 3x apart, as the node's counter counts it (an
+ * even step that also writes output): a jump of the work per execution seen once probes the
+ * baseline at once (see test_online_work_jump_probes_baseline), and a probe that finds the
+ * baseline as it was makes the next jumps wait for two in a row.  Over the last 100 steps the
+ * baseline runs at the periodic probes (2 of every 24) and that one probe, not at every other
+ * step. */
+static void test_online_alternating_work_probes_once(void **state) {
+  (void)state;
+  static const ergo_sim_work_desc small = {4, 0.1, 0.9}, big = {12, 0.3, 0.9};
+  ergo_config c = sim_config("online");
+  assert_int_equal(ergo_init(&c), 0);
+  int at_base = 0;
+  for (int i = 0; i < 200; i++) {
+    ERGO_PUSH(1, "solve");
+    if (i >= 100) at_base += running_baseline(ergo__sim());
+    ergo_sim_work(i % 2 ? &big : &small);
+    ERGO_POP(1, "solve");
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  print_message("online on alternating work: the baseline ran %d of the last 100 steps\n", at_base);
+  assert_true(at_base <= 12);
+}
+
 /* One online run of a region called `calls` times per step on steady memory-bound work at 2 %
  * noise, where 3 % of the executions stall (a daemon, a network stall: each waits 0.5-1x an
  * execution's length more), the stalls drawn from `seed`: whether its search started again (as
@@ -996,6 +1020,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_online_shrinking_work_keeps_bound, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_gross_change_decided_fast, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_work_jump_probes_baseline, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_alternating_work_probes_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_compares_whole_steps, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_stalls_in_many_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_probe_sees_bound_broken, setup, teardown),

@@ -583,6 +583,55 @@ static void test_budget_per_step(void **state) {
   assert_true(on <= 1.10 * mon);
 }
 
+/* 200 steps of one region whose serial work (its energy best at a few threads) turns, at step
+ * `at`, into a parallel loop over `grow` times the elements as the node's counter counts them,
+ * under `policy` and `objective`: each step's virtual seconds on the sim node into t[]. */
+static void turns_parallel_run(const char *policy, const char *objective, int at, double grow,
+                               double t[200]) {
+  static const ergo_sim_work_desc serial = {4, 0.1, 0.9};
+  ergo_sim_work_desc parallel = {4 * grow, 0.1, 0.001};
+  ergo_config c = sim_config(policy, objective);
+  assert_int_equal(ergo_init(&c), 0);
+  for (long s = 0; s < 200; s++) {
+    uint64_t t0 = ergo__sim()->now_ns;
+    ERGO_PUSH(1, "solve");
+    assert_int_equal(ergo_sim_work(s < at ? &serial : &parallel), 0);
+    ERGO_POP(1, "solve");
+    t[s] = (double)(ergo__sim()->now_ns - t0) * 1e-9;
+    assert_int_equal(ergo_step(s), 0);
+  }
+  assert_int_equal(ergo_finalize(), 0);
+}
+
+/* The choice's executions on work it was not chosen for are the tuning's cost too.  A region at
+ * its few-thread choice whose work turns parallel runs the first execution after the change at
+ * many times its new baseline's time (20x here: 16x the elements at one thread; random program
+ * 108 ran 12x, and its tuning run took 1.144x the untuned run's time).  That one is unavoidable
+ * (nothing tells the change before it ends); the second is now of the baseline, which shows
+ * the change at once, and the new search owes what the old choice cost on the new work, against
+ * its new baseline.  Before: two more executions at the old choice (the work's jump was decided
+ * on two in a row, then the baseline probed), and a new search that owed nothing for them.  The
+ * tuning run, less that first execution's excess, stays within ERGO_TUNE_BUDGET's 1.10x of the
+ * untuned run's time, for a change at step 100, 140 or 180. */
+static void test_budget_after_change_to_parallel(void **state) {
+  (void)state;
+  static double mon[200], on[200];
+  for (int at = 100; at <= 180; at += 40) {
+    turns_parallel_run("monitor", "energy", at, 16, mon);
+    turns_parallel_run("online", "energy", at, 16, on);
+    double tm = 0, to = 0;
+    for (int s = 0; s < 200; s++) tm += mon[s], to += on[s];
+    double first = on[at] - mon[at];
+    print_message("work turned parallel at step %d: the first execution after at %.1fx the "
+                  "baseline's time, the next at %.2fx; online's tuning run at %.4f of monitor's "
+                  "time, %.4f without the first's excess\n",
+                  at, on[at] / mon[at], on[at + 1] / mon[at + 1], to / tm, (to - first) / tm);
+    assert_true(on[at] > 10 * mon[at]); /* the old choice: few threads */
+    assert_true(on[at + 1] < 2 * mon[at + 1]);
+    assert_true(to - first <= 1.10 * tm);
+  }
+}
+
 /* The same region telling its work with ergo_region_work: one unit, compared per unit of work
  * (the report says "units"); bad values and a call outside every region are one warning each
  * and change nothing. */
@@ -713,6 +762,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_wrapper_of_short_children_judged, setup,
                                       test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_budget_per_step, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_budget_after_change_to_parallel, setup,
+                                      test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_hint, setup, test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_significance_in_report, setup, test_dir_teardown),
   };
