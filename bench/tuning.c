@@ -331,8 +331,10 @@ static int run(const char *policy, const char *objective, const char *node, cons
   c.model = model;
   c.sim_noise = noise;
   c.sim_seed = seed;
-  /* BENCH_REPORT=1: the evaluation runs' reports on stderr (which region took the time). */
-  c.report = eval && getenv("BENCH_REPORT") ? "stderr" : "none";
+  /* BENCH_REPORT=1: the evaluation runs' reports on stderr (which region took the time);
+   * BENCH_REPORT=all: every run's, the tuning runs' too (which region overran the budget). */
+  const char *rep = getenv("BENCH_REPORT");
+  c.report = rep && (eval || !strcmp(rep, "all")) ? "stderr" : "none";
   c.step_report = "none";
   c.balance = "none";
   if (ergo_init(&c) != 0) return -1;
