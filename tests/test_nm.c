@@ -1437,7 +1437,38 @@ static void test_budget_shows_payer(void **state) {
   ergo__nm_free(nm);
 }
 
-/* Options: a horizon below 1 or a non-finite budget is refused. */
+/* A search started after its region's work changed owes what the old choice cost on the new
+ * work (owed_*): one execution at 11x the new baseline's time is 11 - 1.1 baseline executions
+ * of debt under a 10 % time budget, less the baseline's own allowance; owing less than the
+ * allowance of those executions is no credit. */
+static void test_budget_owed(void **state) {
+  (void)state;
+  ergo__objective o = objective("energy");
+  ergo__nm_grid g = sim_grid();
+  for (int k = 0; k < 2; k++) {
+    ergo__nm_options opt;
+    ergo__nm_options_default(&opt);
+    opt.budget_time = 0.10;
+    opt.owed_time = k ? 0.5 : 11;
+    opt.owed_execs = 1;
+    ergo__nm *nm = ergo__nm_new(&g, &o, &opt);
+    assert_non_null(nm);
+    int p[3];
+    assert_int_equal(ergo__nm_ask(nm, p), 1);
+    assert_memory_equal(p, g.start, sizeof p);
+    ergo__measure m = {1.0, 100, 1};
+    assert_int_equal(ergo__nm_tell(nm, p, &m), 0);
+    double dt, de;
+    ergo__nm_debt(nm, &dt, &de);
+    print_message("owed %.1f s for 1 execution: debt %.4f s after the baseline's first\n",
+                  opt.owed_time, dt);
+    assert_true(fabs(dt - (k ? -0.1 : 11 - 1.1 - 0.1)) < 1e-9);
+    ergo__nm_free(nm);
+  }
+}
+
+/* Options: a horizon below 1, a non-finite budget, or a negative or non-finite owed cost is
+ * refused. */
 static void test_budget_options(void **state) {
   (void)state;
   ergo__objective o = objective("energy");
@@ -1449,6 +1480,15 @@ static void test_budget_options(void **state) {
   assert_null(ergo__nm_new(&g, &o, &opt));
   ergo__nm_options_default(&opt);
   opt.budget_time = NAN;
+  assert_null(ergo__nm_new(&g, &o, &opt));
+  ergo__nm_options_default(&opt);
+  opt.owed_execs = -1;
+  assert_null(ergo__nm_new(&g, &o, &opt));
+  ergo__nm_options_default(&opt);
+  opt.owed_time = -1;
+  assert_null(ergo__nm_new(&g, &o, &opt));
+  ergo__nm_options_default(&opt);
+  opt.owed_energy = INFINITY;
   assert_null(ergo__nm_new(&g, &o, &opt));
 }
 
@@ -1490,6 +1530,7 @@ int main(void) {
       cmocka_unit_test(test_budget_payer_by_objective),
       cmocka_unit_test(test_budget_shows_payer),
       cmocka_unit_test(test_budget_pays_charges),
+      cmocka_unit_test(test_budget_owed),
       cmocka_unit_test(test_budget_options),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
