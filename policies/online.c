@@ -600,8 +600,10 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
       or->check_n = or->ck = 0;
     }
     int gross, moved = drifted(p, or, applied, m, w, &gross);
-    if (gross || jumped) {
-      or->owed[0] += m->time_s, or->owed[1] += m->energy_j;
+    if ((gross || jumped) && m->time_s > 0 && isfinite(m->time_s)) {
+      /* (an execution without an energy reading owes no energy) */
+      or->owed[0] += m->time_s;
+      or->owed[1] += m->energy_j > 0 && isfinite(m->energy_j) ? m->energy_j : 0;
       or->owed_n++;
     } else {
       or->owed[0] = or->owed[1] = 0, or->owed_n = 0;
