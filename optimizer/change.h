@@ -33,12 +33,17 @@ void ergo__change_expect(ergo__change *c, double mean, int n);
  * test then restarts itself with the same floor), else 0. */
 int ergo__change_add(ergo__change *c, double value);
 
+/* The side d lies on beyond lim: 1 above, -1 below -lim, else 0. */
+static inline int ergo__change_side(double d, double lim) {
+  return d > lim ? 1 : d < -lim ? -1 : 0;
+}
+
 /* One verdict of a block test after tuning: d, a mean log ratio against the reference, is off
  * by more than lim on one side (1 above, -1 below, else 0).  1 when it is off on the side the
  * last verdict (*last) was: two verdicts in a row on the same side are a change; *last becomes
  * this one. */
 static inline int ergo__change_twice(int *last, double d, double lim) {
-  int side = d > lim ? 1 : d < -lim ? -1 : 0, twice = side && side == *last;
+  int side = ergo__change_side(d, lim), twice = side && side == *last;
   *last = side;
   return twice;
 }

@@ -346,6 +346,15 @@ static int probe_the_choice(const ergo__policy *p, online_region * or) {
   return or->probe_turn ^= 1;
 }
 
+/* A check of `left` executions starts with the next: of the baseline, or (choice) of the choice;
+ * the executions at the choice since the last one count from 0. */
+static void start_check(online_region * or, int left, int choice) {
+  or->check_left = left;
+  or->probe_choice = choice;
+  or->check_n = or->ck = 0;
+  or->since_check = 0;
+}
+
 /* A probe of the baseline that follows one measurement at the choice off by ONLINE_GROSS, or
  * whose work per execution jumped by as much (see measure_one()), and is itself off what the
  * search measured at the baseline by ONLINE_GROSS (on the choice's side), in time or in energy
@@ -354,8 +363,7 @@ static int probe_the_choice(const ergo__policy *p, online_region * or) {
 static int gross_both(const online_region * or, const double med[2]) {
   if (! or->gross_probe) return 0;
   for (int k = 0; k < 2; k++) {
-    double lim = log(ONLINE_GROSS);
-    int side = med[k] > lim ? 1 : med[k] < -lim ? -1 : 0;
+    int side = ergo__change_side(med[k], log(ONLINE_GROSS));
     if (side && (side == or->gross_side[k] || or->gross_probe == PROBE_JUMP)) return 1;
   }
   return 0;
@@ -557,9 +565,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
     if (! or->checked) { /* the search just ended: the baseline is checked from the next one */
       or->work_ref = work;
       or->checked = 1;
-      or->probe_choice = 0;
-      or->check_left = or->retunes < ONLINE_RETUNES ? ONLINE_WATCH : 0;
-      or->check_n = or->ck = 0;
+      start_check(or, or->retunes < ONLINE_RETUNES ? ONLINE_WATCH : 0, 0);
       return;
     }
     if (or->check_left > 0) {
@@ -594,10 +600,8 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
     int jumped = jump || or->jump_side != 0; /* this measurement's work, the first or second */
     if (jump) or->work_ref = work, or->jump_side = 0;
     if ((jump || ++ or->since_check >= ONLINE_PROBE_EVERY) && or->retunes < ONLINE_RETUNES) {
-      or->since_check = 0; /* the next ONLINE_PROBE measurements probe the baseline */
-      or->check_left = ONLINE_PROBE;
-      or->probe_choice = probe_the_choice(p, or);
-      or->check_n = or->ck = 0;
+      /* the next ONLINE_PROBE measurements probe the baseline (or the choice) */
+      start_check(or, ONLINE_PROBE, probe_the_choice(p, or));
     }
     int gross, moved = drifted(p, or, applied, m, w, &gross);
     if ((gross || jumped) && m->time_s > 0 && isfinite(m->time_s)) {
@@ -617,10 +621,7 @@ static void measure_one(ergo__policy *p, online_region * or, const ergo__config 
        * execution at the baseline.  Work that alternates between sizes is probed once. */
       int why = gross ? PROBE_GROSS : jumped && ! or->jump_alternates ? PROBE_JUMP : 0;
       if (why && or->check_left <= 0 && or->retunes < ONLINE_RETUNES) {
-        or->check_left = 1;
-        or->probe_choice = 0;
-        or->check_n = or->ck = 0;
-        or->since_check = 0;
+        start_check(or, 1, 0);
         or->gross_probe = why;
       }
       return;
