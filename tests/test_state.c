@@ -474,6 +474,9 @@ static const char *status_text(int status) {
  * pending, blocked, ignored and caught, and where it sleeps, so a failure seen once says why. */
 static int reap_signalled(pid_t pid, int sig) {
   int status = 0;
+#if defined(__SANITIZE_THREAD__)
+  int resent = 0;
+#endif
   for (int waited_ms = 0;; waited_ms += 10) {
     pid_t r = waitpid(pid, &status, waited_ms < 5000 ? WNOHANG : 0);
     if (r == pid) return status;
@@ -492,6 +495,17 @@ static int reap_signalled(pid_t pid, int sig) {
             fprintf(stderr, "  %s: %s%s", files[k], line, strchr(line, '\n') ? "" : "\n");
         if (f) fclose(f);
       }
+#if defined(__SANITIZE_THREAD__)
+      /* Seen once in CI's TSan stage (SIGUSR2): the signal still caught, none pending, none
+       * blocked, i.e. ergo's handler never ran (it would have set the default action first).
+       * TSan defers a signal to its next intercepted call and can lose it there; the kernel
+       * delivered it.  Sent once more: the test still fails if the handler does not end it. */
+      if (!resent) {
+        fprintf(stderr, "TSan build: sending signal %d to victim %d once more\n", sig, (int)pid);
+        resent = kill(pid, sig) == 0;
+        waited_ms = 0;
+      }
+#endif
     }
     if (waited_ms < 5000) {
       struct timespec nap = {0, 10 * 1000 * 1000};
