@@ -168,3 +168,21 @@ double ergo__objective_value(const ergo__objective *o, const ergo__measure *m,
   }
   return e;
 }
+
+double ergo__objective_log_sigma(const ergo__objective *o, double sd_time, double sd_energy) {
+  double st = sd_time, se = sd_energy;
+  switch (o->kind) {
+  case ERGO__OBJ_TIME: return st;
+  case ERGO__OBJ_ENERGY:
+  case ERGO__OBJ_ENERGY_BOUNDED: return se;
+  case ERGO__OBJ_EDP: return sqrt(3 * st * st + se * se);
+  case ERGO__OBJ_ED2P: return sqrt(8 * st * st + se * se);
+  default: {
+    /* Near the baseline log(a T/T0 + b E/E0 + c R/R0) moves as (a lt + b le) / (a + b + c) (the
+     * resource does not vary between executions), cov(lt, le) = var t. */
+    double a = o->w_time, b = o->w_energy, w = a + b + o->w_resource;
+    if (!(w > 0)) return fmax(st, se);
+    return sqrt((a * a + 2 * a * b) * st * st + b * b * se * se) / w;
+  }
+  }
+}

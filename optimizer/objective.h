@@ -45,6 +45,13 @@ const char *ergo__objective_name(const ergo__objective *o, char *buf, size_t len
 double ergo__objective_value(const ergo__objective *o, const ergo__measure *m,
                              const ergo__measure *b);
 
+/* The sigma of one measurement of the logarithm of the objective's value, from those of log time
+ * (sd_time) and log energy (sd_energy).  Energy is time times power, so E T varies as
+ * 3 var t + var e and E T^2 as 8 var t + var e; weighted (a T/T0 + b E/E0 + c R/R0) as
+ * ((a^2 + 2 a b) var t + b^2 var e) / (a + b + c)^2 near the baseline; energy and energy@X%:
+ * energy's (the bound's time is tested on its own). */
+double ergo__objective_log_sigma(const ergo__objective *o, double sd_time, double sd_energy);
+
 /* 1 when m satisfies the objective's constraint (always, except energy@X%). */
 int ergo__objective_feasible(const ergo__objective *o, const ergo__measure *m,
                              const ergo__measure *b);

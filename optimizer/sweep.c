@@ -822,16 +822,16 @@ static int confident_n(const ergo__sweep *s, int p, int extra) {
   /* The bound's sqrt(1/na + 1/nb) with the estimate's own variance factor for 1/na. */
   int na = (va > 0 && isfinite(va) ? (int)fmax(1, floor(1.0 / va)) : a->n) + extra,
       nb = extra && a->n + extra > b->n ? a->n + extra : b->n;
-  double lt = log(ma.time_s / mb.time_s), le = log(ma.energy_j / mb.energy_j), d, sig;
+  double lt = log(ma.time_s / mb.time_s), le = log(ma.energy_j / mb.energy_j), d,
+         sig = ergo__objective_log_sigma(&s->obj, st, se);
   switch (s->obj.kind) {
-  case ERGO__OBJ_TIME: d = lt, sig = st; break;
+  case ERGO__OBJ_TIME: d = lt; break;
   case ERGO__OBJ_ENERGY:
-  case ERGO__OBJ_ENERGY_BOUNDED: d = le, sig = se; break;
-  case ERGO__OBJ_EDP: d = le + lt, sig = sqrt(3 * st * st + se * se); break;
-  case ERGO__OBJ_ED2P: d = le + 2 * lt, sig = sqrt(8 * st * st + se * se); break;
+  case ERGO__OBJ_ENERGY_BOUNDED: d = le; break;
+  case ERGO__OBJ_EDP: d = le + lt; break;
+  case ERGO__OBJ_ED2P: d = le + 2 * lt; break;
   default:
     d = log(ergo__objective_value(&s->obj, &ma, &mb) / ergo__objective_value(&s->obj, &mb, &mb));
-    sig = fmax(st, se);
   }
   if (!(ergo__nm_log_ratio_bound(d, sig, na, nb, dof, ERGO__NM_CONFIDENCE) < 0)) return 0;
   if (s->obj.kind != ERGO__OBJ_ENERGY_BOUNDED) return 1;

@@ -210,11 +210,7 @@ static double pays_excess(const ergo__objective *obj, const ergo__measure *sb,
     *sig = st;
     return log(sb->time_s / sc->time_s) - log1p(obj->slowdown);
   }
-  *sig = obj->kind == ERGO__OBJ_TIME     ? st
-         : obj->kind == ERGO__OBJ_ENERGY ? se
-         : obj->kind == ERGO__OBJ_EDP    ? sqrt(3 * st * st + se * se)
-         : obj->kind == ERGO__OBJ_ED2P   ? sqrt(8 * st * st + se * se)
-                                         : fmax(st, se);
+  *sig = ergo__objective_log_sigma(obj, st, se);
   double vb = ergo__objective_value(obj, sb, sc), v0 = ergo__objective_value(obj, sc, sc);
   return vb > 0 && v0 > 0 ? log(vb / v0) : 0;
 }

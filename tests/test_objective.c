@@ -220,11 +220,45 @@ static void test_penalty_worse_than_baseline(void **state) {
   assert_true(ergo__objective_value(&o, &m, NULL) == 1);
 }
 
+/* The sigma of one measurement of the log of the objective, from those of time (0.03) and energy
+ * (0.05): E T and E T^2 count time's share of energy (E = P T) twice; a weighted sum moves as the
+ * weighted mean of its logs, with the same covariance; the resource does not vary. */
+static void test_log_sigma(void **unused) {
+  (void)unused;
+  const double st = 0.03, se = 0.05;
+  struct {
+    const char *name;
+    double want;
+  } cases[] = {
+      {"time", st},
+      {"energy", se},
+      {"energy@5%", se},
+      {"edp", sqrt(3 * st * st + se * se)},
+      {"ed2p", sqrt(8 * st * st + se * se)},
+      {"weighted:t=1,e=0,r=0", st},
+      {"weighted:t=0,e=1,r=0", se},
+      {"weighted:t=1,e=2,r=0", sqrt(5 * st * st + 4 * se * se) / 3},
+      {"weighted:t=1,e=1,r=2", sqrt(3 * st * st + se * se) / 4},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    ergo__objective o;
+    char why[256];
+    assert_int_equal(ergo__objective_parse(cases[k].name, &o, why, sizeof why), 0);
+    double got = ergo__objective_log_sigma(&o, st, se);
+    if (fabs(got - cases[k].want) > 1e-12)
+      fail_msg("%s: %.6f, want %.6f", cases[k].name, got, cases[k].want);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_parse_forms),      cmocka_unit_test(test_parse_bad),
-      cmocka_unit_test(test_names_round_trip), cmocka_unit_test(test_values),
-      cmocka_unit_test(test_bound_boundary),   cmocka_unit_test(test_penalty_worse_than_baseline),
+      cmocka_unit_test(test_parse_forms),
+      cmocka_unit_test(test_parse_bad),
+      cmocka_unit_test(test_names_round_trip),
+      cmocka_unit_test(test_values),
+      cmocka_unit_test(test_bound_boundary),
+      cmocka_unit_test(test_log_sigma),
+      cmocka_unit_test(test_penalty_worse_than_baseline),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
