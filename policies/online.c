@@ -50,6 +50,9 @@
  * another config than the choice, every other probe is of the choice (probe_the_choice()). */
 #define ONLINE_PROBE_EVERY 24
 #define ONLINE_PROBE 2
+/* Standard errors by which the choice must run worse than the baseline probed beside it, twice in
+ * a row, to be no longer worth keeping (no_longer_pays()). */
+#define ONLINE_PAYS_Z 2.0
 /* During a search the baseline is measured again after every BASE_EVERY other measurements: the
  * configs are compared with a baseline measured on the work they ran (see base_every in
  * optimizer/nm.h); one that moved ends the search, which starts again (counted in RETUNES). */
@@ -100,8 +103,10 @@ typedef struct online_region {
   int since_check;     /* executions at the choice since the last check of the baseline */
   /* The last block watched at the choice: its log time (what the search measured there, times
    * the block's median ratio to it) and executions; 0 none since the search. */
-  double last_lt;
+  double last_lt, last_le; /* last_le: NAN where no energy was read */
+  double last_r;           /* its resource (what the search measured there) */
   int last_n;
+  int pays_side; /* the last check's verdict on whether the choice still beats the baseline */
   long first_step, execs; /* the step of its first tuned execution; executions observed */
   int work_seen;          /* an execution's work was measured (a hint or the counter) */
   /* One measurement is a whole step's executions at one config (their mean): calls of one step
@@ -369,6 +374,40 @@ static int gross_both(const online_region * or, const double med[2]) {
   return 0;
 }
 
+/* Every objective: the choice's last block against the baseline just probed (ref: what the search
+ * measured there, med: the probe's log ratios to it), the two measured a few steps apart on the
+ * same work, by the objective (under energy@X%, by energy: its time is tested above).  Worse than
+ * the baseline by more than ONLINE_PAYS_Z standard errors (1 % at least), twice in a row: the work
+ * changed under the choice, and the search starts again.  The checks before need a quantity to
+ * move by 10 % or 5 sigmas at one config: a memory-bound region whose phase changed at step 230 of
+ * 320 ran on at its choice, 1.35x the new work's baseline time for 0.90x its energy under ED2P at
+ * 7.8 % noise (random program 8284 without a counter; its run's final choice at 1.024x monitor's
+ * ED2P, now below it), and a short child turned memory-bound left choices at 1.08x and 1.16x the
+ * baseline's EDP and ED2P (`test_online_probe_sees_choice_no_longer_pays`, no noise; SIMULATED).
+ * Two standard errors twice in a row: a choice no worse than the baseline passes a check with
+ * 97.7 % probability, two in a row with 99.95 %. */
+static int no_longer_pays(ergo__policy *p, online_region * or, const ergo__measure *ref,
+                          const double med[2]) {
+  online_priv *o = p->priv;
+  ergo__objective obj = p->objective;
+  if (obj.kind == ERGO__OBJ_ENERGY_BOUNDED) obj.kind = ERGO__OBJ_ENERGY;
+  int needs_e =
+      !(obj.kind == ERGO__OBJ_TIME || (obj.kind == ERGO__OBJ_WEIGHTED && obj.w_energy == 0));
+  ergo__measure b = {ref->time_s * exp(med[0]), ref->energy_j * exp(med[1]), ref->resource},
+                c = {exp(or->last_lt), isfinite(or->last_le) ? exp(or->last_le) : 0, or->last_r};
+  if (!isfinite(b.time_s) ||
+      (needs_e && !(b.energy_j > 0 && c.energy_j > 0 && isfinite(b.energy_j))))
+    return 0;
+  double vb = ergo__objective_value(&obj, &b, &b), vc = ergo__objective_value(&obj, &c, &b);
+  if (!(vb > 0 && vc > 0 && isfinite(vc))) return 0;
+  double st = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)),
+         se = fmax(o->opt.noise_rel * M_SQRT2, ergo__nm_noise(or->nm, 1)),
+         lim = fmax(0.01, ONLINE_PAYS_Z * ergo__objective_log_sigma(&obj, st, se) *
+                              sqrt(1.0 / or->last_n + 1.0 / or->check_n)),
+         d = log(vc / vb);
+  return ergo__change_twice(& or->pays_side, d > 0 ? d : 0, lim);
+}
+
 /* After the search: one execution of the baseline check under `applied` (or of the probe of the
  * choice: probe_the_choice()); 1 when the check is complete and the baseline's (the choice's)
  * time or energy per unit of work moved from what the search measured there (as drifted() judges a
@@ -426,6 +465,7 @@ static int baseline_moved(ergo__policy *p, online_region * or, const ergo__confi
                  fmax(0.01, 5 * sig * sqrt(1.0 / or->last_n + 1.0 / or->check_n));
     moved = or->last_lt - base > lim;
   }
+  if (!moved && ! or->probe_choice && or->last_n > 0) moved = no_longer_pays(p, or, &ref, med);
   return moved;
 }
 
@@ -467,6 +507,7 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   if (gross_change(or)) {
     or->watch_n = or->wk = 0;
     or->side[0] = or->side[1] = 0;
+    or->pays_side = 0;
     or->last_n = 0;
     *gross = 1;
     return 1;
@@ -491,6 +532,8 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   ergo__nm_best(or->nm, fin, NULL, NULL);
   int at_choice = !memcmp(fin, pt, sizeof fin);
   or->last_lt = log(ref.time_s) + med[0];
+  or->last_le = ref.energy_j > 0 && isfinite(med[1]) ? log(ref.energy_j) + med[1] : NAN;
+  or->last_r = ref.resource;
   or->last_n = at_choice ? or->watch_n : 0;
   int moved = 0;
   for (int k = 0; k < 2; k++) {
@@ -542,6 +585,7 @@ static int restart(ergo__policy *p, online_region * or) {
   or->gross_probe = or->owed_n = 0;
   or->owed[0] = or->owed[1] = 0;
   or->side[0] = or->side[1] = 0;
+  or->pays_side = 0;
   or->checked = or->check_left = 0;
   or->probe_choice = or->probe_turn = 0;
   or->since_check = 0;

@@ -755,6 +755,55 @@ static void test_online_probe_sees_bound_broken(void **state) {
   assert_true(t <= 1.05 * t0 * (1 + 1e-9));
 }
 
+/* The scenario of test_online_probe_sees_bound_broken under an objective without a bound: the
+ * short child turns memory-bound at step 150, after the search; the model's choice's true value
+ * of the objective on the new work, against the baseline's (1: the baseline's). */
+static double choice_on_changed_child(const char *objective) {
+  static const ergo_sim_work_desc own = {20, 0, 0.025}, before = {0.15, 0.57, 0.2},
+                                  after = {0.1, 6, 0.01};
+  ergo_config c = sim_config("online");
+  c.objective = objective;
+  assert_int_equal(ergo_init(&c), 0);
+  for (int i = 0; i < 300; i++) {
+    ERGO_PUSH(1, "solve");
+    ergo_sim_work(&own);
+    ERGO_PUSH(1, "tiny");
+    ergo_sim_work(i < 150 ? &before : &after);
+    ERGO_POP(1, "tiny");
+    ERGO_POP(1, "solve");
+    assert_int_equal(ergo_step(i + 1), 0);
+  }
+  ergo_finalize();
+  ergo__config best;
+  ergo__sim_config cfg = model_setting(&best);
+  double t = 0, t0 = 0, e = 0, e0 = 0;
+  add_true(&own, &cfg, &t, &e, &t0, &e0);
+  add_true(&after, &cfg, &t, &e, &t0, &e0);
+  ergo__objective o;
+  char why[256];
+  assert_int_equal(ergo__objective_parse(objective, &o, why, sizeof why), 0);
+  ergo__measure m = {t, e, 0}, b = {t0, e0, 0};
+  double v = ergo__objective_value(&o, &m, &b) / ergo__objective_value(&o, &b, &b);
+  print_message("online, %s: the model's config (cpu=%lld uncore=%lld threads=%lld) at %.4f of "
+                "the baseline's value on the new work (time %.4f, energy %.4f)\n",
+                objective, (long long)best.v[0], (long long)best.v[1], (long long)best.v[2], v,
+                t / t0, e / e0);
+  unlink(model_path);
+  return v;
+}
+
+/* Under every objective the probe of the baseline also asks whether the choice still beats it,
+ * by the objective: in the scenario above, where no quantity moves by the 10 % a drift needs,
+ * the choice turns worse than the baseline by EDP, ED2P and weighted:t=1,e=2, and the search
+ * starts again.  Before, the model kept choices at 1.076x, 1.157x and 1.026x the baseline's value
+ * on the new work (no noise; SIMULATED). */
+static void test_online_probe_sees_choice_no_longer_pays(void **state) {
+  (void)state;
+  const char *objectives[] = {"edp", "ed2p", "weighted:t=1,e=2,r=0"};
+  for (size_t k = 0; k < sizeof objectives / sizeof *objectives; k++)
+    assert_true(choice_on_changed_child(objectives[k]) <= 1 + 1e-9);
+}
+
 /* Under `energy` with ERGO_TUNE_BUDGET=time=1.05 the model's choice (one thread at a low uncore
  * for a serial work, 11 % slower than the baseline) is slower than the budget allows, so the
  * budget's plan runs another config after the search, on a node without a work counter.  At step
@@ -1018,6 +1067,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_probe_sees_choice_broken, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_shrinking_work_keeps_bound, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_online_probe_sees_choice_no_longer_pays, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_online_gross_change_decided_fast, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_work_jump_probes_baseline, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_alternating_work_probes_once, setup, teardown),
