@@ -725,60 +725,51 @@ static void test_online_compares_whole_steps(void **state) {
  * choice and at its baseline each move by less than the watch calls a change, yet the choice
  * now runs past the bound.  Online's probe of the baseline compares the two: it searches again,
  * and the model's config keeps the bound on the new work. */
-static void test_online_probe_sees_bound_broken(void **state) {
-  (void)state;
-  static const ergo_sim_work_desc own = {20, 0, 0.025}, before = {0.15, 0.57, 0.2},
-                                  after = {0.1, 6, 0.01};
+/* The scenario: a compute-bound region "solve" whose short child "tiny" turns memory-bound at
+ * step 150 of 300, under online and `objective`; the model's setting of "solve". */
+static const ergo_sim_work_desc cc_own = {20, 0, 0.025}, cc_before = {0.15, 0.57, 0.2},
+                                cc_after = {0.1, 6, 0.01};
+
+static ergo__sim_config changed_child_run(const char *objective, ergo__config *best) {
   ergo_config c = sim_config("online");
-  c.objective = "energy@5%";
+  c.objective = objective;
   assert_int_equal(ergo_init(&c), 0);
   for (int i = 0; i < 300; i++) {
     ERGO_PUSH(1, "solve");
-    ergo_sim_work(&own);
+    ergo_sim_work(&cc_own);
     ERGO_PUSH(1, "tiny");
-    ergo_sim_work(i < 150 ? &before : &after);
+    ergo_sim_work(i < 150 ? &cc_before : &cc_after);
     ERGO_POP(1, "tiny");
     ERGO_POP(1, "solve");
     assert_int_equal(ergo_step(i + 1), 0);
   }
   ergo_finalize();
+  return model_setting(best);
+}
+
+static void test_online_probe_sees_bound_broken(void **state) {
+  (void)state;
   ergo__config best;
-  ergo__sim_config cfg = model_setting(&best);
+  ergo__sim_config cfg = changed_child_run("energy@5%", &best);
   double t = 0, t0 = 0, tb = 0, tb0 = 0, e = 0, e0 = 0; /* new work, old work; energies unused */
-  add_true(&own, &cfg, &t, &e, &t0, &e0);
-  add_true(&after, &cfg, &t, &e, &t0, &e0);
-  add_true(&own, &cfg, &tb, &e, &tb0, &e0);
-  add_true(&before, &cfg, &tb, &e, &tb0, &e0);
+  add_true(&cc_own, &cfg, &t, &e, &t0, &e0);
+  add_true(&cc_after, &cfg, &t, &e, &t0, &e0);
+  add_true(&cc_own, &cfg, &tb, &e, &tb0, &e0);
+  add_true(&cc_before, &cfg, &tb, &e, &tb0, &e0);
   print_message("online: the model's config at %.4f of the baseline's time on the new work "
                 "(%.4f on the old)\n",
                 t / t0, tb / tb0);
   assert_true(t <= 1.05 * t0 * (1 + 1e-9));
 }
 
-/* The scenario of test_online_probe_sees_bound_broken under an objective without a bound: the
- * short child turns memory-bound at step 150, after the search; the model's choice's true value
- * of the objective on the new work, against the baseline's (1: the baseline's). */
+/* The scenario above under an objective without a bound: the model's choice's true value of the
+ * objective on the new work, against the baseline's (1: the baseline's). */
 static double choice_on_changed_child(const char *objective) {
-  static const ergo_sim_work_desc own = {20, 0, 0.025}, before = {0.15, 0.57, 0.2},
-                                  after = {0.1, 6, 0.01};
-  ergo_config c = sim_config("online");
-  c.objective = objective;
-  assert_int_equal(ergo_init(&c), 0);
-  for (int i = 0; i < 300; i++) {
-    ERGO_PUSH(1, "solve");
-    ergo_sim_work(&own);
-    ERGO_PUSH(1, "tiny");
-    ergo_sim_work(i < 150 ? &before : &after);
-    ERGO_POP(1, "tiny");
-    ERGO_POP(1, "solve");
-    assert_int_equal(ergo_step(i + 1), 0);
-  }
-  ergo_finalize();
   ergo__config best;
-  ergo__sim_config cfg = model_setting(&best);
+  ergo__sim_config cfg = changed_child_run(objective, &best);
   double t = 0, t0 = 0, e = 0, e0 = 0;
-  add_true(&own, &cfg, &t, &e, &t0, &e0);
-  add_true(&after, &cfg, &t, &e, &t0, &e0);
+  add_true(&cc_own, &cfg, &t, &e, &t0, &e0);
+  add_true(&cc_after, &cfg, &t, &e, &t0, &e0);
   ergo__objective o;
   char why[256];
   assert_int_equal(ergo__objective_parse(objective, &o, why, sizeof why), 0);
