@@ -720,11 +720,6 @@ static void test_online_compares_whole_steps(void **state) {
   assert_true(e <= e0 * (1 + 1e-9));
 }
 
-/* Under energy@5%, a compute-bound region whose short child (not tuned on its own, so run at
- * the region's config) turns memory-bound after the region's search: the region's time at its
- * choice and at its baseline each move by less than the watch calls a change, yet the choice
- * now runs past the bound.  Online's probe of the baseline compares the two: it searches again,
- * and the model's config keeps the bound on the new work. */
 /* The scenario: a compute-bound region "solve" whose short child "tiny" turns memory-bound at
  * step 150 of 300, under online and `objective`; the model's setting of "solve". */
 static const ergo_sim_work_desc cc_own = {20, 0, 0.025}, cc_before = {0.15, 0.57, 0.2},
@@ -747,6 +742,11 @@ static ergo__sim_config changed_child_run(const char *objective, ergo__config *b
   return model_setting(best);
 }
 
+/* Under energy@5%, a compute-bound region whose short child (not tuned on its own, so run at
+ * the region's config) turns memory-bound after the region's search: the region's time at its
+ * choice and at its baseline each move by less than the watch calls a change, yet the choice
+ * now runs past the bound.  Online's probe of the baseline compares the two: it searches again,
+ * and the model's config keeps the bound on the new work. */
 static void test_online_probe_sees_bound_broken(void **state) {
   (void)state;
   ergo__config best;
