@@ -10,6 +10,7 @@
 #include "policies/work.h"
 #include "util/log.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +27,9 @@
 /* The noise of one measurement assumed on real hardware until the repeats
  * show it (RAPL on regions of 100 ms and more is usually quieter). */
 #define ONLINE_NOISE 0.02
-/* ERGO_TUNE_BUDGET: the tuning run's own cost, over a region's first executions, against the
- * untuned run's: energy at most 1.00x, time at most 1.10x, over 200 executions (5x the search's
- * budget, so a run of 200 steps keeps it). */
+/* ERGO_TUNE_BUDGET: the tuning run's own cost, over a region's first steps, against the
+ * untuned run's: energy at most 1.00x, time at most 1.10x, over 200 steps (5x the search's
+ * budget, so a run of 200 steps keeps it; see horizon_of()). */
 #define ONLINE_BUDGET_VAR "ERGO_TUNE_BUDGET"
 #define ONLINE_BUDGET_ENERGY 1.00
 #define ONLINE_BUDGET_TIME 1.10
@@ -107,6 +108,11 @@ typedef struct online_region {
   double last_r;           /* its resource (what the search measured there) */
   int last_n;
   int pays_side; /* the last check's verdict on whether the choice still beats the baseline */
+  /* The budget's horizon in the run's steps (the search's: the option's, a search started again:
+   * what was left of it), and the most measurements one step has had (see count_measurement()). */
+  long horizon_steps;
+  int per_step, in_step;
+  long in_step_at;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
   int work_seen;          /* an execution's work was measured (a hint or the counter) */
   /* One measurement is a whole step's executions at one config (their mean): calls of one step
@@ -239,6 +245,8 @@ static online_region *region_of(ergo__policy *p, ergo__region_state *r) {
     return NULL;
   }
   or->first_step = p->steps;
+  or->horizon_steps = o->opt.horizon;
+  or->per_step = 1;
   *o->tail = or ;
   o->tail = & or->next;
   r->policy = or ;
@@ -546,6 +554,31 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
   return moved;
 }
 
+/* The budget's horizon in measurements: its steps times the most measurements a step has had.
+ * A measurement is one step's executions, so a region called several times per step is measured
+ * once per step, but not every unit is: a region called more often than a split by the call in
+ * the step allows is split by the call in its parent's execution, and each of those units is
+ * measured once per execution of the parent, several times per step (as is a region called more
+ * than ONLINE_MAX_CALLS times per step).  Counted in measurements, such a unit's 200-step horizon
+ * ended a third of the way into the run and its choice ran unbounded for the rest: a unit at
+ * 2.25x its baseline's time, the tuning run at 1.25x monitor's (random program 7043 without a
+ * counter, under `energy`; SIMULATED). */
+static int horizon_of(const online_region * or) {
+  double h = (double) or->horizon_steps * (or->per_step > 0 ? or->per_step : 1);
+  return h < INT_MAX ? (int)h : INT_MAX;
+}
+
+/* One more measurement of the region at this step; the horizon follows the most per step (a run
+ * that never calls ergo_step has no steps to count them in). */
+static void count_measurement(ergo__policy *p, online_region * or) {
+  if (p->steps <= 0) return;
+  if (or->in_step_at != p->steps) or->in_step_at = p->steps, or->in_step = 0;
+  if (++ or->in_step > or->per_step) {
+    or->per_step = or->in_step;
+    ergo__nm_set_horizon(or->nm, horizon_of(or));
+  }
+}
+
 /* The region's search starts again, the old one dropped: it measured other work, and its choice
  * is no more the choice for the new work than the baseline is (a config chosen for a memory-bound
  * phase ran a compute-bound one at 2.5x its baseline's time).  Until the new search is over the
@@ -567,10 +600,11 @@ static int restart(ergo__policy *p, online_region * or) {
    * config at 2.5x its new baseline's time for the rest of the run. */
   opt.debt_time = fmax(opt.debt_time, 0);
   opt.debt_energy = fmax(opt.debt_energy, 0);
-  /* Paid back within what is left of the region's first `horizon` steps (a measurement is one
-   * step's executions), or two searches' worth, if less is left. */
+  /* Paid back within what is left of the region's first `horizon` steps, or two searches' worth
+   * (of steps), if less is left; in measurements, as many per step as the region has had. */
   long left = (long)opt.horizon - (p->steps - or->first_step);
-  opt.horizon = left > 2 * ONLINE_BUDGET ? (int)left : 2 * ONLINE_BUDGET;
+  or->horizon_steps = left > 2 * ONLINE_BUDGET ? left : 2 * ONLINE_BUDGET;
+  opt.horizon = horizon_of(or);
   ergo__nm *fresh = ergo__nm_new(&((online_priv *)p->priv)->grid, &p->objective, &opt);
   if (!fresh) return -1;
   ergo__measure ob;
@@ -597,6 +631,7 @@ static int restart(ergo__policy *p, online_region * or) {
  * to the search, or once it is over to the checks that say whether the work changed. */
 static void measure_one(ergo__policy *p, online_region * or, const ergo__config *applied,
                         const ergo__measure *m, int w, int mixed, int chosen) {
+  count_measurement(p, or);
   if (ergo__nm_done(or->nm)) {
     /* An execution that paid the tuning's debt back: measured into its point, and the budget's
      * plan made again on it (ergo__nm_tell_paid()). */
@@ -866,7 +901,7 @@ static void budget_said(ergo__policy *p) {
            1 + (o->opt.budget_time < 0 ? INFINITY : o->opt.budget_time));
   if (!over && !differ && !skipped) return;
   ergo__info("online: the tuning run kept within %s=%s (%s over each region's first %d "
-             "executions): %d config%s not tried for %s cost, %d region%s stopped exploring early"
+             "steps): %d config%s not tried for %s cost, %d region%s stopped exploring early"
              "%s%s%s",
              ONLINE_BUDGET_VAR, getenv(ONLINE_BUDGET_VAR) ? getenv(ONLINE_BUDGET_VAR) : "default",
              lim, o->opt.horizon, skipped, skipped == 1 ? "" : "s", skipped == 1 ? "its" : "their",

@@ -583,6 +583,56 @@ static void test_budget_per_step(void **state) {
   assert_true(on <= 1.10 * mon);
 }
 
+/* The sim node's virtual seconds of 200 steps on a node without a work counter: a parent run
+ * three times per step, its child called three times per execution at 0.1, 0.4 and 1 times a
+ * mixed work (its energy best at 6 threads and a low uncore, 28 % slower than the baseline), nine
+ * calls per step: more than a split by the call in the step allows, so the child is split by the
+ * call in its parent's execution, and each unit is measured three times per step. */
+static double units_in_parent_run(const char *policy) {
+  char node[600];
+  snprintf(node, sizeof node, "%s", test_in_dir("nocounter.json"));
+  FILE *f = fopen(node, "w");
+  assert_non_null(f);
+  fputs("{\"work_counter\": 0}\n", f);
+  fclose(f);
+  ergo_config c = sim_config(policy, "energy");
+  c.sim_node = node;
+  assert_int_equal(ergo_init(&c), 0);
+  static const double size[3] = {0.1, 0.4, 1};
+  uint64_t t0 = ergo__sim()->now_ns;
+  for (long s = 0; s < 200; s++) {
+    for (int p = 0; p < 3; p++) {
+      ERGO_PUSH(1, "level");
+      for (int k = 0; k < 3; k++) {
+        ERGO_PUSH(2, "relax");
+        ergo_sim_work_desc d = {20 * size[k], 30 * size[k], 0.3};
+        assert_int_equal(ergo_sim_work(&d), 0);
+        ERGO_POP(2, "relax");
+      }
+      ERGO_POP(1, "level");
+    }
+    assert_int_equal(ergo_step(s), 0);
+  }
+  double t = (double)(ergo__sim()->now_ns - t0) * 1e-9;
+  assert_int_equal(ergo_finalize(), 0);
+  unlink(node);
+  return t;
+}
+
+/* The horizon is 200 of the run's steps for such units too: each is measured three times per
+ * step, so its horizon is 600 measurements.  Counted in measurements (200), the units' budgets
+ * ended a third of the way into the run and their choices ran unbounded for the rest: 1.198x
+ * monitor's time here, 1.087x now (random program 7043 without a counter: a unit at 2.25x its
+ * baseline's time from step 98 on, the tuning run at 1.25x monitor's, 1.12x now). */
+static void test_budget_per_step_units_in_parent(void **state) {
+  (void)state;
+  double mon = units_in_parent_run("monitor"), on = units_in_parent_run("online");
+  print_message("online's tuning run, units split in their parent: %.4f of monitor's time\n",
+                on / mon);
+  assert_true(in_model("Global/level/relax#3"));
+  assert_true(on <= 1.10 * mon);
+}
+
 /* 200 steps of one region whose serial work (its energy best at a few threads) turns, at step
  * `at`, into a parallel loop over `grow` times the elements as the node's counter counts them,
  * under `policy` and `objective`: each step's virtual seconds on the sim node into t[]. */
@@ -762,6 +812,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_wrapper_of_short_children_judged, setup,
                                       test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_budget_per_step, setup, test_dir_teardown),
+      cmocka_unit_test_setup_teardown(test_budget_per_step_units_in_parent, setup,
+                                      test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_budget_after_change_to_parallel, setup,
                                       test_dir_teardown),
       cmocka_unit_test_setup_teardown(test_hint, setup, test_dir_teardown),

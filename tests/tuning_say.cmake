@@ -373,7 +373,7 @@ case \$out in *warning*) echo 'FAIL: warned'; exit 1;; esac" sh ${say_app})
 # A budget nothing can be explored within: online stops exploring, runs a setting that keeps it
 # (the baseline) and says so, naming the budget and the region.
 add_test(NAME tuning_cost_online_budget_said COMMAND ${ERGO_EXPECT}
-  "--match=\nergo: online: the tuning run kept within ERGO_TUNE_BUDGET=time=1\\.0,energy=1\\.0,horizon=10 \\(energy at most 1\\.00x and time at most 1\\.00x the untuned run's over each region's first 10 executions\\): [1-9][0-9]* configs? not tried for (its|their) cost, 1 region stopped exploring early \\(first: 'Global/phase_solve'\\)\nergo: online: 1 region ran at a setting within the budget rather than the model's choice, which a run under ERGO_POLICY=static applies \\(first: 'Global/phase_solve' at cpu=2000000,uncore=2400000,threads=20\\)\n"
+  "--match=\nergo: online: the tuning run kept within ERGO_TUNE_BUDGET=time=1\\.0,energy=1\\.0,horizon=10 \\(energy at most 1\\.00x and time at most 1\\.00x the untuned run's over each region's first 10 steps\\): [1-9][0-9]* configs? not tried for (its|their) cost, 1 region stopped exploring early \\(first: 'Global/phase_solve'\\)\nergo: online: 1 region ran at a setting within the budget rather than the model's choice, which a run under ERGO_POLICY=static applies \\(first: 'Global/phase_solve' at cpu=2000000,uncore=2400000,threads=20\\)\n"
   -- sh -c "${say_lib}
 app=$1; rm -f budget.json
 ERGO_TUNE_BUDGET=time=1.0,energy=1.0,horizon=10 ERGO_OBJECTIVE=energy ERGO_POLICY=online ERGO_MODEL=budget.json run online --steps 45
