@@ -169,6 +169,12 @@ double ergo__objective_value(const ergo__objective *o, const ergo__measure *m,
   return e;
 }
 
+double ergo__objective_log_ratio(const ergo__objective *o, const ergo__measure *m,
+                                 const ergo__measure *b) {
+  double vm = ergo__objective_value(o, m, b), vb = ergo__objective_value(o, b, b);
+  return vm > 0 && vb > 0 ? log(vm / vb) : NAN;
+}
+
 double ergo__objective_log_sigma(const ergo__objective *o, double sd_time, double sd_energy) {
   double st = sd_time, se = sd_energy;
   switch (o->kind) {

@@ -45,6 +45,11 @@ const char *ergo__objective_name(const ergo__objective *o, char *buf, size_t len
 double ergo__objective_value(const ergo__objective *o, const ergo__measure *m,
                              const ergo__measure *b);
 
+/* log(value(m) / value(b)) against the baseline b: how much worse than the baseline m is by the
+ * objective (< 0: better); NAN when either value is not positive. */
+double ergo__objective_log_ratio(const ergo__objective *o, const ergo__measure *m,
+                                 const ergo__measure *b);
+
 /* The sigma of one measurement of the logarithm of the objective's value, from those of log time
  * (sd_time) and log energy (sd_energy).  Energy is time times power, so E T varies as
  * 3 var t + var e and E T^2 as 8 var t + var e; weighted (a T/T0 + b E/E0 + c R/R0) as

@@ -406,13 +406,12 @@ static int no_longer_pays(ergo__policy *p, online_region * or, const ergo__measu
   if (!isfinite(b.time_s) ||
       (needs_e && !(b.energy_j > 0 && c.energy_j > 0 && isfinite(b.energy_j))))
     return 0;
-  double vb = ergo__objective_value(&obj, &b, &b), vc = ergo__objective_value(&obj, &c, &b);
-  if (!(vb > 0 && vc > 0 && isfinite(vc))) return 0;
+  double d = ergo__objective_log_ratio(&obj, &c, &b);
+  if (!isfinite(d)) return 0;
   double st = fmax(o->opt.noise_rel, ergo__nm_noise(or->nm, 0)),
          se = fmax(o->opt.noise_rel * M_SQRT2, ergo__nm_noise(or->nm, 1)),
          lim = fmax(0.01, ONLINE_PAYS_Z * ergo__objective_log_sigma(&obj, st, se) *
-                              sqrt(1.0 / or->last_n + 1.0 / or->check_n)),
-         d = log(vc / vb);
+                              sqrt(1.0 / or->last_n + 1.0 / or->check_n));
   return ergo__change_twice(& or->pays_side, d > 0 ? d : 0, lim);
 }
 
@@ -564,7 +563,7 @@ static int drifted(ergo__policy *p, online_region * or, const ergo__config *appl
  * 2.25x its baseline's time, the tuning run at 1.25x monitor's (random program 7043 without a
  * counter, under `energy`; SIMULATED). */
 static int horizon_of(const online_region * or) {
-  double h = (double) or->horizon_steps * (or->per_step > 0 ? or->per_step : 1);
+  double h = (double) or->horizon_steps * or->per_step;
   return h < INT_MAX ? (int)h : INT_MAX;
 }
 

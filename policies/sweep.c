@@ -211,8 +211,8 @@ static double pays_excess(const ergo__objective *obj, const ergo__measure *sb,
     return log(sb->time_s / sc->time_s) - log1p(obj->slowdown);
   }
   *sig = ergo__objective_log_sigma(obj, st, se);
-  double vb = ergo__objective_value(obj, sb, sc), v0 = ergo__objective_value(obj, sc, sc);
-  return vb > 0 && v0 > 0 ? log(vb / v0) : 0;
+  double d = ergo__objective_log_ratio(obj, sb, sc);
+  return isnan(d) ? 0 : d;
 }
 
 /* A control execution at the baseline once the schedule is over: 1 when it and the control
