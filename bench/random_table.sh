@@ -25,13 +25,19 @@ case $n in '' | *[!0-9]*)
   exit 2
   ;;
 esac
+# xargs hands each job its seed and mode after the fixed arguments: $0 the bench, $1 programs per
+# range, $2 the directory, $3 the seed, $4 c (with the counter) or n (without).
+# shellcheck disable=SC2016
 for s in 1 1001 2001 3001 5001 6001 7001 8001; do
   echo "$s c"
   echo "$s n"
 done | xargs -P "$jobs" -n 2 sh -c '
-  if [ "$2" = n ]; then flag=--no-counter; else flag=; fi
-  "$0" --random "'"$n"'" --seed "$1" --verbose $flag 2>/dev/null | grep -v "^  region" >"'"$out"'/$2.$1.out.tmp" &&
-    mv "'"$out"'/$2.$1.out.tmp" "'"$out"'/$2.$1.out"' "$bench"
+  if [ "$4" = n ]; then flag=--no-counter; else flag=; fi
+  "$0" --random "$1" --seed "$3" --verbose $flag 2>/dev/null | grep -v "^  region" >"$2/$4.$3.out.tmp" &&
+    mv "$2/$4.$3.out.tmp" "$2/$4.$3.out"' "$bench" "$n" "$out" || {
+  echo "random_table.sh: a run of $bench failed (what it wrote is in $out; run its range again with --random $n --seed S to see why)" >&2
+  exit 1
+}
 
 column() { # column NAME MODE SEEDS...: one column's figures from its ranges' files
   local name=$1 mode=$2

@@ -49,6 +49,19 @@ add_test(NAME bench_tuning_random_empty COMMAND ${ERGO_EXPECT}
   "--match=\ncase seed=2047 regions=1: no work at the baseline \\(monitor's run took 0 s\\), nothing to compare\n"
   "--match=\nrandom_programs=1 failing_programs=0 failures=0 [^\n]* empty_programs=1\n$"
   -- $<TARGET_FILE:ergo-bench-tuning-random> --random 1 --seed 2047 --verbose)
+# bench/random_table.sh: the README's table of random programs, here on one program per range
+# (figures never asserted); a bench that is not there says so.
+add_test(NAME bench_tuning_random_table COMMAND ${ERGO_EXPECT}
+  "--match=(^|\n)SIMULATED \\(sim node; 1 random programs per range, from [^\n]*\\)\n"
+  "--match=\ntraced, with counter +programs 4 \\(empty 0\\), failing [0-4] \\(final/unit_time/run_time/cost [0-9]+/[0-9]+/[0-9]+/[0-9]+\\)\n +online/oracle ${bt_num} +static/oracle ${bt_num} +tuning run energy ${bt_num} time ${bt_num} \\(geometric means\\)\n +worst final/monitor static ${bt_num} online ${bt_num}; worst unit time/\\(1\\+X\\) ${bt_num}\n"
+  "--match=\ntraced, without +programs 4 "
+  "--match=\nheld out, with +programs 4 "
+  "--match=\nheld out, without +programs 4 "
+  -- env RANDOM_N=1 bash ${PROJECT_SOURCE_DIR}/bench/random_table.sh
+    $<TARGET_FILE:ergo-bench-tuning-random> ${CMAKE_CURRENT_BINARY_DIR}/random-table)
+add_test(NAME bench_tuning_random_table_no_bench COMMAND ${ERGO_EXPECT} --rc=2
+  "--match=random_table.sh: '/nonexistent/bench' is not an executable \\(fix: "
+  -- bash ${PROJECT_SOURCE_DIR}/bench/random_table.sh /nonexistent/bench)
 # Nodes without a work counter (as ergo's real nodes): a region called at several sizes per step
 # is split into units PATH#n, and the bench judges each unit's own setting on its own call.
 add_test(NAME bench_tuning_random_no_counter COMMAND ${ERGO_EXPECT}
