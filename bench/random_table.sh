@@ -12,19 +12,19 @@
 # figures, it judges none.
 set -eu
 bench=${1:-build/bench/ergo-bench-tuning-random}
-out=${2:-$(mktemp -d /tmp/ergo-random-XXXXXX)}
 [ -x "$bench" ] || {
   echo "random_table.sh: '$bench' is not an executable (fix: build it, cmake --build build --target ergo-bench-tuning-random, or name it as the first argument)" >&2
   exit 2
 }
-mkdir -p "$out"
-jobs=$(nproc 2>/dev/null || echo 2)
 n=${RANDOM_N:-300}
 case $n in '' | *[!0-9]*)
   echo "random_table.sh: RANDOM_N='$n' is not valid: expected a whole number of programs per range (fix: RANDOM_N=300, the default)" >&2
   exit 2
   ;;
 esac
+out=${2:-$(mktemp -d /tmp/ergo-random-XXXXXX)}
+mkdir -p "$out"
+jobs=$(nproc 2>/dev/null || echo 2)
 # xargs hands each job its seed and mode after the fixed arguments: $0 the bench, $1 programs per
 # range, $2 the directory, $3 the seed, $4 c (with the counter) or n (without).
 # shellcheck disable=SC2016
@@ -43,13 +43,7 @@ column() { # column NAME MODE SEEDS...: one column's figures from its ranges' fi
   local name=$1 mode=$2
   shift 2
   local files=()
-  for s in "$@"; do
-    [ -s "$out/$mode.$s.out" ] || {
-      echo "random_table.sh: no output for seed $s ($mode) in $out (the bench failed?)" >&2
-      exit 1
-    }
-    files+=("$out/$mode.$s.out")
-  done
+  for s in "$@"; do files+=("$out/$mode.$s.out"); done
   awk -v name="$name" '
     function geo(s, n) { return n ? exp(s / n) : 0 }
     /^case seed=/ && /on\/or=/ {
