@@ -7,6 +7,7 @@
 #include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/summary.h"
+#include "policies/trend.h"
 #include "policies/work.h"
 #include "util/log.h"
 
@@ -115,10 +116,15 @@ typedef struct online_region {
   long in_step_at;
   long first_step, execs; /* the step of its first tuned execution; executions observed */
   int work_seen;          /* an execution's work was measured (a hint or the counter) */
+  /* Where nothing measures it, the work as the baseline's trend says (policies/trend.h): decided
+   * at each change of the work, 1 until the first. */
+  ergo__trend trend;
   /* One measurement is a whole step's executions at one config (their mean): calls of one step
    * that differ in size are compared only as a whole step, never call against call.  The step's
    * executions so far: from its first call (call index 0), under agg_cfg (mixed: not all). */
   int agg_open, agg_n, agg_mixed, agg_chosen;
+  long agg_step;                     /* the step of its first call */
+  double agg_w;                      /* the trend's work it was divided by */
   long point_step;                   /* the step its point was asked in */
   double agg_x[ONLINE_MAX_CALLS][4]; /* each execution's work, time, energy, resource per work */
   ergo__config agg_cfg;
@@ -578,6 +584,12 @@ static void count_measurement(ergo__policy *p, online_region * or) {
   }
 }
 
+/* A measurement's relative noise in time, as the search knows it (the node's, or what the
+ * repeats showed, if more). */
+static double trend_sigma(const ergo__policy *p, const online_region * or) {
+  return fmax(((const online_priv *)p->priv)->opt.noise_rel, ergo__nm_noise(or->nm, 0));
+}
+
 /* The region's search starts again, the old one dropped: it measured other work, and its choice
  * is no more the choice for the new work than the baseline is (a config chosen for a memory-bound
  * phase ran a compute-bound one at 2.5x its baseline's time).  Until the new search is over the
@@ -587,6 +599,11 @@ static int restart(ergo__policy *p, online_region * or) {
   /* The new search owes what the old one did: the budget holds over the region's run. */
   ergo__nm_options opt = ((online_priv *)p->priv)->opt;
   ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
+  /* Where nothing measures the work: whether it ramps, from the baseline's trend; the new search
+   * then compares each config with the baseline of its own step. */
+  if (! or->work_seen)
+    ergo__trend_decide(& or->trend, (double)p->steps, trend_sigma(p, or),
+                       ergo__trend_tol(trend_sigma(p, or)));
   /* And what the choice cost on the new work before the change was seen, measured against the
    * new search's baseline: that search is the first to know the new work's (the old search's
    * ledger took those executions at its own baseline per unit of work, where the choice looked
@@ -631,6 +648,11 @@ static int restart(ergo__policy *p, online_region * or) {
 static void measure_one(ergo__policy *p, online_region * or, const ergo__config *applied,
                         const ergo__measure *m, int w, int mixed, int chosen) {
   count_measurement(p, or);
+  /* The baseline's time at this step, for the trend (where nothing measures the work). */
+  if (! or->work_seen && !mixed && p->steps > 0 &&
+              ran_at(&p->space, applied, ((online_priv *)p->priv)->grid.start))
+    ergo__trend_add(& or->trend, (double) or->agg_step, m->time_s * or->agg_w,
+                    ergo__trend_tol(trend_sigma(p, or)));
   if (ergo__nm_done(or->nm)) {
     /* An execution that paid the tuning's debt back: measured into its point, and the budget's
      * plan made again on it (ergo__nm_tell_paid()). */
@@ -771,6 +793,10 @@ static void measured(ergo__policy *p, online_region * or) {
   mark_stalls(p, or, stall);
   agg_sums(or, stall, sum);
   ergo__measure m = {sum[1] / sum[0], sum[2] / sum[0], sum[3] / sum[0]};
+  /* Nothing measured the work: per unit of the baseline's trend, 1 but on a ramp. */
+  or->agg_w = ! or->work_seen && p->steps > 0 ? ergo__trend_work(& or->trend, or->agg_step) : 1;
+  m.time_s /= or->agg_w;
+  m.energy_j /= or->agg_w;
   measure_one(p, or, & or->agg_cfg, &m, or->agg_n, or->agg_mixed, or->agg_chosen);
 }
 
@@ -789,6 +815,7 @@ static void online_observe(ergo__policy *p, ergo__region_state *r, const ergo__c
   if (! or->agg_open) {
     if (r->call > 0 && r->call < ONLINE_MAX_CALLS) return;
     or->agg_open = 1;
+    or->agg_step = p->steps;
     or->agg_n = or->agg_mixed = 0;
     or->agg_cfg = *applied;
     or->agg_chosen = chosen;

@@ -294,16 +294,29 @@ endforeach()
 set_tests_properties(${retune_tests} PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_SWEEP=budget=60;ERGO_SIM_NOISE=0.05"
   FAIL_REGULAR_EXPRESSION "FAIL:")
-# Work that grows 20x over the run, without a measure of it (ERGO_WORK=none, no hint): each
-# search's checks see the ramp as a change, and once online's search has started again as often
-# as allowed one warning says so, where the region was left, and the fix (the hint).
+# Work that keeps changing, and not along a line, without a measure of it (ERGO_WORK=none, no
+# hint): twice as long in every other block of 15 steps.  Each search's checks see a change, and
+# once online's search has started again as often as allowed one warning says so, where the
+# region was left, and the fix (the hint).
 add_test(NAME tuning_retune_worn_online COMMAND ${ERGO_EXPECT}
   "--match=\nergo: warning: online: 1 region kept changing its work: its search started again 8 times, the most allowed \\(first: 'Global/phase_solve', left at [^)]+\\) \\(fix: call ergo_region_work\\(units\\) in it with each execution's work, so configs are compared per unit of work and work that grows is no change; or set ERGO_WORK=instructions where the node counts them\\)\n"
   -- sh -c "${say_lib}
 app=$1; rm -f worn.json
-ERGO_POLICY=online ERGO_MODEL=worn.json run online --ms 30 --grow 20 --steps 200
+ERGO_POLICY=online ERGO_MODEL=worn.json run online --ms 150 --toggle 15 --steps 200
 one_warning" sh ${say_app})
 set_tests_properties(tuning_retune_worn_online PROPERTIES WORKING_DIRECTORY ${say_dir}
+  ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_WORK=none" FAIL_REGULAR_EXPRESSION "FAIL:")
+# Work that grows 20x over the run along a line, without a measure of it: online follows the
+# baseline's trend from the second change on (policies/trend.h), so its search starts again twice
+# and ends, and no warning is printed (before the trend: 8 times, the warning above, and the
+# region left at its baseline).
+add_test(NAME tuning_ramp_followed_online COMMAND ${ERGO_EXPECT}
+  "--match=started again \\(first: 'Global/phase_solve', [1-3] times?, last at step [0-9]+\\)"
+  -- sh -c "${say_lib}
+app=$1; rm -f ramp.json
+ERGO_POLICY=online ERGO_MODEL=ramp.json run online --ms 30 --grow 20 --steps 200
+n=\$(printf '%s\\n' \"\$out\" | grep -c 'warning:'); [ \"\$n\" = 0 ] || echo \"FAIL: \$n warning lines\"" sh ${say_app})
+set_tests_properties(tuning_ramp_followed_online PROPERTIES WORKING_DIRECTORY ${say_dir}
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_WORK=none" FAIL_REGULAR_EXPRESSION "FAIL:")
 # The same cut short where nothing measures the region's work (ERGO_WORK=none, no hint): the fix
 # also names the hint, since without it work that grows or shrinks looks like a change.

@@ -3,12 +3,15 @@
  * program's model does not know, and, on the real machine, work without an energy meter.
  *
  *   tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] [--extra] [--first MS]
- *              [--grow X] [--small MS] [--nest] [--phase S] [--load F:S] [--stall K]
+ *              [--grow X] [--toggle K] [--small MS] [--nest] [--phase S] [--load F:S]
+ *              [--stall K]
  *
  * Each step runs PREFIX_solve (MS milliseconds of work, default 200), then with --extra
  * PREFIX_extra (as long), then calls ergo_step; --once MS first runs PREFIX_init once (MS
  * milliseconds).  PREFIX defaults to "phase".  Significance (issue 14): --first MS makes the first
- * solve MS long; --grow X makes solve grow steadily to X times MS at the last step; --small MS
+ * solve MS long; --grow X makes solve grow steadily to X times MS at the last step; --toggle K
+ * makes solve twice as long in every other block of K steps (from step K): work that keeps
+ * changing, and not along a line; --small MS
  * adds PREFIX_small, MS milliseconds per step; --nest runs solve as PREFIX_outer > PREFIX_mid >
  * PREFIX_solve, where outer and mid do no work of their own.  Work that changes (issue 14, items 1
  * and 5): --phase S turns solve's work memory-bound from step S on (as long at the untuned
@@ -76,6 +79,7 @@ int main(int argc, char **argv) {
   long steps = 10;
   const char *prefix = "phase";
   double ms = 200, once = 0, first = 0, grow = 1, small = 0;
+  long toggle = 0;
   int extra = 0, nest = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
@@ -92,6 +96,8 @@ int main(int argc, char **argv) {
       first = atof(argv[++i]);
     else if (strcmp(argv[i], "--grow") == 0 && i + 1 < argc)
       grow = atof(argv[++i]);
+    else if (strcmp(argv[i], "--toggle") == 0 && i + 1 < argc)
+      toggle = atol(argv[++i]);
     else if (strcmp(argv[i], "--small") == 0 && i + 1 < argc)
       small = atof(argv[++i]);
     else if (strcmp(argv[i], "--nest") == 0)
@@ -105,8 +111,8 @@ int main(int argc, char **argv) {
       stall_every = atol(argv[++i]);
     else {
       fprintf(stderr, "usage: tune_cases [--steps N] [--names PREFIX] [--ms MS] [--once MS] "
-                      "[--extra] [--first MS] [--grow X] [--small MS] [--nest] [--phase S] "
-                      "[--load F:S] [--stall K]\n");
+                      "[--extra] [--first MS] [--grow X] [--toggle K] [--small MS] [--nest] "
+                      "[--phase S] [--load F:S] [--stall K]\n");
       return 2;
     }
   }
@@ -117,6 +123,7 @@ int main(int argc, char **argv) {
     double len = s == 0 && first > 0 ? first
                  : steps > 1         ? ms * (1 + (grow - 1) * (double)s / (double)(steps - 1))
                                      : ms;
+    if (toggle > 0 && (s / toggle) % 2 == 1) len *= 2;
     if (nest)
       nested(prefix, len);
     else
