@@ -3,6 +3,9 @@
 
 #include "optimizer/nm.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -29,33 +32,31 @@ void ergo__trend_add(ergo__trend *tr, double step, double time_s, double tol) {
   if (into_fit) tr->fit_n = tr->n;
 }
 
-/* The least-squares line through measurements [from, to): t = a + b (s - ms), a their mean
- * time, ms their mean step, and the sum of squared step deviations *sxx.  0, or -1 when the steps
- * do not spread. */
-static int fit(const ergo__trend *tr, int from, int to, double *a, double *b, double *ms,
-               double *sxx) {
+/* The least-squares line through measurements [from, to) (gsl_fit_linear): time = c0 + c1 step;
+ * their mean time *mt, the sum of squared step deviations *sxx and of squared residuals *rss.
+ * 0, or -1 when the steps do not spread. */
+static int fit(const ergo__trend *tr, int from, int to, double *c0, double *c1, double *mt,
+               double *sxx, double *rss) {
   int n = to - from;
   if (n < 2) return -1;
-  double ss = 0, st = 0;
-  for (int i = from; i < to; i++) ss += tr->s[i], st += tr->t[i];
-  ss /= n, st /= n;
-  double xx = 0, xy = 0;
-  for (int i = from; i < to; i++) {
-    xx += (tr->s[i] - ss) * (tr->s[i] - ss);
-    xy += (tr->s[i] - ss) * (tr->t[i] - st);
-  }
-  if (!(xx > 0)) return -1;
-  *a = st, *b = xy / xx, *ms = ss, *sxx = xx;
+  double ms = 0, st = 0, xx = 0, cov00, cov01, cov11;
+  for (int i = from; i < to; i++) ms += tr->s[i], st += tr->t[i];
+  ms /= n;
+  for (int i = from; i < to; i++) xx += (tr->s[i] - ms) * (tr->s[i] - ms);
+  if (!(xx > 0) || gsl_fit_linear(tr->s + from, 1, tr->t + from, 1, (size_t)n, c0, c1, &cov00,
+                                  &cov01, &cov11, rss) != GSL_SUCCESS)
+    return -1;
+  *mt = st / n, *sxx = xx;
   return 0;
 }
 
 /* The fit's time at `step`, kept within 1/8 and 8 times its value at its last measurement. */
 static double at(const ergo__trend *tr, double step) {
-  double a, b, ms, sxx;
+  double c0, c1, mt, sxx, rss;
   int to = tr->fit_n;
   if (to < 1) return 0;
-  if (fit(tr, 0, to, &a, &b, &ms, &sxx)) return tr->t[to - 1];
-  double last = a + b * (tr->s[to - 1] - ms), v = a + b * (step - ms);
+  if (fit(tr, 0, to, &c0, &c1, &mt, &sxx, &rss)) return tr->t[to - 1];
+  double last = c0 + c1 * tr->s[to - 1], v = c0 + c1 * step;
   if (!(last > 0)) return tr->t[to - 1];
   return fmin(fmax(v, last / 8), last * 8);
 }
@@ -95,16 +96,14 @@ void ergo__trend_decide(ergo__trend *tr, double step, double sigma, double tol) 
     /* Else the measurements since the last decision, the last one then first: a line whose slope
      * the noise cannot explain and that each of them is on.  The change that started the search
      * again is the first of them, so a jump is level from there on, and only a ramp slopes. */
-    double a, b, ms, sxx;
-    if (tr->s[tr->n - 1] - tr->s[0] >= ERGO__TREND_SPAN && !fit(tr, 0, tr->n, &a, &b, &ms, &sxx) &&
-        a > 0) {
-      double rel = fabs(b) / a, span = tr->s[tr->n - 1] - tr->s[0];
+    double c0, c1, mt, sxx, rss;
+    if (tr->s[tr->n - 1] - tr->s[0] >= ERGO__TREND_SPAN &&
+        !fit(tr, 0, tr->n, &c0, &c1, &mt, &sxx, &rss) && mt > 0) {
+      double rel = fabs(c1) / mt, span = tr->s[tr->n - 1] - tr->s[0];
       ramp = rel * span > 0.005 && rel > ERGO__TREND_Z * fmax(sigma, 0) / sqrt(sxx);
-      double rss = 0;
       for (int i = 0; ramp && i < tr->n; i++) {
-        double v = a + b * (tr->s[i] - ms);
+        double v = c0 + c1 * tr->s[i];
         ramp = v > 0 && fabs(tr->t[i] / v - 1) <= tol;
-        rss += (tr->t[i] - v) * (tr->t[i] - v);
       }
       /* And the line fits them better than two levels do, split anywhere: with noise a jump
        * near the end of many points is within `tol` of the line through them all (a phase change
