@@ -119,6 +119,7 @@ typedef struct online_region {
   /* Where nothing measures it, the work as the baseline's trend says (policies/trend.h): decided
    * at each change of the work, 1 until the first. */
   ergo__trend trend;
+  long ramp_from; /* the step the trend was first found to ramp (0: never) */
   /* One measurement is a whole step's executions at one config (their mean): calls of one step
    * that differ in size are compared only as a whole step, never call against call.  The step's
    * executions so far: from its first call (call index 0), under agg_cfg (mixed: not all). */
@@ -604,6 +605,7 @@ static int restart(ergo__policy *p, online_region * or) {
   if (! or->work_seen)
     ergo__trend_decide(& or->trend, (double)p->steps, trend_sigma(p, or),
                        ergo__trend_tol(trend_sigma(p, or)));
+  if (or->trend.ramp && ! or->ramp_from) or->ramp_from = p->steps > 0 ? p->steps : 1;
   /* And what the choice cost on the new work before the change was seen, measured against the
    * new search's baseline: that search is the first to know the new work's (the old search's
    * ledger took those executions at its own baseline per unit of work, where the choice looked
@@ -1020,10 +1022,9 @@ static int online_finish(ergo__policy *p) {
   if (retuned && first_re->retuned_at > 0)
     snprintf(at, sizeof at, ", last at step %ld", first_re->retuned_at);
   /* A region whose search started again as often as allowed: its work kept changing.  Without a
-   * measure of its work a ramp looks like one change after another (a region growing 20x over
-   * 200 steps without the counter started its search 8 times and ended at its baseline, 1.34x
-   * the oracle of its last work; SIMULATED, ergo-bench-tuning --no-counter, `growing` on the
-   * 8-core node): the hint is the fix. */
+   * measure of its work, work that changes otherwise than along a line (a ramp is followed by the
+   * baseline's trend, policies/trend.h) looks like one change after another: the hint is the
+   * fix. */
   int worn = 0, worn_blind = 0;
   const online_region *first_worn = NULL;
   for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
@@ -1059,6 +1060,18 @@ static int online_finish(ergo__policy *p) {
                retuned, retuned == 1 ? "" : "s", retuned == 1 ? "its" : "their",
                retuned == 1 ? "its" : "their", retuned == 1 ? "its" : "their", first_re->path,
                first_re->retunes, first_re->retunes == 1 ? "" : "s", at);
+  /* Regions followed along the baseline's trend: said, since the comparison then rests on the
+   * work scaling as the baseline's time does, which the hint would not need. */
+  int ramped = 0;
+  const online_region *first_ramp = NULL;
+  for (const online_region * or = ((online_priv *)p->priv)->regions; or ; or = or->next)
+    if (or->ramp_from && !ramped++) first_ramp = or ;
+  if (ramped && p->talk)
+    ergo__info("online: %d region%s work ramped with nothing measuring it, so from the step it "
+               "was seen (first: '%s', step %ld) each config was compared with the baseline's "
+               "trend at its own step (ergo_region_work(units) in it would measure the work "
+               "exactly)",
+               ramped, ramped == 1 ? "'s" : "s'", first_ramp->path, first_ramp->ramp_from);
   return rc < 0 ? rc : 0;
 }
 

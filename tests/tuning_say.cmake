@@ -308,10 +308,11 @@ set_tests_properties(tuning_retune_worn_online PROPERTIES WORKING_DIRECTORY ${sa
   ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0;ERGO_WORK=none" FAIL_REGULAR_EXPRESSION "FAIL:")
 # Work that grows 20x over the run along a line, without a measure of it: online follows the
 # baseline's trend from the second change on (policies/trend.h), so its search starts again twice
-# and ends, and no warning is printed (before the trend: 8 times, the warning above, and the
-# region left at its baseline).
+# and ends, no warning is printed (before the trend: 8 times, the warning above, and the region
+# left at its baseline), and one line says the region was followed along the trend, from when.
 add_test(NAME tuning_ramp_followed_online COMMAND ${ERGO_EXPECT}
   "--match=started again \\(first: 'Global/phase_solve', [1-3] times?, last at step [0-9]+\\)"
+  "--match=\nergo: online: 1 region's work ramped with nothing measuring it, so from the step it was seen \\(first: 'Global/phase_solve', step [0-9]+\\) each config was compared with the baseline's trend at its own step \\(ergo_region_work\\(units\\) in it would measure the work exactly\\)\n"
   -- sh -c "${say_lib}
 app=$1; rm -f ramp.json
 ERGO_POLICY=online ERGO_MODEL=ramp.json run online --ms 30 --grow 20 --steps 200
