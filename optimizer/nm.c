@@ -976,7 +976,7 @@ static void check_base(ergo__nm *nm) {
   if (nm->noisy) {
     sig = fmax(nm->o.noise_rel, seen_sigma(nm, 0));
     double used = nm->check_sig > 0 ? fmin(sig, nm->check_sig) : sig;
-    lim = fmax(0.10, 5 * used * sqrt(1.0 + 1.0 / before.n));
+    lim = fmax(ERGO__NM_DRIFT_NOISY, ERGO__NM_DRIFT_SIGMAS * used * sqrt(1.0 + 1.0 / before.n));
   }
   double d = base_moved_by(nm, &before);
   int moved = fabs(d) > lim;

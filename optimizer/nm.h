@@ -120,6 +120,9 @@ int ergo__nm_outliers(const ergo__nm *nm);
 int ergo__nm_drifted(const ergo__nm *nm);
 /* Without noise, a baseline measured again off its mean by more than this (log) is a change. */
 #define ERGO__NM_DRIFT 0.01
+/* With noise: 10 % or 5 sigmas of one measurement, if more (check_base() in nm.c). */
+#define ERGO__NM_DRIFT_NOISY 0.10
+#define ERGO__NM_DRIFT_SIGMAS 5
 /* Points the search skipped because measuring them could not be paid back within the budget. */
 int ergo__nm_skipped(const ergo__nm *nm);
 

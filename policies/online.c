@@ -602,9 +602,10 @@ static int restart(ergo__policy *p, online_region * or) {
   ergo__nm_debt(or->nm, &opt.debt_time, &opt.debt_energy);
   /* Where nothing measures the work: whether it ramps, from the baseline's trend; the new search
    * then compares each config with the baseline of its own step. */
-  if (! or->work_seen)
-    ergo__trend_decide(& or->trend, (double)p->steps, trend_sigma(p, or),
-                       ergo__trend_tol(trend_sigma(p, or)));
+  if (! or->work_seen) {
+    double sig = trend_sigma(p, or);
+    ergo__trend_decide(& or->trend, (double)p->steps, sig, ergo__trend_tol(sig));
+  }
   if (or->trend.ramp && ! or->ramp_from) or->ramp_from = p->steps > 0 ? p->steps : 1;
   /* And what the choice cost on the new work before the change was seen, measured against the
    * new search's baseline: that search is the first to know the new work's (the old search's

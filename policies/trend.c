@@ -9,7 +9,33 @@
 #include <math.h>
 #include <string.h>
 
-static double at(const ergo__trend *tr, double step);
+/* The least-squares line through the first n measurements (gsl_fit_linear): time = c0 + c1 step;
+ * their mean time *mt, the sum of squared step deviations *sxx and of squared residuals *rss.
+ * 0, or -1 when the steps do not spread. */
+static int fit(const ergo__trend *tr, int n, double *c0, double *c1, double *mt, double *sxx,
+               double *rss) {
+  if (n < 2) return -1;
+  double ms = 0, st = 0, xx = 0, cov00, cov01, cov11;
+  for (int i = 0; i < n; i++) ms += tr->s[i], st += tr->t[i];
+  ms /= n;
+  for (int i = 0; i < n; i++) xx += (tr->s[i] - ms) * (tr->s[i] - ms);
+  if (!(xx > 0) || gsl_fit_linear(tr->s, 1, tr->t, 1, (size_t)n, c0, c1, &cov00, &cov01, &cov11,
+                                  rss) != GSL_SUCCESS)
+    return -1;
+  *mt = st / n, *sxx = xx;
+  return 0;
+}
+
+/* The fit's time at `step`, kept within 1/8 and 8 times its value at its last measurement. */
+static double at(const ergo__trend *tr, double step) {
+  double c0, c1, mt, sxx, rss;
+  int to = tr->fit_n;
+  if (to < 1) return 0;
+  if (fit(tr, to, &c0, &c1, &mt, &sxx, &rss)) return tr->t[to - 1];
+  double last = c0 + c1 * tr->s[to - 1], v = c0 + c1 * step;
+  if (!(last > 0)) return tr->t[to - 1];
+  return fmin(fmax(v, last / 8), last * 8);
+}
 
 void ergo__trend_add(ergo__trend *tr, double step, double time_s, double tol) {
   if (!(time_s > 0) || !isfinite(time_s) || !isfinite(step)) return;
@@ -30,35 +56,6 @@ void ergo__trend_add(ergo__trend *tr, double step, double time_s, double tol) {
   tr->t[tr->n] = time_s;
   tr->n++;
   if (into_fit) tr->fit_n = tr->n;
-}
-
-/* The least-squares line through measurements [from, to) (gsl_fit_linear): time = c0 + c1 step;
- * their mean time *mt, the sum of squared step deviations *sxx and of squared residuals *rss.
- * 0, or -1 when the steps do not spread. */
-static int fit(const ergo__trend *tr, int from, int to, double *c0, double *c1, double *mt,
-               double *sxx, double *rss) {
-  int n = to - from;
-  if (n < 2) return -1;
-  double ms = 0, st = 0, xx = 0, cov00, cov01, cov11;
-  for (int i = from; i < to; i++) ms += tr->s[i], st += tr->t[i];
-  ms /= n;
-  for (int i = from; i < to; i++) xx += (tr->s[i] - ms) * (tr->s[i] - ms);
-  if (!(xx > 0) || gsl_fit_linear(tr->s + from, 1, tr->t + from, 1, (size_t)n, c0, c1, &cov00,
-                                  &cov01, &cov11, rss) != GSL_SUCCESS)
-    return -1;
-  *mt = st / n, *sxx = xx;
-  return 0;
-}
-
-/* The fit's time at `step`, kept within 1/8 and 8 times its value at its last measurement. */
-static double at(const ergo__trend *tr, double step) {
-  double c0, c1, mt, sxx, rss;
-  int to = tr->fit_n;
-  if (to < 1) return 0;
-  if (fit(tr, 0, to, &c0, &c1, &mt, &sxx, &rss)) return tr->t[to - 1];
-  double last = c0 + c1 * tr->s[to - 1], v = c0 + c1 * step;
-  if (!(last > 0)) return tr->t[to - 1];
-  return fmin(fmax(v, last / 8), last * 8);
 }
 
 double ergo__trend_work(const ergo__trend *tr, double step) {
@@ -98,7 +95,7 @@ void ergo__trend_decide(ergo__trend *tr, double step, double sigma, double tol) 
      * again is the first of them, so a jump is level from there on, and only a ramp slopes. */
     double c0, c1, mt, sxx, rss;
     if (tr->s[tr->n - 1] - tr->s[0] >= ERGO__TREND_SPAN &&
-        !fit(tr, 0, tr->n, &c0, &c1, &mt, &sxx, &rss) && mt > 0) {
+        !fit(tr, tr->n, &c0, &c1, &mt, &sxx, &rss) && mt > 0) {
       double rel = fabs(c1) / mt, span = tr->s[tr->n - 1] - tr->s[0];
       ramp = rel * span > 0.005 && rel > ERGO__TREND_Z * fmax(sigma, 0) / sqrt(sxx);
       for (int i = 0; ramp && i < tr->n; i++) {
@@ -123,4 +120,6 @@ void ergo__trend_decide(ergo__trend *tr, double step, double sigma, double tol) 
   if (!(tr->ref > 0) || !isfinite(tr->ref)) tr->ramp = 0, tr->ref = 0;
 }
 
-double ergo__trend_tol(double sigma) { return sigma > 0 ? fmax(0.10, 5 * sigma) : ERGO__NM_DRIFT; }
+double ergo__trend_tol(double sigma) {
+  return sigma > 0 ? fmax(ERGO__NM_DRIFT_NOISY, ERGO__NM_DRIFT_SIGMAS * sigma) : ERGO__NM_DRIFT;
+}
