@@ -271,12 +271,15 @@ static void q_footer(void *ctx, FILE *f) {
             (unsigned long long)E.samples, E.sampler_cost_s);
   if (E.meter.wraps)
     fprintf(f, ", %llu counter wraps corrected", (unsigned long long)E.meter.wraps);
-  if (E.nbelow)
+  if (E.nbelow) {
+    char why[64] = "as ERGO_ENERGY_MIN_US asks";
+    if (E.update_s > 0)
+      snprintf(why, sizeof why, "the counter moves every %.3g ms", E.update_s * 1e3);
     fprintf(f,
-            ", %d region(s) below the meter's resolution (calls under %.3g ms; the counter moves "
-            "every %.3g ms): their energy is in their parent's Unaccounted (ERGO_ENERGY_MIN_US=0 "
-            "measures them)",
-            E.nbelow, E.min_call_s * 1e3, E.update_s * 1e3);
+            ", %d region(s) below the meter's resolution (calls under %.3g ms; %s): their energy "
+            "is in their parent's Unaccounted (ERGO_ENERGY_MIN_US=0 measures them)",
+            E.nbelow, E.min_call_s * 1e3, why);
+  }
   if (E.meter.implausible)
     fprintf(f, ", %llu implausible readings ignored (more than the package can draw)",
             (unsigned long long)E.meter.implausible);
@@ -370,7 +373,10 @@ static double update_interval(void) {
   return gaps % 2 ? gap[gaps / 2] : 0.5 * (gap[gaps / 2 - 1] + gap[gaps / 2]);
 }
 
-static void resolution(void) {
+/* The shortest mean call a region's energy is read for: ERGO_ENERGY_MIN_US where it is set
+ * (on every meter: a user who sets it expects it to hold), else, on a real meter that states no
+ * update interval of its own, 10 times the one measured now (`measure`); else 0. */
+static void resolution(int measure) {
   const char *v = getenv(MIN_US_VAR);
   if (v && *v) {
     char *end = NULL;
@@ -380,11 +386,14 @@ static void resolution(void) {
       E.min_call_s = us * 1e-6;
       return;
     }
-    ergo__warn("%s='%s' is not a number of microseconds from 0 to 1e9; using the default (10 "
-               "times the meter's update interval) (fix: set it to e.g. 10000, or 0 to read "
-               "every region)",
-               MIN_US_VAR, v);
+    ergo__warn("%s='%s' is not a number of microseconds from 0 to 1e9; using the default (%s) "
+               "(fix: set it to e.g. 10000, or 0 to read every region)",
+               MIN_US_VAR, v,
+               measure ? "10 times the meter's update interval"
+                       : "every region, as this meter "
+                         "is exact");
   }
+  if (!measure) return;
   E.update_s = update_interval();
   E.min_call_s = RESOLUTION_FACTOR * E.update_s;
 }
@@ -436,7 +445,7 @@ int ergo__energy_start(const ergo_config *cfg, int sim) {
     ergo__meter_close(&E.meter);
     return rc;
   }
-  if (E.reads_any && !sim && !E.meter.label) resolution();
+  if (E.reads_any) resolution(!sim && !E.meter.label);
   E.sample_ms = E.reads_any && !sim ? cfg->sample_ms : 0;
   if (E.reads_any && !sim) check_period(cfg->sample_ms);
   if (E.sample_ms > 0 &&

@@ -125,3 +125,15 @@ elseif(TARGET ergo-fakesys-run)
     10:16000 100:1000)
   set_tests_properties(energy_short_regions PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# ERGO_ENERGY_MIN_US holds on every meter, not only on a real one that states no update interval:
+# on the sim node a bad value was ignored without a word, and a good one had no effect.
+if(TARGET ergo-example-miniapp)
+add_test(NAME energy_min_us_sim COMMAND ${ERGO_EXPECT}
+  "--match=ergo: warning: ERGO_ENERGY_MIN_US='-1' is not a number of microseconds from 0 to 1e9; using the default \\(every region, as this meter is exact\\) \\(fix: "
+  "--match=[0-9]+ region\\(s\\) below the meter's resolution \\(calls under 1e\\+06 ms; as ERGO_ENERGY_MIN_US asks\\)"
+  -- sh -c [=[
+ERGO_PLATFORM=sim ERGO_ENERGY_MIN_US=-1 ERGO_REPORT=none ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$1" --steps 1 || exit 1
+ERGO_PLATFORM=sim ERGO_ENERGY_MIN_US=1e9 ERGO_REPORT=stdout ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$1" --steps 5 2>&1
+]=] min_us $<TARGET_FILE:ergo-example-miniapp>)
+endif()
