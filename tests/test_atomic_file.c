@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,6 +76,23 @@ static void test_link_at_output_refused(void **unused) {
   assert_victim_intact(victim);
   assert_int_equal(test_dir_entries(), 2);
   free((void *)victim);
+}
+
+/* A directory at the output path (ERGO_REPORT_JSON=.): refused, and the fix does not tell the
+ * user to remove the directory. */
+static void test_directory_at_output_refused(void **unused) {
+  (void)unused;
+  char out[512], want[1200];
+  snprintf(out, sizeof out, "%s", test_in_dir("outdir"));
+  assert_int_equal(mkdir(out, 0700), 0);
+  assert_int_equal(ergo__atomic_write(out, "x\n", 2), ERGO_EIO);
+  snprintf(want, sizeof want, "cannot write '%s': %s (fix: name a file, not a directory)", out,
+           strerror(EISDIR));
+  assert_string_equal(ergo_last_error(), want);
+  struct stat st;
+  assert_int_equal(lstat(out, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(rmdir(out), 0); /* the teardown removes files only */
 }
 
 /* A FIFO (or any other non-file) at the output path: refused, not replaced. */
@@ -243,13 +261,10 @@ static void test_planted_directory_link(void **unused) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      ERGO_DIR_TEST(test_write_and_replace),
-      ERGO_DIR_TEST(test_link_at_output_refused),
-      ERGO_DIR_TEST(test_fifo_at_output_refused),
-      ERGO_DIR_TEST(test_planted_temp_names),
-      ERGO_DIR_TEST(test_tmp_create_and_publish),
-      ERGO_DIR_TEST(test_growing_file),
-      ERGO_DIR_TEST(test_growing_file_of_another_user),
+      ERGO_DIR_TEST(test_write_and_replace),      ERGO_DIR_TEST(test_link_at_output_refused),
+      ERGO_DIR_TEST(test_fifo_at_output_refused), ERGO_DIR_TEST(test_directory_at_output_refused),
+      ERGO_DIR_TEST(test_planted_temp_names),     ERGO_DIR_TEST(test_tmp_create_and_publish),
+      ERGO_DIR_TEST(test_growing_file),           ERGO_DIR_TEST(test_growing_file_of_another_user),
       ERGO_DIR_TEST(test_planted_directory_link),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,8 +108,10 @@ int ergo__tmp_publish(const char *tmp, const char *path) {
 int ergo__atomic_write(const char *path, const char *data, size_t len) {
   if (!path || !*path) return ERGO_EINVAL;
   if (replaceable(path) != 0) {
-    ergo__error("cannot write '%s': %s (fix: remove it or choose another path)", path,
-                ergo__file_why(errno));
+    int err = errno;
+    ergo__error("cannot write '%s': %s (fix: %s)", path, ergo__file_why(err),
+                err == EISDIR ? "name a file, not a directory"
+                              : "remove it or choose another path");
     return ERGO_EIO;
   }
   char *tmp = NULL;
