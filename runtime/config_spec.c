@@ -10,6 +10,7 @@
 #include "optimizer/objective.h"
 #include "optimizer/sweep.h"
 #include "policies/policy.h"
+#include "sim/model.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -226,6 +227,25 @@ int ergo__config_parse_path(const ergo__config_row *r, const char *text, void *f
   return 0;
 }
 
+/* ERGO_SIM_NODE: a file the sim node can be built from, read now, so a bad one is a bad setting
+ * (one warning, the built-in node kept) and not an ergo_init that fails and leaves every later
+ * call saying "call ergo_init() first". */
+static int parse_sim_node(const ergo__config_row *r, const char *text, void *field, char *why,
+                          size_t whylen) {
+  const char *keep = NULL;
+  if (ergo__config_parse_path(r, text, &keep, why, whylen)) return ERGO_EINVAL;
+  ergo__sim_params p;
+  char line[512];
+  ergo__sim_params_default(&p);
+  if (ergo__sim_params_load(&p, text, line, sizeof line) ||
+      ergo__sim_params_check(&p, line, sizeof line)) {
+    snprintf(why, whylen, ": %s", line);
+    return ERGO_EINVAL;
+  }
+  *(const char **)field = keep;
+  return 0;
+}
+
 static int parse_knobs(const ergo__config_row *r, const char *text, void *field, char *why,
                        size_t whylen) {
   char line[512];
@@ -433,7 +453,7 @@ const ergo__config_row ergo__config_spec[] = {
      .help = "the machine, or the sim node (auto: sim when no meter works)"},
     {.var = "ERGO_SIM_NODE",
      FIELD(sim_node),
-     PATH,
+     STRING(parse_sim_node),
      .unset = "the built-in node",
      .help = "JSON file overriding the sim node's parameters"},
     {.var = "ERGO_SIM_NOISE",

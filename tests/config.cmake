@@ -17,3 +17,16 @@ target_include_directories(ergo-test-config-vars PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(ergo-test-config-vars PRIVATE ergo_static)
 add_test(NAME readme_variables COMMAND ${CMAKE_COMMAND} -DVARS=$<TARGET_FILE:ergo-test-config-vars>
   -DREADME=${PROJECT_SOURCE_DIR}/README.md -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/readme_variables.cmake)
+
+# A bad ERGO_SIM_NODE file is a bad setting like any other: one warning naming the variable, the
+# file's fault and the fix, and the run goes on on the built-in node (it stopped ergo_init, and
+# every push said "call ergo_init() first").
+if(TARGET ergo-example-miniapp)
+  add_test(NAME config_bad_sim_node COMMAND ${ERGO_EXPECT}
+    "--match=ergo: warning: ERGO_SIM_NODE='[^']*bad_node.json' is not valid: sim node file '[^']*': cores = -5 is not valid: expected an integer from 1 to 256; keeping the built-in node\n"
+    "--match=Total energy for Global = [0-9.]+ J"
+    -- sh -c [=[
+printf '{"cores": -5}\n' > "$2"
+ERGO_SIM_NODE="$2" ERGO_PLATFORM=sim ERGO_REPORT=stdout ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$1" --steps 1 2>&1
+]=] config $<TARGET_FILE:ergo-example-miniapp> ${CMAKE_CURRENT_BINARY_DIR}/bad_node.json)
+endif()
