@@ -26,6 +26,8 @@ extern const ergo__job_mpi_table ergo__job_mpi_ops __attribute__((weak, visibili
 static const ergo__job one = {0, 0, 1, 0, 1, 0, 1, 1};
 /* The table while the job runs over MPI, else NULL. */
 static const ergo__job_mpi_table *ops;
+/* ergo__job_leave: no more MPI calls (the table stays for the job's rank and node). */
+static int left;
 
 /* A symbol of the process's MPI, by name (NULL without MPI). */
 static void *mpi_sym(const char *name) { return dlsym(RTLD_DEFAULT, name); }
@@ -125,6 +127,7 @@ static const ergo__job_mpi_table *find_ops(char *why, size_t whylen) {
 int ergo__job_start(int split, char *why, size_t whylen) {
   if (why && whylen) why[0] = '\0';
   ops = NULL;
+  left = 0;
   /* Not an MPI process, or MPI not (or no longer) initialised: one rank. */
   if (!mpi_sym("PMPI_Init") || !mpi_flag("MPI_Initialized") || mpi_flag("MPI_Finalized")) return 0;
   const ergo__job_mpi_table *t = find_ops(why, whylen);
@@ -137,13 +140,16 @@ int ergo__job_start(int split, char *why, size_t whylen) {
 }
 
 void ergo__job_stop(void) {
-  if (ops) ops->stop();
+  if (ops && !left) ops->stop();
   ops = NULL;
+  left = 0;
 }
 
-int ergo__job_agree(int ok) { return ops ? ops->agree(ok) : ok; }
+void ergo__job_leave(void) { left = ops != NULL; }
+
+int ergo__job_agree(int ok) { return ops && !left ? ops->agree(ok) : ok; }
 const ergo__job *ergo__job_get(void) { return ops ? ops->get() : &one; }
-int ergo__job_usable(void) { return ops ? ops->usable() : 0; }
+int ergo__job_usable(void) { return ops && !left ? ops->usable() : 0; }
 
 int ergo__job_launched_without_mpi(void) {
   if (mpi_flag("MPI_Initialized") && !mpi_flag("MPI_Finalized")) return !ops;
@@ -165,16 +171,32 @@ static int copy(const void *buf, size_t len, char **all, size_t **lens) {
   return 0;
 }
 
+/* After ergo__job_leave the collectives fail as libergo-mpi's do once MPI is finalised. */
 int ergo__job_gather(const void *buf, size_t len, char **all, size_t **lens) {
+  if (left) {
+    *all = NULL;
+    *lens = NULL;
+    return ERGO_ESTATE;
+  }
   return ops ? ops->gather(buf, len, all, lens) : copy(buf, len, all, lens);
 }
 int ergo__job_node_gather(const void *buf, size_t len, char **all, size_t **lens) {
+  if (left) {
+    *all = NULL;
+    *lens = NULL;
+    return ERGO_ESTATE;
+  }
   return ops ? ops->node_gather(buf, len, all, lens) : copy(buf, len, all, lens);
 }
-int ergo__job_node_bcast(char **buf, size_t *len) { return ops ? ops->node_bcast(buf, len) : 0; }
+int ergo__job_node_bcast(char **buf, size_t *len) {
+  if (left) return ERGO_ESTATE;
+  return ops ? ops->node_bcast(buf, len) : 0;
+}
 int ergo__job_node_allgather_u64(uint64_t v, uint64_t *all) {
-  if (ops) return ops->node_allgather_u64(v, all);
+  if (ops && !left) return ops->node_allgather_u64(v, all);
   all[0] = v;
   return 0;
 }
-int ergo__job_allreduce_sum(double *v, int n) { return ops ? ops->allreduce_sum(v, n) : 0; }
+int ergo__job_allreduce_sum(double *v, int n) {
+  return ops && !left ? ops->allreduce_sum(v, n) : 0;
+}

@@ -24,8 +24,13 @@ void ergo__job_stop(void);
  * stop using MPI (ergo__job_usable() becomes 0: they report on their own) and 0 is returned. */
 int ergo__job_agree(int ok);
 const ergo__job *ergo__job_get(void);
-/* 1 while ergo may still call MPI (started over MPI, MPI not yet finalised). */
+/* 1 while ergo may still call MPI (started over MPI, MPI not yet finalised, not left). */
 int ergo__job_usable(void);
+/* This rank makes no more MPI calls, whatever MPI's state: at exit without ergo_finalize it may
+ * be the only rank ending (an error exit), and a collective would wait for the others forever.
+ * From here ergo__job_usable() is 0, the collectives fail with ERGO_ESTATE as after
+ * MPI_Finalize, and ergo__job_stop frees nothing of MPI's (the process is ending). */
+void ergo__job_leave(void);
 /* 1 when MPI_Init ran but MPI was not initialised at ergo_init (ergo_init came first), or the
  * launcher says this is one of several ranks while MPI is not initialised. */
 int ergo__job_launched_without_mpi(void);
