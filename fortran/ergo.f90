@@ -81,6 +81,11 @@ module ergo
     end function c_setting_pop
   end interface
 
+  ! The file a region names when its caller names none.  ergo keeps a region's file pointer while
+  ! the region is open (its error lines say where an open region was pushed, at ergo_finalize or
+  ! at exit), so this one is module storage, never a temporary freed after the call.
+  character(kind=c_char, len=8), target, save :: no_file = c_char_'fortran'//c_null_char
+
 contains
 
   ! A Fortran string as a C string: trailing blanks dropped, NUL added.
@@ -89,16 +94,6 @@ contains
     character(kind=c_char, len=len_trim(s) + 1) :: c
     c = trim(s)//c_null_char
   end function cstr
-
-  function where(file) result(c)
-    character(len=*), intent(in), optional :: file
-    character(kind=c_char, len=:), allocatable :: c
-    if (present(file)) then
-      c = cstr(file)
-    else
-      c = cstr("fortran")
-    end if
-  end function where
 
   integer(c_int) function line_of(line)
     integer, intent(in), optional :: line
@@ -125,7 +120,11 @@ contains
     character(len=*), intent(in) :: name
     character(len=*), intent(in), optional :: file
     integer, intent(in), optional :: line
-    call c_push(int(level, c_int), cstr(name), where(file), line_of(line))
+    if (present(file)) then
+      call c_push(int(level, c_int), cstr(name), cstr(file), line_of(line))
+    else
+      call c_push(int(level, c_int), cstr(name), no_file, line_of(line))
+    end if
   end subroutine ergo_push
 
   subroutine ergo_pop(level, name, file, line)
@@ -133,7 +132,11 @@ contains
     character(len=*), intent(in) :: name
     character(len=*), intent(in), optional :: file
     integer, intent(in), optional :: line
-    call c_pop(int(level, c_int), cstr(name), where(file), line_of(line))
+    if (present(file)) then
+      call c_pop(int(level, c_int), cstr(name), cstr(file), line_of(line))
+    else
+      call c_pop(int(level, c_int), cstr(name), no_file, line_of(line))
+    end if
   end subroutine ergo_pop
 
   subroutine ergo_poppush(level, old_name, new_name, file, line)
@@ -141,7 +144,12 @@ contains
     character(len=*), intent(in) :: old_name, new_name
     character(len=*), intent(in), optional :: file
     integer, intent(in), optional :: line
-    call c_poppush(int(level, c_int), cstr(old_name), cstr(new_name), where(file), line_of(line))
+    if (present(file)) then
+      call c_poppush(int(level, c_int), cstr(old_name), cstr(new_name), cstr(file), &
+                     line_of(line))
+    else
+      call c_poppush(int(level, c_int), cstr(old_name), cstr(new_name), no_file, line_of(line))
+    end if
   end subroutine ergo_poppush
 
   subroutine ergo_step(step, rc)
