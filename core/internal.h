@@ -59,6 +59,8 @@ ERGO__HIDDEN int ergo__core_finalize(void);
 ERGO__HIDDEN int ergo__core_save_partial(void);
 /* The configuration ergo__core_init took, with strings the core owns until finalize. */
 ERGO__HIDDEN const ergo_config *ergo__core_config(void);
+/* Who started the running ergo when the code did not ("libergo-mpi-auto"), else NULL. */
+ERGO__HIDDEN const char *ergo__core_started_by(void);
 /* Global's clock (and its first step's) starts now: the runtime calls it at the end of ergo_init,
  * beside the energy layer's first reading, so Global's time and energy cover one window. */
 ERGO__HIDDEN void ergo__core_origin(void);

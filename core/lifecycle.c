@@ -49,6 +49,7 @@ static void free_strings(void) {
 static const char *started_by;
 
 ERGO_EXPORT void ergo__started_by(const char *who) { started_by = who; }
+const char *ergo__core_started_by(void) { return ergo__g.initialized ? started_by : NULL; }
 
 int ergo__core_init(const ergo_config *user) {
   if (ergo__g.initialized) {
@@ -327,9 +328,10 @@ int ergo__core_finalize(void) {
     if (ergo__rk.usable && ergo__rk.usable())
       merged = ergo__merge_take() == 0;                /* collective: every rank takes part */
     else if (ergo__rk.rank == 0 && !ergo__rk.separate) /* separate: said at ergo_init */
-      ergo__warn("ergo_finalize: the %d ranks' regions cannot be merged (MPI is finalised, or a "
-                 "rank failed ergo_init); every rank writes its own files (<name>.rankN) (fix: "
-                 "call ergo_finalize before MPI_Finalize on every rank)",
+      ergo__warn("ergo_finalize: the %d ranks' regions cannot be merged (MPI is finalised, "
+                 "the program ended without ergo_finalize, or a rank failed ergo_init); every "
+                 "rank writes its own files (<name>.rankN) (fix: call ergo_finalize before "
+                 "MPI_Finalize on every rank)",
                  ergo__rk.size);
   }
   /* Rank 0 writes the job's files; with ERGO_REPORT_RANKS=1 (or no merge) every rank also

@@ -30,6 +30,12 @@ int ergo__state_commit(void);
  * files that could not be restored (each said in one line). */
 int ergo__state_restore(void);
 
+/* fn runs first in the exit restore (atexit, in the committing process only): the runtime's
+ * finalize at exit, which unwinds the settings stack and restores through the knobs.  Files
+ * written back before the settings unwind would be changed again by the unwinding, with nothing
+ * left to restore them.  NULL: none. */
+void ergo__state_exit_first(void (*fn)(void));
+
 /* The directory of state files: $ERGO_STATE_DIR, else /run/ergo when
  * writable (root), else /tmp/ergo-UID. */
 const char *ergo__state_dir(void);

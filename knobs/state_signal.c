@@ -105,9 +105,14 @@ static void install_handlers(void) {
   }
 }
 
+static void (*exit_first)(void);
+
+void ergo__state_exit_first(void (*fn)(void)) { exit_first = fn; }
+
 static void restore_at_exit(void) {
   /* Not the committing process (a fork): the lock may even be a copy held by a lost thread. */
   if (atomic_load(&ergo__st.owner_pid) != (int)getpid()) return;
+  if (exit_first) exit_first();
   (void)ergo__state_restore();
 }
 

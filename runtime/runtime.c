@@ -4,6 +4,7 @@
 #include "energy/energy.h"
 #include "knobs/cpuset.h"
 #include "knobs/knobs.h"
+#include "knobs/state.h"
 #include "mpi/job.h"
 #include "mpi/launcher.h"
 #include "optimizer/objective.h"
@@ -158,6 +159,59 @@ static void tell_facts(const ergo_config *own, int sim) {
   ergo__fact_set("energy", m && m->ops ? m->ops->name : "none");
 }
 
+/* ---- the end of a program that never called ergo_finalize ---- */
+
+/* The process that called ergo_init: a fork child that ends never finalizes its parent's run
+ * (its reports would overwrite the parent's).  finalizing: ergo_finalize runs, so an exit from
+ * inside it (a hook's) finishes nothing twice. */
+static pid_t init_pid;
+static int finalizing, at_exit_armed;
+
+/* atexit: a program that ends by exit(), a return from main or a Fortran STOP (an error exit,
+ * mostly) would lose every report.  ergo finalizes here as ergo_finalize would (open regions
+ * closed with their error lines, reports, tuning model, settings unwound, knobs back), with two
+ * differences: no MPI call, as this rank may be the only one ending and a collective would wait
+ * forever (every rank writes its own files, as after MPI_Finalize); and no ERGO_ON_ERROR=abort,
+ * which would replace the program's exit status and lose the reports.  Registered at ergo_init;
+ * the knobs' own exit restore (knobs/state_signal.c), registered at the first change and so
+ * run before this, calls it first: the settings unwind before the files are written back, as in
+ * ergo_finalize.  Never from a signal handler: those restore the knobs only (writing reports is
+ * not async-signal-safe). */
+static void finalize_at_exit(void) {
+  if (!ergo__g.initialized || finalizing || getpid() != init_pid) return;
+  /* Rank 0 speaks for the job; a rank that ends while MPI still runs (an error exit), for
+   * itself. */
+  if (ergo__rk.rank == 0 || ergo__job_usable()) {
+    const char *by = ergo__core_started_by();
+    if (by)
+      ergo__warn("the program is ending without MPI_Finalize, where %s calls ergo_finalize "
+                 "(exit(), a return from main or a Fortran STOP came first): ergo finalizes at "
+                 "exit and writes its reports as ergo_finalize would (fix: call MPI_Finalize "
+                 "before the program ends; after an error, nothing: the reports are complete)",
+                 by);
+    else
+      ergo__warn("the program is ending without ergo_finalize (exit(), a return from main or a "
+                 "Fortran STOP): ergo finalizes at exit and writes its reports as ergo_finalize "
+                 "would (fix: call ergo_finalize before the program ends; after an error, "
+                 "nothing: the reports are complete)");
+  }
+  ergo__job_leave();
+  ergo__log_set_abort(0);
+  (void)ergo_finalize();
+}
+
+/* At the first ergo_init; once per process (atexit cannot be undone). */
+static void arm_at_exit(void) {
+  init_pid = getpid();
+  ergo__state_exit_first(finalize_at_exit);
+  if (at_exit_armed) return;
+  at_exit_armed = atexit(finalize_at_exit) == 0;
+  if (!at_exit_armed)
+    ergo__warn("ergo cannot register its exit handler (atexit failed): a program that ends "
+               "without ergo_finalize loses its reports (fix: call ergo_finalize before the "
+               "program ends)");
+}
+
 int ergo_init(const ergo_config *user) {
   if (ergo__g.initialized) return ergo__core_init(user); /* says why, returns ERGO_ESTATE */
   ergo_config cfg;
@@ -254,6 +308,7 @@ int ergo_init(const ergo_config *user) {
   free(own_trace);
   free(own_model);
   if (rc) return agree_or_stop(rc, sim);
+  arm_at_exit();
   /* Said now, not after hours of computation (counted: after the core's reset of the counts). */
   ergo__config_writable(&cfg, user != NULL);
   if (!ergo__job_agree(1))
@@ -293,8 +348,7 @@ int ergo_init(const ergo_config *user) {
   return 0;
 }
 
-int ergo_finalize(void) {
-  if (!ergo__g.initialized) return 0;
+static int finalize_layers(void) {
   ergo__introspect_stop();        /* the server first: nothing reads a layer being stopped */
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
   ergo__pipeline_stop();
@@ -307,5 +361,13 @@ int ergo_finalize(void) {
   ergo__ranks_set(NULL);
   ergo__job_stop();
   ergo__log_summary(); /* each kind of line counted but not printed: how many */
+  return rc;
+}
+
+int ergo_finalize(void) {
+  if (!ergo__g.initialized || finalizing) return 0;
+  finalizing = 1;
+  int rc = finalize_layers();
+  finalizing = 0;
   return rc;
 }

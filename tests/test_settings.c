@@ -1,5 +1,6 @@
 /* test_settings.c - the settings stack through ergo_setting_push/pop on a fake machine:
- * only changed knobs are written, parents come back, bad requests write nothing. */
+ * only changed knobs are written, parents come back, bad requests write nothing, and the machine
+ * is back after ergo_finalize or an exit without it. */
 #include "test_util.h"
 
 #include "fakecpu.h"
@@ -166,6 +167,46 @@ static void test_finalize_restores(void **state) {
   assert_tree_as_before();
 }
 
+/* A program that ends by exit() with settings pushed and a region open, never calling
+ * ergo_finalize: ergo finalizes at exit, so the machine is back as found, no state file is left,
+ * and the JSON report is the final one.  In a child, which the exit ends. */
+static void test_exit_restores(void **state) {
+  (void)state;
+  char report[400];
+  snprintf(report, sizeof report, "%s/exit-report.json", state_dir);
+  unlink(report);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    alarm(60);
+    ergo_config c = test_config();
+    c.knobs = "auto";
+    c.report_json = report;
+    if (ergo_init(&c) != 0) _exit(90);
+    ergo_setting s = {.core_khz = 1000000, .uncore_khz = 2000000};
+    if (ergo_setting_push(&s) != 0) _exit(91);
+    ergo_push(1, "open_at_exit");
+    char *speed = slurp(CPU "/cpu0/cpufreq/scaling_setspeed");
+    if (!speed || strcmp(speed, "1000000\n") != 0) _exit(92); /* the setting is in force */
+    free(speed);
+    exit(3);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 3);
+  char path[400];
+  snprintf(path, sizeof path, "%s/%d.json", state_dir, (int)child);
+  assert_int_equal(access(path, F_OK), -1);
+  assert_tree_as_before();
+  char *json = slurp(report);
+  assert_non_null(json);
+  assert_non_null(strstr(json, "\"complete\": true"));
+  assert_non_null(strstr(json, "\"open_at_exit\""));
+  free(json);
+  unlink(report);
+}
+
 /* Another ergo process tunes both core policies: the core knob is left alone (one warning, at
  * the first change, not repeated at the next), the uncore knob works, the tree ends as before. */
 static void test_core_held_by_another(void **state) {
@@ -239,7 +280,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_TEST(test_only_changes_are_written), ERGO_TEST(test_bad_requests_write_nothing),
       ERGO_TEST(test_other_thread_refused),     ERGO_TEST(test_threads_setting),
-      ERGO_TEST(test_finalize_restores),        ERGO_TEST(test_core_held_by_another),
+      ERGO_TEST(test_finalize_restores),        ERGO_TEST(test_exit_restores),
+      ERGO_TEST(test_core_held_by_another),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fakecpu_snap_free(before);
