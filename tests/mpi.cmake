@@ -181,6 +181,48 @@ echo "not intercepted: Timestep imbalance${line##*imbalance}" | sed 's/ |.*//'
   set_tests_properties(mpi_sim_collective_meets PROPERTIES WORKING_DIRECTORY ${mpi_dir}
     ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim" FAIL_REGULAR_EXPRESSION "FAIL:")
 
+  # Ranks that end without ergo_finalize (tests/exit.cmake has the serial cases): ergo finalizes
+  # at exit without one MPI call, so every rank writes its own files, as after MPI_Finalize.
+  # After MPI_Finalize on every rank: one line at exit (rank 0's), one that the regions cannot be
+  # merged, each rank's final report.
+  add_test(NAME mpi_exit_after_mpi_finalize COMMAND ${ERGO_EXPECT}
+    "--match=ranks_app: 4 ranks, 3 steps, no ergo_finalize\n"
+    "--match=ergo: warning: ergo_finalize: the 4 ranks' regions cannot be merged \\(MPI is finalised, the program ended without ergo_finalize, or a rank failed ergo_init\\)"
+    "--match=\nfour final reports\n$" -- sh -c [=[
+rm -f end.*json
+out=$("$@" 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+n=$(printf '%s\n' "$out" | grep -c 'ending without ergo_finalize')
+[ "$n" -eq 1 ] || { echo "FAIL: $n lines at exit, expected rank 0's"; exit 1; }
+for r in 0 1 2 3; do
+  grep -q '"complete": true' end.rank$r.json || { echo "FAIL: no final end.rank$r.json"; exit 1; }
+done
+echo "four final reports"
+]=] mpi ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --end mpi-first)
+  file(MAKE_DIRECTORY ${mpi_dir}/end_mpi_first)
+  set_tests_properties(mpi_exit_after_mpi_finalize PROPERTIES WORKING_DIRECTORY
+    ${mpi_dir}/end_mpi_first TIMEOUT 120 FAIL_REGULAR_EXPRESSION "FAIL:"
+    ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim;ERGO_REPORT=none;ERGO_REPORT_JSON=end.json")
+  # One rank calls exit() while the others wait for it in MPI_Barrier (an error exit): it writes
+  # its own report and ends, and the launcher ends the job.  A collective at its exit would wait
+  # for ranks that never come, and the job would hang.
+  add_test(NAME mpi_exit_one_rank COMMAND ${ERGO_EXPECT}
+    "--match=ranks_app: rank 3 exits\n"
+    "--match=ergo: warning: the program is ending without ergo_finalize \\(exit\\(\\), a return from main or a Fortran STOP\\)"
+    "--match=\nrank 3's final report\n$" -- sh -c [=[
+rm -f end.*json
+out=$("$@" 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -ne 0 ] || { echo "FAIL: exit code 0, expected the exiting rank's"; exit 1; }
+grep -q '"complete": true' end.rank3.json || { echo "FAIL: no final end.rank3.json"; exit 1; }
+echo "rank 3's final report"
+]=] mpi ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --end rank-exit)
+  file(MAKE_DIRECTORY ${mpi_dir}/end_rank_exit)
+  set_tests_properties(mpi_exit_one_rank PROPERTIES WORKING_DIRECTORY ${mpi_dir}/end_rank_exit
+    TIMEOUT 60 FAIL_REGULAR_EXPRESSION "FAIL:"
+    ENVIRONMENT "${mpi_env};ERGO_PLATFORM=sim;ERGO_REPORT=none;ERGO_REPORT_JSON=end.json")
+
   # A libergo-mpi that libergo must refuse (tests/mpi/fake_job_mpi.c, preloaded so that its table
   # is the one found): of another job ABI, or built for another MPI.  One warning, then every
   # rank reports on its own in its own files; nothing calls into the table (it would abort).

@@ -2,7 +2,10 @@
  * grows with its rank, rank 3 alone runs ONLY_RANK3, and EXCHANGE holds a real MPI_Allreduce.
  * With --steps N it calls ergo_step every step (the node's tuning sync point).  With --sleep the
  * ranks sleep instead of spinning, in WORK and while EXCHANGE waits, so a fake RAPL machine's
- * counter thread is never starved on an oversubscribed host (power figures then exact). */
+ * counter thread is never starved on an oversubscribed host (power figures then exact).  With
+ * --end mpi-first every rank calls MPI_Finalize and returns without ergo_finalize; with --end
+ * rank-exit the last rank calls exit(3) in its last Timestep, before ergo_finalize and
+ * MPI_Finalize, while the others wait for it in MPI_Barrier (ergo finalizes at exit). */
 #include "ergo.h"
 #include "ergo_sim.h"
 
@@ -47,6 +50,7 @@ static void allreduce(double *v, double *sum) {
 
 int main(int argc, char **argv) {
   int steps = 3, sim = 0, log = 0;
+  const char *end = "finalize";
   double scale = 1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
@@ -57,11 +61,14 @@ int main(int argc, char **argv) {
       log = 1;
     else if (strcmp(argv[i], "--sleep") == 0)
       sleepy = 1, scale = 5; /* 100..400 ms of WORK per step: long beside the counters' steps */
+    else if (strcmp(argv[i], "--end") == 0 && i + 1 < argc &&
+             (strcmp(argv[i + 1], "mpi-first") == 0 || strcmp(argv[i + 1], "rank-exit") == 0))
+      end = argv[++i];
     else {
-      fprintf(
-          stderr,
-          "ranks_app: unknown argument '%s': expected --steps N, --sim, --sleep or --log-configs\n",
-          argv[i]);
+      fprintf(stderr,
+              "ranks_app: unknown argument '%s': expected --steps N, --sim, --sleep, "
+              "--log-configs or --end mpi-first|rank-exit\n",
+              argv[i]);
       return 2;
     }
   }
@@ -99,8 +106,22 @@ int main(int argc, char **argv) {
     allreduce(&v, &sum);
     if (sim) ergo_sim_work(&(ergo_sim_work_desc){0.5, 0.5, 0.9});
     ERGO_POP(1, "EXCHANGE");
+    if (s == steps - 1 && strcmp(end, "rank-exit") == 0) {
+      if (rank == size - 1) {
+        printf("ranks_app: rank %d exits\n", rank);
+        fflush(stdout);
+        exit(3);
+      }
+      MPI_Barrier(MPI_COMM_WORLD); /* never completes: the launcher ends these ranks */
+    }
     ERGO_POP(0, "Timestep");
     ergo_step(s);
+  }
+  if (strcmp(end, "mpi-first") == 0) {
+    if (rank == 0) printf("ranks_app: %d ranks, %d steps, no ergo_finalize\n", size, steps);
+    free(cfg);
+    MPI_Finalize();
+    return 0;
   }
   int rc = ergo_finalize();
   if (log) {
