@@ -137,6 +137,17 @@ static void test_null_and_long_names(void **state) {
   ergo_finalize();
 }
 
+/* Every error or warning line is UTF-8, whatever text it quotes: a byte that is not shows as the
+ * text \xHH (ergo_last_error may be decoded by a binding). */
+static void test_lines_always_utf8(void **state) {
+  (void)state;
+  unsigned id;
+  assert_int_equal(ergo_section_create("m\xe9thode", &id), ERGO_ESTATE);
+  assert_string_equal(ergo_last_error(),
+                      "ergo_section_create('m\\xe9thode'): ergo is not initialised; no section "
+                      "made (fix: call ergo_init first)");
+}
+
 static void test_open_at_finalize(void **state) {
   (void)state;
   test_init_default();
@@ -444,6 +455,7 @@ int main(void) {
       ERGO_TEST(test_level_mismatch),
       ERGO_TEST(test_poppush_mismatch),
       ERGO_TEST(test_null_and_long_names),
+      ERGO_TEST(test_lines_always_utf8),
       ERGO_TEST(test_open_at_finalize),
       ERGO_DIR_TEST(test_open_at_finalize_reported),
       ERGO_TEST(test_abort_mode),

@@ -4,6 +4,7 @@
  * ERGO__LOG_SHOWN times; later ones are counted, not printed, and ergo__log_summary (at
  * ergo_finalize) says how many each kind had. */
 #include "util/log.h"
+#include "util/utf8.h"
 
 #include "ergo.h"
 
@@ -69,8 +70,11 @@ static log_site *site_of(log_kind kind, const char *fmt) {
 }
 
 static void emit(log_kind kind, const char *fmt, va_list ap) {
-  char msg[sizeof L.last_error];
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  char text[sizeof L.last_error], msg[sizeof L.last_error];
+  vsnprintf(text, sizeof text, fmt, ap);
+  /* A name or path that is not UTF-8 shows its bad bytes as \xHH: the line stays readable, and
+   * ergo_last_error valid text for whatever decodes it. */
+  ergo__utf8_fix(text, msg, sizeof msg, NULL);
   pthread_mutex_lock(&L.err_lock);
   int counted = kind == LOG_ERROR || kind == LOG_WARNING;
   if (kind == LOG_ERROR) L.error_count++;
