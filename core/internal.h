@@ -136,6 +136,21 @@ static inline const ergo__cold *ergo__node_cold_peek(const ergo__node *n) {
 }
 /* Depth below Global (Global: 0), by walking the parents. */
 ERGO__HIDDEN int ergo__node_depth(const ergo__node *n);
+/* ---- names (name.c): every region and section name is valid UTF-8 of at most ERGO_NAME_MAX
+ * bytes, cut between characters ---- */
+#define ERGO__NAME_BAD 1 /* bytes that are not UTF-8, written as the text \xHH */
+#define ERGO__NAME_CUT 2 /* longer than ERGO_NAME_MAX (bad bytes written out): cut */
+/* name as it is kept, in out: each byte that is not UTF-8 as the text \xHH, cut to at most
+ * ERGO_NAME_MAX bytes between two characters.  Returns the ERGO__NAME_* changes made (0: out is
+ * name). */
+ERGO__HIDDEN int ergo__name_fix(const char *name, char out[ERGO_NAME_MAX + 1]);
+/* One error line per change in flags (ergo__name_fix's, for name; fixed: its out), once per
+ * distinct name and kind since ergo_init: `who` opens the line ("app.c:5: ERGO_PUSH(1, "), kind
+ * is "region" or "section". */
+ERGO__HIDDEN void ergo__name_said(const char *who, const char *kind, const char *name, int flags,
+                                  const char *fixed);
+/* Forget which names were said (ergo_init). */
+ERGO__HIDDEN void ergo__names_reset(void);
 /* The name's interned copy (truncated to ERGO_NAME_MAX), shared by every thread, kept for the
  * process; NULL: no memory.  hash: ergo__name_hash(name). */
 ERGO__HIDDEN const char *ergo__intern(const char *name, uint64_t hash);
@@ -221,7 +236,8 @@ typedef struct ergo__chunk {
 typedef struct ergo__frame {
   ergo__node *node;
   ergo__node *prev;   /* last child closed in this frame: predicts the next push */
-  const char *pushed; /* the name pointer it was pushed with */
+  const char *pushed; /* the runtime name pointer it was pushed with, when its region's name is
+                       * that text's start; else NULL */
   uint64_t start;
   const char *file;
   int line;

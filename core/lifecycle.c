@@ -115,6 +115,7 @@ int ergo__core_init(const ergo_config *user) {
   if (epoch == 0 || epoch == ~0u) epoch = epoch_counter = 1;
   ergo__tls_set_main(t, epoch);
   ergo__reset_uninit_warning();
+  ergo__names_reset();
   ergo__g.initialized = 1;
   __atomic_store_n(&ergo__epoch, epoch, __ATOMIC_RELEASE);
   return 0;

@@ -50,6 +50,24 @@ static int name_eq(const ergo__node *n, const char *name) {
   return strncmp(n->name, name, ERGO_NAME_MAX) == 0;
 }
 
+/* Says (once per distinct name) what ergo__name_fix did to a pushed name. */
+static void name_said(int level, const char *name, int flags, const char *fixed, const char *file,
+                      int line) {
+  char who[96];
+  snprintf(who, sizeof who, "%s:%d: ERGO_PUSH(%d, ", file ? file : "?", line, level);
+  ergo__name_said(who, "region", name, flags, fixed);
+}
+
+/* A runtime name found by its first ERGO_NAME_MAX bytes that has more: said once, as at its
+ * region's making, so that longer names sharing a region never do so silently. */
+static inline int name_longer(const char *name, uint64_t hash) {
+  return ergo__name_hash_len(hash) == ERGO_NAME_MAX && name[ERGO_NAME_MAX];
+}
+static void said_longer(int level, const char *name, const char *file, int line) {
+  char fixed[ERGO_NAME_MAX + 1];
+  name_said(level, name, ergo__name_fix(name, fixed), fixed, file, line);
+}
+
 static const char *checked_name(const char *what, int level, const char *name, const char *file,
                                 int line) {
   if (!name) {
@@ -64,19 +82,30 @@ static const char *checked_name(const char *what, int level, const char *name, c
 /* Find or create the child `name` of the frame's node; remembers the answer
  * as the successor of the previous sibling so repeated sequences hit at once. */
 static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const char *name, int lit,
-                              uint64_t hash, const char *file, int line) {
-  ergo__node *c = ergo__node_find_in(t, pf->node, name, hash, lit);
+                              uint64_t hash, const char *file, int line, const char **pushed) {
+  /* The region keeps the name as every writer can show it (core/name.c): a name with bytes
+   * that are not UTF-8, or one cut inside a character, is found by that name. */
+  char fixed[ERGO_NAME_MAX + 1];
+  int flags = ergo__name_fix(name, fixed);
+  ergo__node *c = NULL;
+  if (flags) {
+    name_said(level, name, flags, fixed, file, line);
+    *pushed = NULL; /* not the region's name: same_top must not read it as such */
+    hash = ergo__name_hash(fixed);
+    c = ergo__node_find_in(t, pf->node, fixed, hash, 0);
+    if (c && lit && !c->key) {
+      c->key = name;
+      ergo__lit_add(t, c, t->found);
+    }
+  } else {
+    c = ergo__node_find_in(t, pf->node, name, hash, lit);
+  }
   if (!c) {
-    size_t len = strlen(name);
-    if (len > ERGO_NAME_MAX)
-      ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s...\"): region name is %zu characters, longer "
-                  "than ERGO_NAME_MAX=%d; truncating it (fix: use a shorter name)",
-                  file ? file : "?", line, level, name, len, ERGO_NAME_MAX);
-    else if (len == 0)
+    if (!*name)
       ergo__error("%s:%d: ERGO_PUSH(%d, \"\"): region name is empty; keeping it (fix: give "
                   "the region a name)",
                   file ? file : "?", line, level);
-    c = ergo__node_child_in(t, pf->node, name, hash, level);
+    c = ergo__node_child_in(t, pf->node, flags ? fixed : name, hash, level);
     if (!c) {
       if (t->nnodes + ERGO__CHUNK_NODES >= ERGO__TREE_MAX_NODES)
         ergo__error("%s:%d: ERGO_PUSH(%d, \"%.40s\"): this thread's tree holds %zu regions, about "
@@ -116,6 +145,9 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   if (ERGO__UNLIKELY(t->depth + 1 >= t->cap) && grow(t)) return;
   ergo__frame *pf = &t->stack[t->depth];
   ergo__node *c;
+  /* A literal's region may keep another text than it (core/name.c), so only a runtime name is
+   * the frame's: a pop with that very pointer then compares it a word at a time (same_top). */
+  const char *pushed = lit ? NULL : name;
   /* A runtime name is hashed once: the hash is checked against the prediction's tag, then the
    * predicted node's (kept with its interned name) before any text, and finds the node in the
    * table when they differ. */
@@ -130,7 +162,8 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
     c = ergo__hint_node(pf->prev->hint);
   if (ERGO__UNLIKELY(lit ? (!c || c->key != name)
                          : (!name || !c || ergo__interned_hash(c->name) != hash ||
-                            !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash))))) {
+                            !ergo__interned_eq(c->name, name, ergo__name_hash_len(hash)) ||
+                            name_longer(name, hash)))) {
     if (ERGO__UNLIKELY(!name)) name = checked_name("ERGO_PUSH", level, name, file, line);
     /* A literal is looked up by its pointer first: no text read.  (Its hint then carries no bits
      * of the name's hash, which would take reading the interned text.) */
@@ -140,12 +173,13 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
       if (lit || !hash) hash = ergo__name_hash(name);   /* a literal, or a NULL name replaced */
       c = ergo__node_probe(t, pf->node, name, hash, 0); /* a known region: found inline */
       if (ERGO__LIKELY(c != NULL)) {
+        if (ERGO__UNLIKELY(name_longer(name, hash))) said_longer(level, name, file, line);
         if (lit && !c->key) { /* its first literal push: found by pointer from now on */
           c->key = name;
           ergo__lit_add(t, c, t->found);
         }
         if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
-      } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line))) {
+      } else if (!(c = child_slow(t, pf, level, name, lit, hash, file, line, &pushed))) {
         return;
       }
     }
@@ -153,7 +187,7 @@ static inline __attribute__((always_inline)) void push(ergo__tree *t, int level,
   ergo__frame *f = &t->stack[++t->depth];
   f->node = c;
   f->prev = NULL;
-  f->pushed = name;
+  f->pushed = pushed;
   f->file = file;
   f->line = line;
   f->level = level;
@@ -260,6 +294,8 @@ static inline __attribute__((always_inline)) void pop(ergo__tree *t, const char 
   if (ERGO__UNLIKELY(t->depth == 0 || f->level != level ||
                      (lit ? f->node->key != name : (!name || !same_top(f, name))))) {
     if (ERGO__UNLIKELY(!name)) name = checked_name(what, level, name, file, line);
+    char fixed[ERGO_NAME_MAX + 1]; /* compared as its region keeps it (core/name.c) */
+    if (ergo__name_fix(name, fixed)) name = fixed;
     if (t->depth > 0 && f->level == level && name_eq(f->node, name)) {
       /* same text, another pointer (a literal from another library): fine */
     } else if (!pop_mismatch(t, what, level, name, file, line, now)) {

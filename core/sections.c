@@ -89,9 +89,14 @@ int ergo_section_create(const char *name, unsigned *id) {
                 name);
     return ERGO_ESTATE;
   }
+  /* Kept as every writer can show it (core/name.c). */
+  char fixed[ERGO_NAME_MAX + 1];
+  int flags = ergo__name_fix(name, fixed);
+  ergo__name_said("ergo_section_create(", "section", name, flags, fixed);
+  name = fixed;
   pthread_mutex_lock(&sec_lock);
   for (unsigned i = 0; i < nsecs; i++)
-    if (strncmp(secs[i].name, name, ERGO_NAME_MAX) == 0) {
+    if (strcmp(secs[i].name, name) == 0) {
       secs[i].destroyed = 0; /* the same name is the same section, its figures go on */
       *id = i + 1;
       pthread_mutex_unlock(&sec_lock);

@@ -165,7 +165,8 @@ ERGO_EXPORT int ergo_initialized(void);
 /* Regions                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Longest region name kept; longer names are truncated with an error line. */
+/* Longest region name kept, in bytes; longer names are cut between two UTF-8 characters, and a
+ * byte that is not UTF-8 is kept as the text \xHH; each with an error line, once per name. */
 #define ERGO_NAME_MAX 127
 
 /* Function forms of the macros (always compiled; file/line name the caller

@@ -154,6 +154,27 @@ static void test_round_trip_continues(void **state) {
   check("A", "C", 0.25, 1, 0.25, 0.25, 0);
 }
 
+/* A Latin-1 region name ("résidu") is saved with its bad byte as the text \xe9 (a checkpoint is
+ * JSON, which holds only UTF-8), loads back, and the same name pushed again after the load finds
+ * the loaded region. */
+static void test_name_not_utf8_round_trip(void **state) {
+  (void)state;
+  start();
+  ergo_push(1, "r\xe9sidu");
+  advance_ms(500);
+  ergo_pop(1, "r\xe9sidu");
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  restart();
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
+  check("r\\xe9sidu", NULL, 0.5, 1, 0.5, 0.5, 0);
+  ergo_push(1, "r\xe9sidu");
+  advance_ms(250);
+  ergo_pop(1, "r\xe9sidu");
+  check("r\\xe9sidu", NULL, 0.75, 2, 0.25, 0.5, 0);
+  assert_int_equal(fig(NULL, NULL).children, 1);
+  assert_int_equal(ergo_error_count(), 1); /* the name, once; nothing else */
+}
+
 /* Loading into a live tree adds to the figures it already has. */
 static void test_load_adds_to_live(void **state) {
   (void)state;
@@ -482,6 +503,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_DIR_TEST(test_save_format),
       ERGO_DIR_TEST(test_round_trip_continues),
+      ERGO_DIR_TEST(test_name_not_utf8_round_trip),
       ERGO_DIR_TEST(test_load_adds_to_live),
       ERGO_DIR_TEST(test_open_region_saved),
       ERGO_DIR_TEST(test_save_after_load),

@@ -127,8 +127,9 @@ static void test_null_and_long_names(void **state) {
   PUSH_AT(1, longname, 50);
   assert_string_equal(ergo_last_error(),
                       "app.c:50: ERGO_PUSH(1, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...\"): "
-                      "region name is 199 characters, longer than ERGO_NAME_MAX=127; truncating "
-                      "it (fix: use a shorter name)");
+                      "region name is 199 bytes, longer than ERGO_NAME_MAX=127; cutting it to "
+                      "its first 127 bytes, between two characters, so longer names that begin "
+                      "alike share one region (fix: use a shorter name)");
   POP_AT(1, longname, 51); /* matches the truncated name: no further error */
   assert_int_equal(ergo_error_count(), 3);
   longname[ERGO_NAME_MAX] = '\0';
@@ -146,6 +147,117 @@ static void test_lines_always_utf8(void **state) {
   assert_string_equal(ergo_last_error(),
                       "ergo_section_create('m\\xe9thode'): ergo is not initialised; no section "
                       "made (fix: call ergo_init first)");
+}
+
+/* A name that is not UTF-8 (Latin-1 "résidu") names its region with the bad byte as the text
+ * \xe9, so every writer can hold it; one error line per distinct name, however often pushed, and
+ * its pops find it. */
+static void test_name_not_utf8(void **state) {
+  (void)state;
+  test_init_default();
+  for (int i = 0; i < 3; i++) {
+    PUSH_AT(1, "r\xe9sidu", 60);
+    POP_AT(1, "r\xe9sidu", 61);
+  }
+  assert_int_equal(ergo_error_count(), 1);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:60: ERGO_PUSH(1, \"r\\xe9sidu\"): region name is not valid UTF-8 "
+                      "(byte \\xe9 at offset 1); naming the region with each such byte as the "
+                      "text \\xHH (fix: pass UTF-8 names, e.g. convert Latin-1 ones with iconv)");
+  assert_int_equal(depth(), 0);
+  assert_int_equal(child(root(), "r\\xe9sidu")->calls, 3);
+  /* Another bad byte is another region and another line; a literal finds the same region. */
+  PUSH_AT(1, "r\xe8sidu", 62);
+  POP_AT(1, "r\xe8sidu", 63);
+  ergo_push_lit(1, "r\xe9sidu", "app.c", 64);
+  ergo_pop_lit(1, "r\xe9sidu", "app.c", 65);
+  assert_int_equal(ergo_error_count(), 2);
+  assert_non_null(strstr(ergo_last_error(), "(byte \\xe8 at offset 1)"));
+  assert_int_equal(child(root(), "r\\xe8sidu")->calls, 1);
+  assert_int_equal(child(root(), "r\\xe9sidu")->calls, 4);
+  assert_int_equal(depth(), 0);
+  ergo_finalize();
+}
+
+/* A UTF-8 name longer than ERGO_NAME_MAX is cut between two characters: 100 'é' (200 bytes)
+ * keep 63 of them (126 bytes), never half of the 64th; with one 'A' before them the cut falls
+ * between characters at 127. */
+static void test_long_name_cut_between_characters(void **state) {
+  (void)state;
+  test_init_default();
+  char name[260] = "A", want[ERGO_NAME_MAX + 1];
+  for (int i = 0; i < 100; i++) memcpy(name + 1 + 2 * i, "\xc3\xa9", 3);
+  PUSH_AT(1, name + 1, 70);
+  POP_AT(1, name + 1, 71);
+  assert_int_equal(ergo_error_count(), 1);
+  assert_non_null(strstr(ergo_last_error(), "region name is 200 bytes, longer than "
+                                            "ERGO_NAME_MAX=127; cutting it to its first 126 "
+                                            "bytes, between two characters"));
+  /* The line shows the name's first 20 characters whole. */
+  assert_int_equal(strncmp(ergo_last_error(), "app.c:70: ERGO_PUSH(1, \"", 24), 0);
+  assert_int_equal(strncmp(ergo_last_error() + 24, name + 1, 40), 0);
+  assert_int_equal(strncmp(ergo_last_error() + 64, "...\")", 5), 0);
+  memcpy(want, name + 1, 126);
+  want[126] = '\0';
+  ergo__node *n = child(root(), want);
+  assert_non_null(n);
+  assert_int_equal(strlen(n->name), 126);
+  assert_int_equal(n->calls, 1);
+  PUSH_AT(1, name, 72);
+  POP_AT(1, name, 73);
+  memcpy(want, name, 127);
+  want[127] = '\0';
+  assert_int_equal(child(root(), want)->calls, 1);
+  assert_int_equal(ergo_error_count(), 2);
+  assert_int_equal(depth(), 0);
+  ergo_finalize();
+}
+
+/* Names longer than ERGO_NAME_MAX that begin with the same 127 bytes share one region, and each
+ * says so once: the ones after the first find the region made already, never silently. */
+static void test_long_names_sharing_a_region_each_said(void **state) {
+  (void)state;
+  test_init_default();
+  char name[130];
+  memset(name, 'x', 127);
+  name[127] = '\0';
+  PUSH_AT(1, name, 80); /* 127 bytes: fine */
+  POP_AT(1, name, 81);
+  assert_int_equal(ergo_error_count(), 0);
+  const char tails[] = "yzw";
+  for (int round = 0; round < 2; round++)
+    for (int k = 0; k < 3; k++) {
+      name[127] = tails[k];
+      name[128] = '\0';
+      PUSH_AT(1, name, 82 + k);
+      POP_AT(1, name, 90);
+      assert_int_equal(ergo_error_count(), round ? 3 : k + 1);
+      if (!round) {
+        char want[64];
+        snprintf(want, sizeof want, "app.c:%d: ERGO_PUSH(1, \"xxxx", 82 + k);
+        assert_int_equal(strncmp(ergo_last_error(), want, strlen(want)), 0);
+        assert_non_null(strstr(ergo_last_error(), "region name is 128 bytes, longer than "
+                                                  "ERGO_NAME_MAX=127; cutting it to its first "
+                                                  "127 bytes"));
+      }
+    }
+  name[127] = '\0';
+  assert_int_equal(child(root(), name)->calls, 7);
+  /* Literals too: the second finds the region by its text, as the first's pointer is the key. */
+  static const char lit_a[] = "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL"
+                              "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLa",
+                    lit_b[] = "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL"
+                              "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLb";
+  for (int i = 0; i < 2; i++) {
+    ergo_push_lit(1, lit_a, "app.c", 91);
+    ergo_pop_lit(1, lit_a, "app.c", 92);
+    ergo_push_lit(1, lit_b, "app.c", 93);
+    ergo_pop_lit(1, lit_b, "app.c", 94);
+  }
+  assert_int_equal(ergo_error_count(), 5);
+  assert_int_equal(strncmp(ergo_last_error(), "app.c:93: ", 10), 0);
+  assert_int_equal(depth(), 0);
+  ergo_finalize();
 }
 
 static void test_open_at_finalize(void **state) {
@@ -456,6 +568,9 @@ int main(void) {
       ERGO_TEST(test_poppush_mismatch),
       ERGO_TEST(test_null_and_long_names),
       ERGO_TEST(test_lines_always_utf8),
+      ERGO_TEST(test_name_not_utf8),
+      ERGO_TEST(test_long_name_cut_between_characters),
+      ERGO_TEST(test_long_names_sharing_a_region_each_said),
       ERGO_TEST(test_open_at_finalize),
       ERGO_DIR_TEST(test_open_at_finalize_reported),
       ERGO_TEST(test_abort_mode),

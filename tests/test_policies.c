@@ -302,6 +302,40 @@ static void test_model_round_trip(void **state) {
 }
 
 /* Bad tuning values in the environment: one line each, defaults kept. */
+/* A region named in Latin-1 ("résidu") is in the tuning model online writes, named as every
+ * report names it (its bad byte as the text \xe9, a JSON key being UTF-8), and a static run with
+ * that model applies its setting to the same name. */
+static ergo__sim_config latin1_cfg;
+static void latin1_step(long k) {
+  static const ergo_sim_work_desc w = {16, 0.4, 0.01};
+  ergo_push(1, "r\xe9sidu");
+  latin1_cfg = ergo__sim()->cfg;
+  ergo_sim_work(&w);
+  ergo_pop(1, "r\xe9sidu");
+  assert_int_equal(ergo_step(k), 0);
+}
+static void test_model_keeps_latin1_region(void **state) {
+  (void)state;
+  ergo_config c = sim_config("online");
+  assert_int_equal(ergo_init(&c), 0);
+  for (long k = 1; k <= 120; k++) latin1_step(k);
+  assert_int_equal(ergo_finalize(), 0);
+  ergo__model m;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  ergo__model_region *r = ergo__model_find(&m, "Global/r\\\\xe9sidu");
+  assert_non_null(r);
+  ergo__config best = r->best;
+  ergo__model_free(&m);
+  assert_true(best.v[0] > 0 && best.v[0] != 2000000); /* a core clock of its own */
+  c = sim_config("static");
+  assert_int_equal(ergo_init(&c), 0);
+  for (long k = 1; k <= 3; k++) latin1_step(k);
+  assert_int_equal(llround(latin1_cfg.f_ghz * 1e6), best.v[0]);
+  ergo_finalize();
+}
+
 static void test_bad_env(void **state) {
   (void)state;
   ergo_config c;
@@ -1100,6 +1134,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_static_child_keeps_own_setting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_keeps_latin1_region, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),

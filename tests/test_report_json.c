@@ -308,6 +308,35 @@ static void test_json_path_escape(void **state) {
   json_decref(doc);
 }
 
+/* A region and a section named in Latin-1 ("résidu"): the JSON and Hatchet reports are written
+ * (JSON holds only UTF-8), each name with its bad byte as the text \xe9, and no region lost. */
+static void test_json_name_not_utf8(void **state) {
+  (void)state;
+  start(0);
+  ERGO_PUSH(1, "Timestep");
+  ergo_push(2, "r\xe9sidu");
+  adv_ms(250);
+  ergo_pop(2, "r\xe9sidu");
+  ERGO_POP(1, "Timestep");
+  unsigned id;
+  assert_int_equal(ergo_section_create("m\xe9thode", &id), 0);
+  assert_int_equal(ergo_error_count(), 2);
+  assert_int_equal(ergo_report_json(test_in_dir("r.json")), 0);
+  assert_int_equal(ergo_report_hatchet(test_in_dir("h.json")), 0);
+  json_t *doc = load_json(test_in_dir("r.json"));
+  json_t *g = json_object_get(json_array_get(json_object_get(doc, "threads"), 0), "tree");
+  check_node(kid(kid(g, 0), 0), "r\\xe9sidu", "Global/Timestep/r\\\\xe9sidu", 2, 2, 0.25, 0.25, 1,
+             0.25, 0.25, 0.25, 1.0, 0, 0);
+  assert_string_equal(str(json_array_get(json_object_get(doc, "sections"), 0), "name"),
+                      "m\\xe9thode");
+  json_decref(doc);
+  doc = load_json(test_in_dir("h.json"));
+  json_t *h = json_array_get(json_object_get(json_array_get(doc, 0), "children"), 0);
+  h = json_array_get(json_object_get(h, "children"), 0);
+  assert_string_equal(str(json_object_get(h, "frame"), "name"), "r\\xe9sidu");
+  json_decref(doc);
+}
+
 static void test_csv_exact(void **state) {
   (void)state;
   start(0);
@@ -517,10 +546,11 @@ int main(void) {
       ERGO_DIR_TEST(test_json_report_figures), ERGO_DIR_TEST(test_json_open_region),
       ERGO_DIR_TEST(test_json_threads),        ERGO_DIR_TEST(test_json_threads_off),
       ERGO_DIR_TEST(test_hatchet_literal),     ERGO_DIR_TEST(test_hatchet_same_name),
-      ERGO_DIR_TEST(test_json_path_escape),    ERGO_DIR_TEST(test_csv_exact),
-      ERGO_DIR_TEST(test_csv_digits),          ERGO_DIR_TEST(test_reports_atomic),
-      ERGO_DIR_TEST(test_reports_bad_calls),   ERGO_DIR_TEST(test_reports_at_finalize),
-      ERGO_DIR_TEST(test_json_run_facts),      ERGO_DIR_TEST(test_setting_applied),
+      ERGO_DIR_TEST(test_json_path_escape),    ERGO_DIR_TEST(test_json_name_not_utf8),
+      ERGO_DIR_TEST(test_csv_exact),           ERGO_DIR_TEST(test_csv_digits),
+      ERGO_DIR_TEST(test_reports_atomic),      ERGO_DIR_TEST(test_reports_bad_calls),
+      ERGO_DIR_TEST(test_reports_at_finalize), ERGO_DIR_TEST(test_json_run_facts),
+      ERGO_DIR_TEST(test_setting_applied),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
