@@ -17,6 +17,7 @@
 #include "util/limit.h"
 #include "util/log.h"
 #include "util/path.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -107,25 +108,60 @@ static json_t *config_json(const ergo__config *c) {
 
 int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *space) {
   json_t *regions = json_object(), *knobs = json_object();
-  for (int i = 0; space && i < ERGO__NKNOBS; i++) {
+  int bad = !regions || !knobs;
+  for (int i = 0; space && !bad && i < ERGO__NKNOBS; i++) {
     if (!space->n[i]) continue;
     json_t *vals = json_array();
     for (int v = 0; v < space->n[i]; v++)
-      json_array_append_new(vals, json_integer(space->values[i][v]));
-    json_object_set_new(knobs, ergo__knob_table[i].backend, vals);
+      bad |= json_array_append_new(vals, json_integer(space->values[i][v])) != 0;
+    bad |= json_object_set_new(knobs, ergo__knob_table[i].backend, vals) != 0;
   }
+  if (bad) {
+    json_decref(regions);
+    json_decref(knobs);
+    ergo__error("tuning model '%s': out of memory for its knobs; nothing written", path);
+    return ERGO_ENOMEM;
+  }
+  /* Every region goes in, or nothing is written: a model without one of its regions would be
+   * taken as whole by a later static run, which would leave that region untuned unsaid. */
   for (int i = 0; i < m->nregions; i++) {
     const ergo__model_region *r = &m->regions[i];
+    /* A JSON key must be UTF-8: a path that is not (the core keeps region names valid, so only
+     * a model built elsewhere) keeps its bad bytes as the text \xHH, as region names do. */
+    char *fixed = NULL;
+    const char *key = r->path;
+    size_t len = strlen(r->path);
+    if (ergo__utf8_bad(r->path) != len && (fixed = malloc(4 * len + 1)) != NULL) {
+      ergo__utf8_fix(r->path, fixed, 4 * len + 1, NULL);
+      ergo__error("tuning model '%s': region path \"%s\" is not valid UTF-8 (byte \\x%02x at "
+                  "offset %zu); it is written with each such byte as the text \\xHH (fix: pass "
+                  "UTF-8 region names)",
+                  path, r->path, (unsigned char)r->path[ergo__utf8_bad(r->path)],
+                  ergo__utf8_bad(r->path));
+      key = fixed;
+    }
     json_t *pts = json_array();
-    for (int p = 0; p < r->npoints; p++)
-      json_array_append_new(pts, json_pack("{s:o, s:f, s:f, s:i}", "config",
-                                           config_json(&r->points[p].config), "time_s",
-                                           r->points[p].time_s, "energy_j", r->points[p].energy_j,
-                                           "n", r->points[p].n));
-    json_object_set_new(regions, r->path,
-                        json_pack("{s:o, s:{s:f, s:f}, s:o, s:i}", "config", config_json(&r->best),
-                                  "baseline", "time_s", r->baseline.time_s, "energy_j",
-                                  r->baseline.energy_j, "points", pts, "pareto", r->pareto));
+    for (int p = 0; pts && p < r->npoints; p++)
+      if (json_array_append_new(pts, json_pack("{s:o, s:f, s:f, s:i}", "config",
+                                               config_json(&r->points[p].config), "time_s",
+                                               r->points[p].time_s, "energy_j",
+                                               r->points[p].energy_j, "n", r->points[p].n))) {
+        json_decref(pts);
+        pts = NULL;
+      }
+    json_t *o = pts ? json_pack("{s:o, s:{s:f, s:f}, s:o, s:i}", "config", config_json(&r->best),
+                                "baseline", "time_s", r->baseline.time_s, "energy_j",
+                                r->baseline.energy_j, "points", pts, "pareto", r->pareto)
+                    : NULL;
+    bad = !o || json_object_set_new(regions, key, o) != 0; /* fixed's malloc failing too */
+    free(fixed);
+    if (bad) {
+      json_decref(regions);
+      json_decref(knobs);
+      ergo__error("tuning model '%s': out of memory while adding region '%s'; nothing written",
+                  path, r->path);
+      return ERGO_ENOMEM;
+    }
   }
   char host[128] = "";
   gethostname(host, sizeof host - 1);

@@ -336,6 +336,28 @@ static void test_model_keeps_latin1_region(void **state) {
   ergo_finalize();
 }
 
+/* The writer itself never drops a region: a path that is not UTF-8 (a model built elsewhere than
+ * from the core's regions) goes in with its bad byte as the text \xe9, with one error line. */
+static void test_model_save_path_not_utf8(void **state) {
+  (void)state;
+  ergo__model m = {0};
+  snprintf(m.policy, sizeof m.policy, "sweep");
+  snprintf(m.objective, sizeof m.objective, "energy");
+  ergo__model_region *r = ergo__model_region_add(&m, "Global/r\xe9sidu");
+  r->best = (ergo__config){{1600000, 0, 8}};
+  unsigned long errors = ergo_error_count();
+  assert_int_equal(ergo__model_save(model_path, &m, NULL), 0);
+  ergo__model_free(&m);
+  assert_int_equal(ergo_error_count(), errors + 1);
+  assert_non_null(strstr(ergo_last_error(), "region path \"Global/r\\xe9sidu\" is not valid UTF-8 "
+                                            "(byte \\xe9 at offset 8)"));
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &m, why, sizeof why), 0);
+  assert_int_equal(m.nregions, 1);
+  assert_non_null(ergo__model_find(&m, "Global/r\\xe9sidu"));
+  ergo__model_free(&m);
+}
+
 static void test_bad_env(void **state) {
   (void)state;
   ergo_config c;
@@ -1135,6 +1157,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_models, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_keeps_latin1_region, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_save_path_not_utf8, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_env, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_retunes_after_change, setup, teardown),
       cmocka_unit_test_setup_teardown(test_online_retunes_after_change, setup, teardown),
