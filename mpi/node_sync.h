@@ -16,7 +16,11 @@ typedef struct ergo__sync_record {
   uint64_t n, e_n; /* executions; those with energy measured */
   double t, e, r;  /* sums of exclusive time, energy, resource */
   int64_t config[ERGO__SPACE_DIMS];
-  int32_t mixed, significant, decided, pad;
+  int32_t mixed, significant, decided;
+  /* The most threads of the sender (its share of the node's cores; 0: no thread knob): in the
+   * decision table node rank 0's, the scale of config's threads, which every rank runs as the
+   * same share of its own. */
+  int32_t cores;
 } ergo__sync_record;
 
 /* Append one record to b (b->fail on no memory). */

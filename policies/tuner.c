@@ -125,7 +125,8 @@ typedef struct frame {
   int settled; /* tuned: the policy's search for it is over (asked once per execution, on the
                   first child that needs it; see settled_above) */
   int settled_asked;
-  int under;     /* an enclosing region was tuned: it ran under that region's setting */
+  int under;             /* an enclosing region was tuned: it ran under that region's setting */
+  ergo__config napplied; /* node mode: applied in the node's terms (node_terms()) */
   double pend_t; /* own time it holds of descendants not significant whose judgement is pending
                     (their first executions) */
   ergo__config applied;
@@ -153,7 +154,12 @@ static struct {
   char progress_last[512]; /* the last line's text after "step N: " */
   int save_failed;         /* a save during the run failed: no more of them */
   int time_only;           /* the objective weighs no energy: a meter is not needed */
-  uint64_t serial;         /* executions entered so far */
+  /* Node mode: node rank 0's most threads, the scale of the node's thread decisions (0 until the
+   * first decision table), and which knobs' decisions this rank has said it cannot run as is. */
+  int node_cores;
+  int node_off_said[ERGO__NKNOBS];
+  int shares_said; /* node rank 0 said its ranks' shares of the cores differ */
+  uint64_t serial; /* executions entered so far */
 } T;
 
 static const ergo__policy_ops *const policies[] = {
@@ -243,6 +249,81 @@ static void effective(ergo__config *c) {
   for (int i = 0; i < ERGO__NKNOBS; i++) {
     ergo__knob *k = ergo__knob_get(i);
     c->v[i] = !k ? 0 : k->current_valid ? k->current : T.pol.space.baseline[i];
+  }
+}
+
+/* ---- node mode: the node's decisions in this rank's terms -------------------------------------
+ * Node rank 0 decides for the node in its own terms, but the ranks of a node may hold different
+ * shares of its cores (the sim node's 20 over 3 ranks: 7, 7 and 6; uneven cpusets on a real one).
+ * A rank runs a thread decision as the same share of its own cores: t of node rank 0's n threads
+ * is round(t m / n) of its m, at least 1.  So every decision fits every rank, all-maximum stays
+ * all-maximum, and each rank's resource term (threads / its cores) is the node's. */
+
+/* This rank's most threads, its share of the node's cores (0: no thread knob here). */
+static int own_cores(void) { return T.pol.space.n[ERGO__KNOB_THREADS] ? T.pol.space.cores : 0; }
+
+static int64_t scale_threads(int64_t t, int from, int to) {
+  if (!t || from <= 0 || to <= 0 || from == to) return t;
+  int64_t v = (t * to + from / 2) / from;
+  return v < 1 ? 1 : v;
+}
+
+/* The value this rank runs for the node's decision v of knob slot i (0: inherit); *off when its
+ * own knob allows no such value even so (absent here: 0; else the nearest allowed). */
+static int64_t node_value(int i, int64_t v, int *off) {
+  *off = 0;
+  if (!v) return 0;
+  if (i == ERGO__KNOB_THREADS) v = scale_threads(v, T.node_cores, T.pol.space.cores);
+  int64_t near = ergo__space_round(&T.pol.space, i, v);
+  *off = near != v;
+  return near;
+}
+
+/* The node's decision `want` for region `path` as this rank runs it (out).  A value its knob
+ * cannot take is said once per knob, not at every execution. */
+static void node_local(const ergo__config *want, ergo__config *out, const char *path) {
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    int off;
+    out->v[i] = node_value(i, want->v[i], &off);
+    if (!off || T.node_off_said[i]) continue;
+    T.node_off_said[i] = 1;
+    const ergo__knob_row *row = &ergo__knob_table[i];
+    const ergo__space *sp = &T.pol.space;
+    const ergo__job *job = ergo__job_get();
+    if (!sp->n[i])
+      ergo__warn("rank %d: node %d decided %s=%lld for '%s', but this rank has no usable %s knob "
+                 "(`ergo info` says why); it leaves that knob as it is for every decision of the "
+                 "node (fix: run the ranks of a node where the same knobs work, or leave %s out "
+                 "of ERGO_KNOBS)",
+                 job->rank, job->node, row->field, (long long)want->v[i], path, row->backend,
+                 row->backend);
+    else
+      ergo__warn("rank %d: node %d decided %s=%lld for '%s', which this rank's %s knob does not "
+                 "allow (%lld to %lld %s, %d values); it runs the nearest allowed value, here "
+                 "%lld, for every decision of the node (fix: run the ranks of a node on CPUs with "
+                 "the same %s values, or leave %s out of ERGO_KNOBS)",
+                 job->rank, job->node, row->field, (long long)want->v[i], path, row->backend,
+                 (long long)sp->values[i][0], (long long)sp->values[i][sp->n[i] - 1], row->unit,
+                 sp->n[i], (long long)out->v[i], row->backend, row->backend);
+  }
+}
+
+/* The config the execution in f ran under (f->applied, this rank's values) in the node's terms,
+ * as its decisions are made and as node rank 0 compares its ranks' executions: the decision it
+ * ran (want, its own or an enclosing region's) where this rank's value is that decision's, else
+ * its value scaled back to node rank 0's share (an untuned execution at the machine's values). */
+static void node_terms(frame *f, const ergo__config *want) {
+  const frame *up = T.depth > 1 ? &T.stack[T.depth - 2] : NULL;
+  for (int i = 0; i < ERGO__NKNOBS; i++) {
+    int64_t v = f->applied.v[i];
+    int off;
+    if (want && want->v[i] && node_value(i, want->v[i], &off) == v)
+      f->napplied.v[i] = want->v[i];
+    else if (up && up->rs && up->napplied.v[i] && node_value(i, up->napplied.v[i], &off) == v)
+      f->napplied.v[i] = up->napplied.v[i];
+    else
+      f->napplied.v[i] =
+          i == ERGO__KNOB_THREADS ? scale_threads(v, T.pol.space.cores, T.node_cores) : v;
   }
 }
 
@@ -364,13 +445,14 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
    * (they run untuned and unobserved until then, so they are alike). */
   f->tuned = f->rs->pub.significant && (f->rs->ready || T.node);
   f->rs->pub.call = f->rs == f->base && !T.node ? f->call : 0;
+  ergo__config want = {{0}};
   if (f->tuned) {
-    ergo__config want = {{0}};
-    if (T.node) /* the node's decision at the last ergo_step */
-      want = f->rs->node_cfg;
+    ergo__config run;
+    if (T.node) /* the node's decision at the last ergo_step, as this rank runs it */
+      want = f->rs->node_cfg, node_local(&want, &run, f->rs->pub.path);
     else
-      T.pol.ops->choose(&T.pol, &f->rs->pub, &want);
-    if (want.v[0] || want.v[1] || want.v[2]) f->pushed = ergo__settings_push(want.v) == 0;
+      T.pol.ops->choose(&T.pol, &f->rs->pub, &want), run = want;
+    if (run.v[0] || run.v[1] || run.v[2]) f->pushed = ergo__settings_push(run.v) == 0;
   } else if (rs0->units_known && !rs0->split_judged && !T.node) {
     /* The model has a setting per call size and this run has not yet told its calls apart (its
      * first step): they run untuned, at the machine's own values, not at an enclosing region's
@@ -379,6 +461,7 @@ void ergo__tuner_enter(ergo_region *r, int level, void **state, const ergo__work
     f->pushed = ergo__settings_push(T.pol.space.baseline) == 0;
   }
   effective(&f->applied);
+  if (T.node) node_terms(f, f->tuned ? &want : NULL);
 }
 
 /* Call i (from 0) of a series (a step's, or a parent execution's) ran under `applied` with own
@@ -510,8 +593,8 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     /* The node decides at the next ergo_step, from every rank's executions. */
     pending *p = &f->rs->p;
     if (!p->n++)
-      p->applied = f->applied;
-    else if (memcmp(&p->applied, &f->applied, sizeof p->applied) != 0)
+      p->applied = f->napplied;
+    else if (memcmp(&p->applied, &f->napplied, sizeof p->applied) != 0)
       p->mixed = 1;
     p->t += xt > 0 ? xt : 0;
     if (e >= 0) {
@@ -663,6 +746,7 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
     for (size_t o = off; ergo__sync_get(all, off + lens[r], &o, &w);) nrec++;
   rstate **touched = calloc(nrec ? nrec : 1, sizeof *touched);
   size_t nt = 0;
+  int shares = 0; /* some rank's share of the node's cores differs from node rank 0's */
   off = 0;
   for (int r = 0; touched && r < nranks; off += lens[r], r++) {
     const char *path;
@@ -681,6 +765,7 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
         rs->sum.e += w.e / (double)w.n;
         rs->sum.e_ok = 1;
       }
+      if (w.cores && w.cores != own_cores()) shares = 1;
       rs->sum.r += w.r / (double)w.n;
       rs->sum.mixed |= w.mixed;
     }
@@ -702,12 +787,20 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
     memset(&rs->sum, 0, sizeof rs->sum);
   }
   free(touched);
+  if (shares && own_cores() && !T.shares_said && T.pol.talk) {
+    T.shares_said = 1;
+    ergo__info("%s: the ranks of node %d hold different shares of its cores; the node decides "
+               "threads as node rank 0's share of %d, and each rank runs the same share of its "
+               "own (threads=t runs round(t x its cores / %d), at least 1)",
+               T.pol.ops->name, ergo__job_get()->node, own_cores(), own_cores());
+  }
   /* The table: every decided region with its config for the next step. */
   ergo__buf b = {0};
   for (rstate *s = T.states; s; s = s->next) {
     if (!s->decided) continue;
     memset(&w, 0, sizeof w);
     w.decided = 1;
+    w.cores = own_cores();
     w.significant = s->pub.significant;
     if (s->pub.significant) {
       ergo__config want = {{0}};
@@ -753,6 +846,7 @@ static void node_step(void) {
     w.r = s->p.r;
     memcpy(w.config, s->p.applied.v, sizeof w.config);
     w.mixed = s->p.mixed;
+    w.cores = own_cores();
     ergo__sync_put(&mine, s->pub.path, &w);
     memset(&s->p, 0, sizeof s->p);
   }
@@ -771,6 +865,7 @@ static void node_step(void) {
       if (!s) continue;
       s->decided = w.decided;
       s->pub.significant = w.significant;
+      T.node_cores = w.cores;
       memcpy(s->node_cfg.v, w.config, sizeof s->node_cfg.v);
     }
   }
@@ -1062,6 +1157,7 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   if (T.pol.ops == &ergo__policy_monitor) return rc;
   T.node = job->mpi && job->node_size > 1;
   T.leader = job->node_rank == 0;
+  if (T.leader) T.node_cores = own_cores(); /* the others learn it from its tables */
   T.progress_rank = T.pol.talk;
   T.progress_s = progress_setting();
   T.progress_at = now_s();

@@ -1,6 +1,7 @@
-# mpi.cmake - ctests of ergo over MPI, each run under mpiexec with 4 ranks on this one machine:
-# one merged report with a region that only rank 3 runs, pretend nodes (ERGO_NODE_SPLIT=2) with
-# their energy readers, and node-consistent tuning under sweep and online.
+# mpi.cmake - ctests of ergo over MPI, each run under mpiexec with 4 ranks on this one machine
+# (3 where a node's cores must not divide evenly): one merged report with a region that only
+# rank 3 runs, pretend nodes (ERGO_NODE_SPLIT=2) with their energy readers, and node-consistent
+# tuning under sweep and online.
 if(ERGO_WITH_MPI)
   add_executable(ergo-test-ranks mpi/ranks_app.c)
   target_link_libraries(ergo-test-ranks PRIVATE ergo MPI::MPI_C)
@@ -146,6 +147,72 @@ printf '%s\n' "$out" | grep '^config ' | awk '
       ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_NODE_SPLIT=2;ERGO_POLICY=${policy};ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
       FAIL_REGULAR_EXPRESSION "FAIL:")
   endforeach()
+
+  # Three ranks on the 20-core sim node hold 7, 7 and 6 of its cores: node rank 0 decides
+  # threads as its share of 7 and each rank runs the same share of its own, so node rank 2 runs
+  # round(t * 6 / 7) where ranks 0 and 1 run t, never a value its knob refuses; frequencies are
+  # the same on all.  The run is tuned (a summary, WORK in the model) with no error line.
+  set(mpi_run3 ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 --allow-run-as-root --oversubscribe
+    ${MPIEXEC_PREFLAGS})
+  add_test(NAME mpi_node_uneven_shares COMMAND ${ERGO_EXPECT}
+    "--match=the ranks of node 0 hold different shares of its cores.*each rank's share of the node's decisions over 20 steps \\([0-9]+ distinct on rank 0\\)\n$"
+    -- sh -c [=[
+rm -f model.json
+out=$("$@" 2>&1); rc=$?
+printf '%s\n' "$out" | grep -v '^config '
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+printf '%s\n' "$out" | grep -q 'ergo: error' && { echo "FAIL: error lines"; exit 1; }
+printf '%s\n' "$out" | grep -q '^ergo: tuning summary (online' || { echo "FAIL: no tuning summary"; exit 1; }
+grep -q '"Global/Timestep/WORK"' model.json || { echo "FAIL: WORK is not in model.json"; exit 1; }
+printf '%s\n' "$out" | grep '^config ' | awk '
+  { split($2, s, "="); split($3, rk, "="); split($4, w, "[=/]"); split($5, x, "[=/]")
+    c[s[2], rk[2]] = w[2] "/" w[3] " " x[2] "/" x[3]; t[s[2], rk[2]] = w[4] " " x[4]; steps = s[2] + 1 }
+  END {
+    bad = 0; cores[0] = 7; cores[1] = 7; cores[2] = 6
+    for (i = 0; i < steps; i++) {
+      split(t[i, 0], t0, " ")
+      for (r = 1; r < 3; r++) {
+        if (c[i, r] != c[i, 0]) { print "FAIL: step " i ": rank " r " frequencies " c[i, r] ", rank 0 " c[i, 0]; bad = 1 }
+        split(t[i, r], tr, " ")
+        for (k = 1; k <= 2; k++) {
+          want = int((t0[k] * cores[r] + 3) / 7); if (want < 1) want = 1
+          if (tr[k] != want) { print "FAIL: step " i ": rank " r " ran " tr[k] " threads for rank 0'"'"'s " t0[k] ", not " want; bad = 1 }
+        }
+      }
+      if (!((c[i, 0] " " t[i, 0]) in seen)) { seen[c[i, 0] " " t[i, 0]] = 1; n++ }
+    }
+    if (n < 3) { print "FAIL: rank 0 ran only " n " distinct settings: nothing was tuned"; bad = 1 }
+    if (!bad) print "each rank'"'"'s share of the node'"'"'s decisions over " steps " steps (" n " distinct on rank 0)"
+    exit bad
+  }'
+]=] mpi ${mpi_run3} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --steps 20 --log-configs)
+  file(MAKE_DIRECTORY ${mpi_dir}/uneven)
+  set_tests_properties(mpi_node_uneven_shares PROPERTIES WORKING_DIRECTORY ${mpi_dir}/uneven
+    ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_POLICY=online;ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
+    FAIL_REGULAR_EXPRESSION "FAIL:")
+
+  # A rank of the node without the thread knob (ERGO_KNOBS=cpufreq,uncore on rank 1 alone):
+  # the node's thread decisions are one warning there, not an error at every execution, and the
+  # run is tuned still.
+  add_test(NAME mpi_node_knob_missing COMMAND ${ERGO_EXPECT}
+    "--match=ergo: warning: rank 1: node 0 decided threads=[0-9]+ for '[^']+', but this rank has no usable threads knob [^\n]*\\(fix: [^\n]*\n.*one warning, tuned\n$"
+    -- sh -c [=[
+rm -f model.json
+out=$("$@" 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+printf '%s\n' "$out" | grep -q 'ergo: error' && { echo "FAIL: error lines"; exit 1; }
+n=$(printf '%s\n' "$out" | grep -c 'ergo: warning: rank 1: node 0 decided')
+[ "$n" -eq 1 ] || { echo "FAIL: $n warnings about the node's decisions, expected one"; exit 1; }
+grep -q '"Global/Timestep/WORK"' model.json || { echo "FAIL: WORK is not in model.json"; exit 1; }
+echo "one warning, tuned"
+]=] mpi ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 --allow-run-as-root --oversubscribe
+    ${MPIEXEC_PREFLAGS} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --steps 14 :
+    ${MPIEXEC_NUMPROC_FLAG} 1 env ERGO_KNOBS=cpufreq,uncore ${ranks_app} --sim --steps 14)
+  file(MAKE_DIRECTORY ${mpi_dir}/knob_missing)
+  set_tests_properties(mpi_node_knob_missing PROPERTIES WORKING_DIRECTORY ${mpi_dir}/knob_missing
+    ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_POLICY=online;ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
+    FAIL_REGULAR_EXPRESSION "FAIL:")
 
   # A static link (libergo.a, libergo-mpi.a with -u ergo__job_mpi_ops): one merged report, and
   # no libergo library needed at run time.
