@@ -15,6 +15,7 @@
 typedef struct ergo__sync_record {
   uint64_t n, e_n; /* executions; those with energy measured */
   double t, e, r;  /* sums of exclusive time, energy, resource */
+  double pt;       /* of t, the time of descendants the node has not judged yet */
   int64_t config[ERGO__SPACE_DIMS];
   int32_t mixed, significant, decided;
   /* The most threads of the sender (its share of the node's cores; 0: no thread knob): in the

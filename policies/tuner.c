@@ -38,6 +38,7 @@
 typedef struct pending {
   uint64_t n, e_n;      /* executions; those with energy measured */
   double t, e, r;       /* sums of exclusive time, energy, resource */
+  double pt;            /* of t, the time of descendants the node has not judged yet */
   ergo__config applied; /* the config of the first of them */
   int mixed;            /* a later one ran under another config */
 } pending;
@@ -96,14 +97,22 @@ typedef struct rstate {
   struct rstate *unit[ERGO__SPLIT_MAX];
   struct rstate *base; /* a unit: the region it is a call size of */
   int retunes;         /* the policy re-tuned it after a change (its work or the machine's) */
+  /* Node rank 0: at its last judgement its slowest rank's time was significant but no energy
+   * reading stood for it (node mode, an objective that weighs energy): its reader's time per
+   * execution then (-1: no reader ran it) and the slowest rank's. */
+  int no_energy;
+  double no_energy_reader_t, no_energy_t;
   /* Node rank 0, during a sync: every rank's executions combined. */
   struct {
-    double t;  /* the slowest rank's mean exclusive time per execution */
-    double e;  /* the node's energy per execution, from its readers */
-    double r;  /* summed mean resource (divided by ranks when told) */
-    int e_ok;  /* some rank read the region's energy in every execution */
-    int mixed; /* the executions did not all run under one config */
-    int ranks; /* ranks that ran it since the last sync (0: not touched) */
+    double t;    /* the slowest rank's mean exclusive time per execution */
+    double tj;   /* the same without descendants the node has not judged yet */
+    double e;    /* the node's energy per execution, from its readers */
+    double r;    /* summed mean resource (divided by ranks when told) */
+    int e_ok;    /* some rank read the region's energy in every execution */
+    int e_short; /* a reader ran it for less than ERGO_MIN_REGION_MS per execution */
+    double e_t;  /* the shortest reader's time per execution */
+    int mixed;   /* the executions did not all run under one config */
+    int ranks;   /* ranks that ran it since the last sync (0: not touched) */
     ergo__config applied;
   } sum;
 } rstate;
@@ -597,6 +606,7 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     else if (memcmp(&p->applied, &f->napplied, sizeof p->applied) != 0)
       p->mixed = 1;
     p->t += xt > 0 ? xt : 0;
+    p->pt += fmin(f->pend_t, xt > 0 ? xt : 0);
     if (e >= 0) {
       p->e += xe > 0 ? xe : 0;
       p->e_n++;
@@ -644,7 +654,8 @@ void ergo__tuner_exit(ergo_region *r, int level, void **state, const ergo__regio
     up->child_wc += rs->significant ? (ic > 0 ? ic : 0) : f->child_wc;
     /* Pending: fewer than a window of judged executions, or calls of a step not yet judged on
      * their mean at a step's end. */
-    int pending = f->rs->judged_n < ERGO__SIG_WINDOW || (f->call > 0 && !b->mean_judged);
+    int pending = T.node ? !f->rs->decided /* the node judges it at the next ergo_step */
+                         : f->rs->judged_n < ERGO__SIG_WINDOW || (f->call > 0 && !b->mean_judged);
     if (!rs->significant) up->pend_t += pending ? (xt > 0 ? xt : 0) : f->pend_t;
   }
   if (f->tuned) {
@@ -759,11 +770,20 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
       } else if (memcmp(rs->sum.applied.v, w.config, sizeof w.config) != 0) {
         rs->sum.mixed = 1;
       }
-      double t = w.t / (double)w.n;
+      double t = w.t / (double)w.n, tj = (w.t - w.pt) / (double)w.n;
       if (t > rs->sum.t) rs->sum.t = t;
+      if (tj > rs->sum.tj) rs->sum.tj = tj;
       if (w.e_n == w.n) { /* a reader: its share of the node's energy */
-        rs->sum.e += w.e / (double)w.n;
-        rs->sum.e_ok = 1;
+        /* Over its own time in the region, which must be long enough to stand for the region
+         * (not counting descendants judged at this step): a reader that runs a region for next
+         * to nothing (its own time is a child only other ranks run) reads the node's energy
+         * over that sliver, rounding noise beside the slowest rank's time it is judged on. */
+        if (!rs->sum.e_ok && !rs->sum.e_short) rs->sum.e_t = tj;
+        rs->sum.e_t = fmin(rs->sum.e_t, tj);
+        if (tj > 0 && tj >= T.min_s)
+          rs->sum.e += w.e / (double)w.n, rs->sum.e_ok = 1;
+        else
+          rs->sum.e_short = 1;
       }
       if (w.cores && w.cores != own_cores()) shares = 1;
       rs->sum.r += w.r / (double)w.n;
@@ -773,15 +793,27 @@ static char *lead(void *ctx, const char *all, const size_t *lens, int nranks, si
   if (touched) qsort(touched, nt, sizeof *touched, cmp_path); /* one order, whatever was sent */
   for (size_t i = 0; i < nt; i++) {
     rstate *rs = touched[i];
-    int e_ok = rs->sum.e_ok || T.time_only;
-    if (!rs->decided || !rs->pub.significant) {
+    /* The node's energy in it is a measurement: every reader that ran it read it over a time
+     * long enough to stand for it.  Else, as for executions with no reading at all, it is judged
+     * on time alone where the objective weighs no energy (its energy 0: not known), and not at
+     * all where it does. */
+    int e_real = rs->sum.e_ok && !rs->sum.e_short;
+    int e_ok = e_real || T.time_only;
+    if (rs->sum.t >= T.min_s && rs->sum.tj < T.min_s && !rs->pub.significant) {
+      /* Significant only by the time of descendants the node judges at this same step (their
+       * first executions): they may well be tuned on their own, and it left with nothing of its
+       * own to tune, so it is judged at the next step (as one process does: judged_time()). */
+    } else if (!rs->decided || !rs->pub.significant) {
       /* Significant on the node's slowest rank, and measured by the node's reader; judged again
        * at each step until it is (a region that grows is tuned from then on). */
       rs->decided = 1;
       rs->pub.significant = rs->sum.t >= T.min_s && e_ok;
       rs->robust = rs->sum.t;
+      rs->no_energy = rs->sum.t >= T.min_s && !e_ok;
+      rs->no_energy_reader_t = rs->sum.e_ok || rs->sum.e_short ? rs->sum.e_t : -1;
+      rs->no_energy_t = rs->sum.t;
     } else if (rs->pub.significant && e_ok && !rs->sum.mixed) {
-      ergo__measure m = {rs->sum.t, rs->sum.e, rs->sum.r / rs->sum.ranks};
+      ergo__measure m = {rs->sum.t, e_real ? rs->sum.e : 0, rs->sum.r / rs->sum.ranks};
       T.pol.ops->observe(&T.pol, &rs->pub, &rs->sum.applied, &m);
     }
     memset(&rs->sum, 0, sizeof rs->sum);
@@ -844,6 +876,7 @@ static void node_step(void) {
     w.t = s->p.t;
     w.e = s->p.e;
     w.r = s->p.r;
+    w.pt = s->p.pt;
     memcpy(w.config, s->p.applied.v, sizeof w.config);
     w.mixed = s->p.mixed;
     w.cores = own_cores();
@@ -873,6 +906,67 @@ static void node_step(void) {
   T.syncs++;
 }
 
+static int by_no_energy_t(const void *a, const void *b) {
+  const rstate *x = *(const rstate *const *)a, *y = *(const rstate *const *)b;
+  double u = x->no_energy_t, v = y->no_energy_t;
+  return u < v ? 1 : u > v ? -1 : strcmp(x->pub.path, y->pub.path);
+}
+
+/* Node mode, node rank 0: the regions long enough to tune on the node's slowest rank that were
+ * not tuned because no energy reading stood for them (node_step's lead()), in one line, longest
+ * first (as a warning when nothing else was tuned: the reason the model has no regions).  Their
+ * number. */
+static size_t say_no_energy(int warn) {
+  /* No energy seen at all (no meter works): the line for that is said instead. */
+  if (!T.node || T.time_only || !T.energy_seen) return 0;
+  size_t n = 0;
+  for (const rstate *s = T.states; s; s = s->next) n += s->no_energy && !s->pub.significant;
+  if (!n) return 0;
+  rstate **v = malloc(n * sizeof *v);
+  if (!v) return 0;
+  size_t k = 0;
+  for (rstate *s = T.states; s; s = s->next)
+    if (s->no_energy && !s->pub.significant) v[k++] = s;
+  qsort(v, n, sizeof *v, by_no_energy_t);
+  ergo__buf b = {0};
+  enum { SHOWN = 2 }; /* the line stays within a log line's length */
+  for (size_t i = 0; i < n && i < SHOWN; i++) {
+    char item[256], reader[32];
+    double ms = v[i]->no_energy_t * 1e3, rms = v[i]->no_energy_reader_t * 1e3;
+    if (v[i]->no_energy_reader_t < 0)
+      snprintf(reader, sizeof reader, "never");
+    else
+      snprintf(reader, sizeof reader, "%.*f ms", rms >= 10 ? 1 : 3, rms);
+    int len = snprintf(item, sizeof item, "%s'%s' (slowest %.*f ms, reader %s)", i ? ", " : "",
+                       v[i]->pub.path, ms >= 10 ? 1 : 3, ms, reader);
+    if (len > 0) ergo__buf_put(&b, item, (size_t)len < sizeof item ? (size_t)len : sizeof item - 1);
+  }
+  if (n > SHOWN) {
+    char more[64];
+    int len = snprintf(more, sizeof more, " and %zu more", n - SHOWN);
+    if (len > 0) ergo__buf_put(&b, more, (size_t)len);
+  }
+  ergo__buf_put(&b, "", 1);
+  char obj[64];
+#define ERGO__NO_ENERGY_FMT                                                                        \
+  "%s: %zu region%s not tuned for want of an energy reading: the node's energy reader ran %s "     \
+  "for under ERGO_MIN_REGION_MS=%g ms per execution, or never, while its slowest rank ran %s "     \
+  "longer, and ERGO_OBJECTIVE=%s weighs energy: %s (fix: ERGO_OBJECTIVE=time, or give the "        \
+  "reader a share of that work)"
+  const char *them = n == 1 ? "it" : "them";
+  ergo__objective_name(&T.pol.objective, obj, sizeof obj);
+  if (!b.fail && warn)
+    ergo__warn(ERGO__NO_ENERGY_FMT, T.pol.ops->name, n, n == 1 ? "" : "s", them, T.min_s * 1e3,
+               them, obj, b.p);
+  else if (!b.fail)
+    ergo__info(ERGO__NO_ENERGY_FMT, T.pol.ops->name, n, n == 1 ? "" : "s", them, T.min_s * 1e3,
+               them, obj, b.p);
+#undef ERGO__NO_ENERGY_FMT
+  free(b.p);
+  free(v);
+  return n;
+}
+
 /* A policy that learns (sweep, online) and learnt nothing, or left regions untuned, says why in
  * one line with the fix, before its finish would blame the number of steps. */
 static void nothing_learnt(void) {
@@ -898,6 +992,8 @@ static void nothing_learnt(void) {
                "model has no regions (fix: annotate the main phases of each step with "
                "ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL)",
                name, T.level);
+  } else if (!nsig && say_no_energy(1)) {
+    T.pol.said = 1; /* no region had an energy reading: that line was the reason */
   } else if (!nsig) {
     T.pol.said = 1;
     double lms = lmean * 1e3, fix = lms >= 1 ? floor(lms) : lms;
@@ -952,7 +1048,7 @@ static int listed(const rstate *s, int judged) {
     return s->pub.significant && !T.node && s->late_n >= LATE_N &&
            listed_s(s, judged) < T.min_s / 2;
   if (s->pub.significant) return 0;
-  if (judged == 1) return T.node || s->judged_n > 0;
+  if (judged == 1) return T.node ? !s->no_energy : s->judged_n > 0; /* no_energy: say_no_energy() */
   if (T.node || s->judged_n > 0) return 0;
   int why = s->pub.executions <= 1           ? LISTED_ONCE
             : s->work_src != ERGO__WORK_NONE ? LISTED_MEASURED
@@ -1011,6 +1107,7 @@ static void not_significant(void) {
   for (const rstate *s = T.states; s; s = s->next)
     nsig += s->pub.executions && strchr(s->pub.path, '/') && s->pub.significant;
   if (!nsig) return;
+  say_no_energy(0);
   ergo__buf b = {0};
   size_t n = list_of(&b, 1, 1);
   if (n)

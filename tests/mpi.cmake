@@ -214,6 +214,33 @@ echo "one warning, tuned"
     ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_POLICY=online;ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
     FAIL_REGULAR_EXPRESSION "FAIL:")
 
+  # Timestep's own time is ONLY_RANK3, which rank 3 alone runs; the node's energy reader (rank 0)
+  # spends no time of its own in Timestep, so it reads no energy that stands for it.  Under an
+  # objective that weighs energy neither is tuned (no choice resting on a rounding-noise energy)
+  # and one line says why, naming both; the model holds neither.
+  add_test(NAME mpi_node_energy_elsewhere COMMAND ${ERGO_EXPECT}
+    "--match=ergo: online: 2 regions not tuned for want of an energy reading: [^\n]* \\(fix: ERGO_OBJECTIVE=time[^\n]*\n.*neither tuned on another rank's time\n$"
+    -- sh -c [=[
+rm -f model.json
+out=$("$@" 2>&1); rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; exit 1; }
+printf '%s\n' "$out" | grep -q '^ergo: tuning summary (online' || { echo "FAIL: no tuning summary"; exit 1; }
+printf '%s\n' "$out" | grep -E '^ergo: +Global/Timestep(/ONLY_RANK3)? ' && { echo "FAIL: tuned on energy the reader did not measure"; exit 1; }
+grep -E '"Global/Timestep(/ONLY_RANK3)?":' model.json && { echo "FAIL: in model.json"; exit 1; }
+grep -q '"Global/Timestep/WORK"' model.json || { echo "FAIL: WORK is not in model.json"; exit 1; }
+why=$(printf '%s\n' "$out" | grep 'not tuned for want of an energy reading')
+for re in "'Global/Timestep/ONLY_RANK3' \(slowest [0-9.]+ ms, reader never\)" \
+  "'Global/Timestep' \(slowest [0-9.]+ ms, reader 0\.000 ms\)"; do
+  printf '%s\n' "$why" | grep -Eq -- "$re" || { echo "FAIL: the line does not say $re"; exit 1; }
+done
+echo "neither tuned on another rank's time"
+]=] mpi ${mpi_run} ${ranks_app} ${MPIEXEC_POSTFLAGS} --sim --steps 20)
+  file(MAKE_DIRECTORY ${mpi_dir}/elsewhere)
+  set_tests_properties(mpi_node_energy_elsewhere PROPERTIES WORKING_DIRECTORY ${mpi_dir}/elsewhere
+    ENVIRONMENT "ERGO_STATE_DIR=${mpi_dir}/state;OMP_NUM_THREADS=1;ERGO_REPORT=none;ERGO_PLATFORM=sim;ERGO_POLICY=online;ERGO_MODEL=model.json;${ERGO_MPI_TEST_ENV}"
+    FAIL_REGULAR_EXPRESSION "FAIL:")
+
   # A static link (libergo.a, libergo-mpi.a with -u ergo__job_mpi_ops): one merged report, and
   # no libergo library needed at run time.
   add_executable(ergo-test-ranks-static mpi/ranks_app.c)
