@@ -56,8 +56,10 @@ struct ergo__sweep {
   double (*sq)[4];
   ergo__mlist *ml; /* per point: every measurement, in order */
   int *mark_at;    /* per point: its measurements before this one made it a candidate (-1: none) */
-  int *last_at;    /* per point: the executions told when its last measurement was (0: none) */
-  double thr[2];   /* the outlier thresholds, log time and log energy */
+  /* per point: the executions told at its last ERGO__SWEEP_SUPPORT_N measurements (the one at
+   * index i of its ml at [i % ERGO__SWEEP_SUPPORT_N]) */
+  int (*at)[ERGO__SWEEP_SUPPORT_N];
+  double thr[2];                 /* the outlier thresholds, log time and log energy */
   int (*pidx)[ERGO__SPACE_DIMS]; /* grid indices of each point */
   int npts, cap;
   entry *q;
@@ -85,6 +87,12 @@ static int find_point(const ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
   return -1;
 }
 
+/* The executions told when p was last measured (0: never). */
+static int last_at(const ergo__sweep *s, int p) {
+  int n = s->ml[p].n;
+  return n ? s->at[p][(n - 1) % ERGO__SWEEP_SUPPORT_N] : 0;
+}
+
 static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
   int p = find_point(s, idx);
   if (p >= 0) return p;
@@ -100,9 +108,9 @@ static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
     if (ml) s->ml = ml;
     int *mark_at = realloc(s->mark_at, (size_t)cap * sizeof *mark_at);
     if (mark_at) s->mark_at = mark_at;
-    int *last_at = realloc(s->last_at, (size_t)cap * sizeof *last_at);
-    if (last_at) s->last_at = last_at;
-    if (!pts || !sq || !pidx || !ml || !mark_at || !last_at) return -1;
+    int(*at)[ERGO__SWEEP_SUPPORT_N] = realloc(s->at, (size_t)cap * sizeof *at);
+    if (at) s->at = at;
+    if (!pts || !sq || !pidx || !ml || !mark_at || !at) return -1;
     s->cap = cap;
   }
   ergo__sweep_point *pt = &s->pts[s->npts];
@@ -113,7 +121,6 @@ static int add_point(ergo__sweep *s, const int idx[ERGO__SPACE_DIMS]) {
   s->sq[s->npts][3] = -1;
   s->ml[s->npts] = (ergo__mlist){0};
   s->mark_at[s->npts] = -1;
-  s->last_at[s->npts] = 0;
   memcpy(s->pidx[s->npts], idx, sizeof s->pidx[s->npts]);
   return s->npts++;
 }
@@ -497,7 +504,7 @@ void ergo__sweep_free(ergo__sweep *s) {
   for (int p = 0; s->ml && p < s->npts; p++) ergo__mlist_free(&s->ml[p]);
   free(s->ml);
   free(s->mark_at);
-  free(s->last_at);
+  free(s->at);
   free(s->q);
   free(s);
 }
@@ -1212,7 +1219,7 @@ static void refill(ergo__sweep *s) {
 static void refresh_recheck(ergo__sweep *s) {
   int r = s->recheck, b = s->base;
   if (r < 0 || b < 0 || ergo__sweep_deciding(s) || s->phase == PH_DONE || s->qpos >= s->qlen ||
-      !s->last_at[r] || !s->last_at[b] || s->told - s->last_at[r] < ERGO__SWEEP_RECENT - 2 ||
+      !last_at(s, r) || !last_at(s, b) || s->told - last_at(s, r) < ERGO__SWEEP_RECENT - 2 ||
       s->q[s->qpos].point == r)
     return;
   if (q_reserve(s, 2)) return;
@@ -1263,7 +1270,7 @@ static void interleave_base(ergo__sweep *s) {
       !s->ml[b].n)
     return;
   int n = s->ml[b].n, again = base_off(s, n - 1) && !base_off(s, n - 2);
-  if ((!again && s->told - s->last_at[b] < ERGO__SWEEP_BASE_EVERY) || q_reserve(s, 1)) return;
+  if ((!again && s->told - last_at(s, b) < ERGO__SWEEP_BASE_EVERY) || q_reserve(s, 1)) return;
   memmove(&s->q[s->qpos + 1], &s->q[s->qpos], (size_t)(s->qlen - s->qpos) * sizeof *s->q);
   s->q[s->qpos] = (entry){b, 1};
   s->qlen++;
@@ -1312,7 +1319,7 @@ void ergo__sweep_tell(ergo__sweep *s, const ergo__measure *m) {
   if (!e.record) return;
   /* Out of memory the measurement is not counted: the schedule plans it again. */
   if (ergo__mlist_add(&s->ml[e.point], m->time_s, m->energy_j, m->resource)) return;
-  s->last_at[e.point] = s->told;
+  s->at[e.point][(s->ml[e.point].n - 1) % ERGO__SWEEP_SUPPORT_N] = s->told;
   /* When the thresholds move every point is summed again. */
   if (ergo__robust_update(s->ml, s->npts, s->told, s->thr))
     for (int p = 0; p < s->npts; p++) resum(s, p);
@@ -1350,22 +1357,46 @@ int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c) {
   return -1;
 }
 
+/* The recent log ratio of p's time to the baseline b's that supported() compares: the median,
+ * over p's last measurements (ERGO__SWEEP_SUPPORT_N / 2 at most) taken within the last
+ * ERGO__SWEEP_RECENT executions, of each one against the baseline's measurement nearest to it
+ * (of its last ERGO__SWEEP_SUPPORT_N), where that is within ERGO__SWEEP_PAIR_GAP executions of
+ * it: pairs, so that work that changes while they are taken moves both sides of each alike.
+ * 0, or -1 when no such pair. */
+static int recent_ratio(const ergo__sweep *s, int p, int b, double *lr) {
+  double v[ERGO__SWEEP_SUPPORT_N / 2];
+  int k = 0;
+  const ergo__mlist *l = &s->ml[p], *lb = &s->ml[b];
+  for (int i = l->n - 1; i >= 0 && i >= l->n - ERGO__SWEEP_SUPPORT_N / 2; i--) {
+    int at = s->at[p][i % ERGO__SWEEP_SUPPORT_N], near = -1, gap = INT_MAX;
+    if (s->told - at > ERGO__SWEEP_RECENT) break;
+    for (int j = lb->n - 1; j >= 0 && j >= lb->n - ERGO__SWEEP_SUPPORT_N; j--) {
+      int d = abs(s->at[b][j % ERGO__SWEEP_SUPPORT_N] - at);
+      if (d < gap) gap = d, near = j;
+    }
+    if (near >= 0 && gap <= ERGO__SWEEP_PAIR_GAP && l->m[i][0] > 0 && lb->m[near][0] > 0)
+      v[k++] = log(l->m[i][0] / lb->m[near][0]);
+  }
+  if (!k) return -1;
+  *lr = ergo__median_small(v, k);
+  return 0;
+}
+
 int ergo__sweep_supported(const ergo__sweep *s, int p) {
   if (p < 0 || p >= s->npts || s->base < 0) return 0;
   if (p == s->base) return s->pts[p].n > 0;
   int min_n = s->repeats + (s->explicit_grid ? 0 : ERGO__SWEEP_FINAL);
   if (s->pts[p].n < min_n || s->pts[s->base].n < min_n) return 0;
   /* Under a slowdown bound, on recent evidence too: p and the baseline each measured within the
-   * last ERGO__SWEEP_RECENT executions and within ERGO__SWEEP_PAIR_GAP of each other, the last of
-   * p inside the bound against the last of the baseline (the means hold measurements of work that
-   * may have changed since; a work whose mix drifts inflates the noise, and the means passed
-   * confident() at 1.07x the baseline's time on the work as it was). */
+   * last ERGO__SWEEP_RECENT executions, p's recent time inside the bound against the baseline's
+   * measured near it (recent_ratio(); the means hold measurements of work that may have changed
+   * since; a work whose mix drifts inflates the noise, and the means passed confident() at 1.07x
+   * the baseline's time on the work as it was). */
   if (s->obj.kind == ERGO__OBJ_ENERGY_BOUNDED) {
-    const ergo__mlist *lp = &s->ml[p], *lb = &s->ml[s->base];
-    if (s->told - s->last_at[p] > ERGO__SWEEP_RECENT ||
-        s->told - s->last_at[s->base] > ERGO__SWEEP_RECENT ||
-        abs(s->last_at[p] - s->last_at[s->base]) > ERGO__SWEEP_PAIR_GAP || !lp->n || !lb->n ||
-        !(lp->m[lp->n - 1][0] <= (1 + s->obj.slowdown) * lb->m[lb->n - 1][0]))
+    double lr;
+    if (s->told - last_at(s, p) > ERGO__SWEEP_RECENT ||
+        s->told - last_at(s, s->base) > ERGO__SWEEP_RECENT || recent_ratio(s, p, s->base, &lr) ||
+        !(lr <= log1p(s->obj.slowdown)))
       return 0;
   }
   if (fmax(noise(s, 0), noise(s, 1)) < ERGO__SWEEP_PRECISION)

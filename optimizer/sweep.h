@@ -53,6 +53,15 @@
  * before it, where it ran at 2.0x the baseline's time on the work of the end (random program
  * 2066 without a counter). */
 #define ERGO__SWEEP_PAIR_GAP 8
+/* ... as the median of p's last SUPPORT_N / 2 measurements within that window, each against the
+ * baseline's nearest to it (of its last SUPPORT_N) within the pair gap, not the last pair alone:
+ * one pair at 5 % noise put a choice at its baseline's true time past a 5 % bound one time in
+ * four, and a baseline measured since left a choice with no baseline 8 executions from its last
+ * (under energy@5% a memory-bound phase at 0.5x its baseline's energy, its time unchanged, kept
+ * the baseline).  Pairs, not each side's median: work that shrank while the baseline was measured
+ * and the choice was not put a choice at 2.0x its baseline's time (random program 2066 without a
+ * counter again). */
+#define ERGO__SWEEP_SUPPORT_N 8
 /* While the grid or the search runs, the baseline is measured again once this many executions
  * passed since its last measurement, so a change of the work shows (base_moved()) while the
  * schedule runs, not only at its final phase, which a run may not reach: an exhaustive grid
@@ -163,10 +172,10 @@ int ergo__sweep_find(const ergo__sweep *s, const ergo__config *c);
  * as the baseline's first measurements (repeats + ERGO__SWEEP_FINAL) and, without noise, better
  * than the baseline by the objective (under energy@X% inside the bound), under noise better with
  * the final phase's confidence (the time bound by Holm's procedure).  Under energy@X% also p
- * and the baseline each measured within the last ERGO__SWEEP_RECENT executions and at most
- * ERGO__SWEEP_PAIR_GAP apart (a schedule with
- * a recheck measures both again that often until it decides), p's last measurement inside the
- * bound against the baseline's last. */
+ * and the baseline each measured within the last ERGO__SWEEP_RECENT executions (a schedule with
+ * a recheck measures both again that often until it decides), and the median of p's last
+ * measurements there, each against the baseline's nearest within ERGO__SWEEP_PAIR_GAP
+ * executions, inside the bound (ERGO__SWEEP_SUPPORT_N). */
 int ergo__sweep_supported(const ergo__sweep *s, int p);
 
 /* 1 once the schedule's final phase has started its race (or the schedule is over; not while an

@@ -468,7 +468,10 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
   *first = NULL;
   for (const sweep_region *sr = s->regions; sr; sr = sr->next) {
     if (region_model(m, sr, p->objective.kind == ERGO__OBJ_ENERGY_BOUNDED) < 0) return ERGO_ENOMEM;
-    if (!ergo__sweep_done(sr->sched) && !sr->prev && !(*unfinished)++) *first = sr;
+    /* (a schedule started again that is not deciding yet has its own warning) */
+    if (!ergo__sweep_done(sr->sched) && (!sr->prev || ergo__sweep_deciding(sr->sched)) &&
+        !(*unfinished)++)
+      *first = sr;
   }
   return 0;
 }
