@@ -136,13 +136,14 @@ static inline const ergo__cold *ergo__node_cold_peek(const ergo__node *n) {
 }
 /* Depth below Global (Global: 0), by walking the parents. */
 ERGO__HIDDEN int ergo__node_depth(const ergo__node *n);
-/* ---- names (name.c): every region and section name is valid UTF-8 of at most ERGO_NAME_MAX
- * bytes, cut between characters ---- */
+/* ---- names (name.c): every region and section name is valid UTF-8 without control characters,
+ * of at most ERGO_NAME_MAX bytes, cut between characters ---- */
 #define ERGO__NAME_BAD 1 /* bytes that are not UTF-8, written as the text \xHH */
 #define ERGO__NAME_CUT 2 /* longer than ERGO_NAME_MAX (bad bytes written out): cut */
-/* name as it is kept, in out: each byte that is not UTF-8 as the text \xHH, cut to at most
- * ERGO_NAME_MAX bytes between two characters.  Returns the ERGO__NAME_* changes made (0: out is
- * name). */
+#define ERGO__NAME_CTL 4 /* ASCII control characters, written as the text \xHH */
+/* name as it is kept, in out: each byte that is not UTF-8, and each ASCII control character, as
+ * the text \xHH, cut to at most ERGO_NAME_MAX bytes between two characters.  Returns the
+ * ERGO__NAME_* changes made (0: out is name). */
 ERGO__HIDDEN int ergo__name_fix(const char *name, char out[ERGO_NAME_MAX + 1]);
 /* One error line per change in flags (ergo__name_fix's, for name; fixed: its out), once per
  * distinct name and kind since ergo_init: `who` opens the line ("app.c:5: ERGO_PUSH(1, "), kind

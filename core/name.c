@@ -1,19 +1,23 @@
-/* name.c - region and section names as every writer shows them: valid UTF-8 of at most
- * ERGO_NAME_MAX bytes, cut between two characters; a name that is not is fixed, and said once.
+/* name.c - region and section names as every writer shows them: valid UTF-8 without control
+ * characters, of at most ERGO_NAME_MAX bytes, cut between two characters; a name that is not is
+ * fixed, and said once.
  *
  * The JSON writers (report, Hatchet, checkpoint, tuning model) cannot hold bytes that are not
  * UTF-8, and the text ones would pass them on to whatever reads them, so a name is made valid
  * where its region or section is made, and every writer sees the same name.  A bad byte is
  * written as the four characters \xHH rather than one replacement character, so two names that
- * differ only in such bytes stay two regions. */
+ * differ only in such bytes stay two regions.  A control character (a newline, a tab) is
+ * written the same way: the text report, the step report and the balance header are one line per
+ * region, and a name that broke a line would break every reader of them. */
 #include "internal.h"
 #include "util/utf8.h"
 
 #include <stdio.h>
 
 int ergo__name_fix(const char *name, char out[ERGO_NAME_MAX + 1]) {
-  size_t bad, used = ergo__utf8_fix(name, out, ERGO_NAME_MAX + 1, &bad);
-  return (bad ? ERGO__NAME_BAD : 0) | (name[used] ? ERGO__NAME_CUT : 0);
+  size_t bad, ctl, used = ergo__utf8_fix_ctl(name, out, ERGO_NAME_MAX + 1, &bad, &ctl);
+  return (bad ? ERGO__NAME_BAD : 0) | (ctl ? ERGO__NAME_CTL : 0) |
+         (name[used] ? ERGO__NAME_CUT : 0);
 }
 
 /* The names already said since ergo_init: a 64-bit hash of each whole name (0: empty slot).
@@ -65,15 +69,23 @@ void ergo__name_said(const char *who, const char *kind, const char *name, int fl
   memcpy(head, fixed, hn);
   head[hn] = '\0';
   const char *more = fixed[hn] ? "..." : "";
-  size_t len = strlen(name), bad = 0;
+  size_t len = strlen(name), bad = 0, ctl = len; /* ctl: the first control character's offset */
   for (size_t i = 0; i < len; i += n ? n : 1)
-    if (!(n = ergo__utf8_char(name + i))) bad++;
+    if (!(n = ergo__utf8_char(name + i)) || ergo__ascii_ctl(name[i])) {
+      bad++;
+      if (n && ctl == len) ctl = i;
+    }
   if (flags & ERGO__NAME_BAD)
     ergo__error("%s\"%s%s\"): %s name is not valid UTF-8 (byte \\x%02x at offset %zu); naming the "
                 "%s with each such byte as the text \\xHH (fix: pass UTF-8 names, e.g. convert "
                 "Latin-1 ones with iconv)",
                 who, head, more, kind, (unsigned char)name[ergo__utf8_bad(name)],
                 ergo__utf8_bad(name), kind);
+  if (flags & ERGO__NAME_CTL)
+    ergo__error("%s\"%s%s\"): %s name holds a control character (\\x%02x at offset %zu), which "
+                "would break the reports' and balance headers' lines; naming the %s with each "
+                "such character as the text \\xHH (fix: no control characters in %s names)",
+                who, head, more, kind, (unsigned char)name[ctl], ctl, kind, kind);
   if (flags & ERGO__NAME_CUT)
     ergo__error("%s\"%s%s\"): %s name is %zu bytes%s, longer than ERGO_NAME_MAX=%d; cutting it "
                 "to its first %zu bytes, between two characters, so longer names that begin alike "

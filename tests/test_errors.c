@@ -179,6 +179,45 @@ static void test_name_not_utf8(void **state) {
   ergo_finalize();
 }
 
+/* A control character in a name (a newline, a tab) would split a line of the text report, the
+ * step report and the balance header: it is kept as the text \xHH, as a byte that is not UTF-8
+ * is, with one error line per distinct name; its pops find the region, and the report keeps one
+ * line per region. */
+static void test_name_control_characters(void **state) {
+  (void)state;
+  test_init_default();
+  for (int i = 0; i < 3; i++) {
+    PUSH_AT(1, "new\nline", 60);
+    advance_ms(1);
+    POP_AT(1, "new\nline", 61);
+  }
+  assert_int_equal(ergo_error_count(), 1);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:60: ERGO_PUSH(1, \"new\\x0aline\"): region name holds a control "
+                      "character (\\x0a at offset 3), which would break the reports' and balance "
+                      "headers' lines; naming the region with each such character as the text "
+                      "\\xHH (fix: no control characters in region names)");
+  assert_int_equal(depth(), 0);
+  assert_int_equal(child(root(), "new\\x0aline")->calls, 3);
+  assert_null(child(root(), "new\nline"));
+  /* Every control character, DEL too; a name also not UTF-8 gets both lines. */
+  PUSH_AT(1, "\t\x01\x1f\x7f", 62);
+  POP_AT(1, "\t\x01\x1f\x7f", 63);
+  assert_int_equal(child(root(), "\\x09\\x01\\x1f\\x7f")->calls, 1);
+  assert_int_equal(ergo_error_count(), 2);
+  PUSH_AT(1, "r\xe9\rsidu", 64);
+  POP_AT(1, "r\xe9\rsidu", 65);
+  assert_int_equal(ergo_error_count(), 4);
+  assert_non_null(strstr(ergo_last_error(), "(\\x0d at offset 2)"));
+  assert_int_equal(child(root(), "r\\xe9\\x0dsidu")->calls, 1);
+  assert_int_equal(depth(), 0);
+  char *text = ergo_report_string();
+  assert_non_null(strstr(text, "\n* new\\x0aline                    : 0.0030 sec,"));
+  assert_null(strstr(text, "new\n"));
+  free(text);
+  ergo_finalize();
+}
+
 /* A UTF-8 name longer than ERGO_NAME_MAX is cut between two characters: 100 'é' (200 bytes)
  * keep 63 of them (126 bytes), never half of the 64th; with one 'A' before them the cut falls
  * between characters at 127. */
@@ -569,6 +608,7 @@ int main(void) {
       ERGO_TEST(test_null_and_long_names),
       ERGO_TEST(test_lines_always_utf8),
       ERGO_TEST(test_name_not_utf8),
+      ERGO_TEST(test_name_control_characters),
       ERGO_TEST(test_long_name_cut_between_characters),
       ERGO_TEST(test_long_names_sharing_a_region_each_said),
       ERGO_TEST(test_open_at_finalize),

@@ -36,25 +36,37 @@ size_t ergo__utf8_bad(const char *s) {
   return i;
 }
 
-size_t ergo__utf8_fix(const char *s, char *out, size_t cap, size_t *bad) {
+static size_t fix(const char *s, char *out, size_t cap, int ctl_too, size_t *bad, size_t *ctl) {
   static const char hex[] = "0123456789abcdef";
-  size_t i = 0, o = 0, nbad = 0;
+  size_t i = 0, o = 0, nbad = 0, nctl = 0;
   while (s[i]) {
-    size_t n = ergo__utf8_char(s + i), w = n ? n : 4; /* w: the bytes it takes in out */
+    size_t n = ergo__utf8_char(s + i);
+    int c = n && ctl_too && ergo__ascii_ctl(s[i]);
+    size_t w = n && !c ? n : 4; /* w: the bytes it takes in out */
     if (o + w >= cap) break;
-    if (n) {
+    if (w == n) {
       memcpy(out + o, s + i, n);
     } else {
       unsigned char b = (unsigned char)s[i];
       memcpy(out + o, "\\x", 2);
       out[o + 2] = hex[b >> 4];
       out[o + 3] = hex[b & 15];
-      nbad++;
+      nbad += !c;
+      nctl += c;
     }
     i += n ? n : 1;
     o += w;
   }
   if (cap) out[o] = '\0';
   if (bad) *bad = nbad;
+  if (ctl) *ctl = nctl;
   return i;
+}
+
+size_t ergo__utf8_fix(const char *s, char *out, size_t cap, size_t *bad) {
+  return fix(s, out, cap, 0, bad, NULL);
+}
+
+size_t ergo__utf8_fix_ctl(const char *s, char *out, size_t cap, size_t *bad, size_t *ctl) {
+  return fix(s, out, cap, 1, bad, ctl);
 }

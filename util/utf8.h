@@ -15,5 +15,13 @@ size_t ergo__utf8_bad(const char *s);
  * fit.  *bad (may be NULL): how many bytes were written as \xHH.  Returns the bytes of s copied:
  * s[return] != '\0' when s was cut. */
 size_t ergo__utf8_fix(const char *s, char *out, size_t cap, size_t *bad);
+/* As ergo__utf8_fix, and each ASCII control character (0x01-0x1f, 0x7f) also written as \xHH:
+ * text that line-based files (reports, balance headers) hold on one line.  *ctl (may be NULL):
+ * how many control characters were written so; *bad counts the bytes that are not UTF-8 only. */
+size_t ergo__utf8_fix_ctl(const char *s, char *out, size_t cap, size_t *bad, size_t *ctl);
+/* 1 when c is an ASCII control character (0x01-0x1f or 0x7f; the NUL ends a string). */
+static inline int ergo__ascii_ctl(char c) {
+  return ((unsigned char)c < 0x20 && c != '\0') || (unsigned char)c == 0x7f;
+}
 
 #endif
