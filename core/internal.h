@@ -150,6 +150,13 @@ ERGO__HIDDEN int ergo__name_fix(const char *name, char out[ERGO_NAME_MAX + 1]);
  * is "region" or "section". */
 ERGO__HIDDEN void ergo__name_said(const char *who, const char *kind, const char *name, int flags,
                                   const char *fixed);
+/* What ergo itself means by name when it prints it as a line of its own ("Unaccounted", "Global",
+ * "...", trailing blanks ignored), or NULL: a region so named reads as ergo's line. */
+ERGO__HIDDEN const char *ergo__name_reserved(const char *name);
+/* One warning, once per distinct name since ergo_init, that name (ergo__name_reserved's `what`)
+ * is one ergo prints itself; who and kind as for ergo__name_said. */
+ERGO__HIDDEN void ergo__name_said_reserved(const char *who, const char *kind, const char *name,
+                                           const char *what);
 /* Forget which names were said (ergo_init). */
 ERGO__HIDDEN void ergo__names_reset(void);
 /* The name's interned copy (truncated to ERGO_NAME_MAX), shared by every thread, kept for the

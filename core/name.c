@@ -93,3 +93,30 @@ void ergo__name_said(const char *who, const char *kind, const char *name, int fl
                 who, head, more, kind, len + 3 * bad, bad ? " with its bad bytes as \\xHH" : "",
                 ERGO_NAME_MAX, strlen(fixed), kind);
 }
+
+/* The names ergo prints as lines of its own in the text report and the balance header: a region
+ * named so reads as ergo's line.  Trailing blanks do not tell them apart (the name column is
+ * padded with blanks). */
+const char *ergo__name_reserved(const char *name) {
+  static const char *const names[][2] = {
+      {"Unaccounted", "ergo's line for the time a region's children leave out"},
+      {"Global", "ergo's name for the whole run, the root of every report"},
+      {"...", "ergo's line for children folded away by ERGO_REPORT_LEVEL"},
+  };
+  if (name[0] != 'U' && name[0] != 'G' && name[0] != '.') return NULL;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    size_t n = strlen(names[i][0]);
+    if (strncmp(name, names[i][0], n) != 0) continue;
+    while (name[n] == ' ') n++;
+    if (!name[n]) return names[i][1];
+  }
+  return NULL;
+}
+
+void ergo__name_said_reserved(const char *who, const char *kind, const char *name,
+                              const char *what) {
+  if (!first_time(name, 'R')) return;
+  ergo__warn("%s\"%s\"): %s name is %s, so the reports cannot tell this %s from ergo's own "
+             "line; the %s works as any other (fix: rename it)",
+             who, name, kind, what, kind, kind);
+}

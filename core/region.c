@@ -58,6 +58,15 @@ static void name_said(int level, const char *name, int flags, const char *fixed,
   ergo__name_said(who, "region", name, flags, fixed);
 }
 
+/* A new region named as a line ergo prints itself ("Unaccounted"): one warning per name. */
+static void reserved_said(int level, const char *name, const char *file, int line) {
+  const char *what = ergo__name_reserved(name);
+  if (!what) return;
+  char who[96];
+  snprintf(who, sizeof who, "%s:%d: ERGO_PUSH(%d, ", file ? file : "?", line, level);
+  ergo__name_said_reserved(who, "region", name, what);
+}
+
 /* A runtime name found by its first ERGO_NAME_MAX bytes that has more: said once, as at its
  * region's making, so that longer names sharing a region never do so silently. */
 static inline int name_longer(const char *name, uint64_t hash) {
@@ -121,6 +130,7 @@ static ergo__node *child_slow(ergo__tree *t, ergo__frame *pf, int level, const c
       c->key = name;
       ergo__lit_add(t, c, t->found);
     }
+    reserved_said(level, c->name, file, line);
   }
   if (pf->prev) pf->prev->hint = ergo__hint_make(c, hash);
   return c;

@@ -218,6 +218,48 @@ static void test_name_control_characters(void **state) {
   ergo_finalize();
 }
 
+/* A region named as a line ergo prints itself (Unaccounted, Global, "...") reads as ergo's line:
+ * one warning per such name, wherever and however often it is pushed; the region works. */
+static void test_reserved_names_warned(void **state) {
+  (void)state;
+  test_init_default();
+  for (int i = 0; i < 2; i++) {
+    PUSH_AT(1, "Unaccounted", 70);
+    region_ms(2, "Unaccounted", 1); /* the same name in another parent: said already */
+    POP_AT(1, "Unaccounted", 71);
+  }
+  assert_int_equal(ergo_warning_count(), 1);
+  assert_string_equal(ergo_last_error(),
+                      "app.c:70: ERGO_PUSH(1, \"Unaccounted\"): region name is ergo's line for the "
+                      "time a region's children leave out, so the reports cannot tell this region "
+                      "from ergo's own line; the region works as any other (fix: rename it)");
+  PUSH_AT(1, "Global", 72);
+  POP_AT(1, "Global", 73);
+  assert_int_equal(ergo_warning_count(), 2);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_PUSH(1, \"Global\"): region name is ergo's name "
+                                            "for the whole run"));
+  PUSH_AT(1, "...", 74);
+  POP_AT(1, "...", 75);
+  assert_int_equal(ergo_warning_count(), 3);
+  assert_non_null(strstr(ergo_last_error(), "ERGO_PUSH(1, \"...\"): region name is ergo's line "
+                                            "for children folded away by ERGO_REPORT_LEVEL"));
+  /* Blanks after it do not tell it apart (the name column is padded); other names are fine. */
+  PUSH_AT(1, "Unaccounted  ", 76);
+  POP_AT(1, "Unaccounted  ", 77);
+  assert_int_equal(ergo_warning_count(), 4);
+  region_ms(1, "unaccounted", 1);
+  region_ms(1, "Global_sum", 1);
+  region_ms(1, "..x", 1);
+  region_ms(1, "U", 1);
+  assert_int_equal(ergo_warning_count(), 4);
+  assert_int_equal(ergo_error_count(), 0);
+  assert_int_equal(child(root(), "Unaccounted")->calls, 2);
+  assert_int_equal(child(child(root(), "Unaccounted"), "Unaccounted")->calls, 2);
+  assert_int_equal(child(root(), "Global")->calls, 1);
+  assert_int_equal(depth(), 0);
+  ergo_finalize();
+}
+
 /* A UTF-8 name longer than ERGO_NAME_MAX is cut between two characters: 100 'é' (200 bytes)
  * keep 63 of them (126 bytes), never half of the 64th; with one 'A' before them the cut falls
  * between characters at 127. */
@@ -609,6 +651,7 @@ int main(void) {
       ERGO_TEST(test_lines_always_utf8),
       ERGO_TEST(test_name_not_utf8),
       ERGO_TEST(test_name_control_characters),
+      ERGO_TEST(test_reserved_names_warned),
       ERGO_TEST(test_long_name_cut_between_characters),
       ERGO_TEST(test_long_names_sharing_a_region_each_said),
       ERGO_TEST(test_open_at_finalize),
