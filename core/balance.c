@@ -18,13 +18,16 @@ typedef struct {
   char sym;
 } entry;
 
-/* A path seen in some step: "" (the root, component 0) or its parent's path, ':' and a name.  A
- * step finds each region's path from its parent's by a hash keyed by (parent, name), so it builds
- * no string for a region it has seen before. */
+/* A path seen in some step: "" (the root, component 0) or its parent's path, ':' and a name, as
+ * the paper's header joins them ("FIND_HSML:Primary").  A ':' or a backslash inside a name gets
+ * a backslash before it (region "Kokkos::fence" under T is T:Kokkos\:\:fence), as the JSON path
+ * does for '/', so a header path names one region.  A step finds each region's path from its
+ * parent's by a hash keyed by (parent, name), so it builds no string for a region it has seen
+ * before. */
 typedef struct {
   size_t parent;
-  char *path;       /* owned */
-  const char *name; /* its last part, inside path */
+  char *path;       /* owned; the name follows its NUL */
+  const char *name; /* its name as the region has it, after path's NUL */
   const char *key;  /* the name pointer it was last found by (see ergo__balance_write) */
   long entry;       /* its symbol's entry in the table, or -1 */
 } comp;
@@ -170,10 +173,15 @@ static size_t comp_get(size_t parent, const char *name) {
   }
   const char *pp = B.comps[parent].path;
   size_t lp = strlen(pp), ln = strnlen(name, ERGO_NAME_MAX);
-  char *path = malloc(lp + ln + 2);
+  char *path = malloc(lp + 3 * ln + 3);
   if (!path) return (size_t)-1;
   memcpy(path, pp, lp);
   if (lp) path[lp++] = ':';
+  for (size_t k = 0; k < ln; k++) {
+    if (name[k] == ':' || name[k] == '\\') path[lp++] = '\\';
+    path[lp++] = name[k];
+  }
+  path[lp++] = '\0';
   memcpy(path + lp, name, ln);
   path[lp + ln] = '\0';
   size_t i = B.ncomps++;

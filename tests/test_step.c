@@ -275,6 +275,40 @@ static void test_failed_first_step_keeps_previous(void **state) {
   assert_int_equal(n, 2);
 }
 
+/* The balance header joins names with ':' as the paper does; a ':' or '\\' inside a name gets a
+ * backslash (as '/' does in JSON paths), so region "a:b" and region b under a stay two paths. */
+static void test_balance_separator_in_name(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  c.step_report = "none";
+  test_init(&c);
+  ERGO_PUSH(1, "T");
+  region_ms(2, "a:b", 10);
+  ERGO_PUSH(2, "a");
+  region_ms(3, "b", 20);
+  ERGO_POP(2, "a");
+  region_ms(2, "c\\d", 30);
+  advance_ms(40);
+  ERGO_POP(1, "T");
+  assert_int_equal(ergo_step(1), 0);
+  ergo_finalize();
+  char *bal = slurp(bal_path);
+  char line[101], want[512];
+  memset(line, 'A', 20), memset(line + 20, 'B', 10), memset(line + 30, 'C', 30);
+  memset(line + 60, '?', 40), line[100] = 0;
+  snprintf(want, sizeof want,
+           "Headers for balance file:\n"
+           "'A' - T:a:b\n"
+           "'B' - T:a\\:b\n"
+           "'C' - T:c\\\\d\n"
+           "'?' - Unaccounted\n"
+           "  Step=    1 sec=   0.10000     %s\n",
+           line);
+  assert_string_equal(bal, want);
+  free(bal);
+}
+
 /* 1e4 regions in every step: symbols are given once, in path order (past the alphabet they
  * share '~'), and the same figures give the same line at every step. */
 static void many_step(int with_new) {
@@ -334,6 +368,7 @@ int main(void) {
       ERGO_DIR_TEST(test_failed_first_step_keeps_previous),
       ERGO_TEST(test_step_before_init),
       ERGO_DIR_TEST(test_balance_many_regions),
+      ERGO_DIR_TEST(test_balance_separator_in_name),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
