@@ -347,10 +347,9 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
     ps.v[i].frac = exact - (double)ps.v[i].count;
     used += ps.v[i].count;
   }
-  if (total <= 0) {
-    ps.v[nreg].count = ERGO__BALANCE_WIDTH;
-    used = ERGO__BALANCE_WIDTH;
-  }
+  /* A step of no time (the sim node's virtual clock, a manual one) has no shares to show: no
+   * symbols, rather than 100 '?' saying its time was all Unaccounted. */
+  if (total <= 0) used = ERGO__BALANCE_WIDTH;
   /* The symbols left (fewer than ps.n, at most the width) go to the largest remainders: only
    * those are kept in order, so a step of many regions does not sort them all. */
   size_t want = (size_t)(ERGO__BALANCE_WIDTH - used), nk = 0;
@@ -381,6 +380,6 @@ int ergo__balance_write(FILE *f, const ergo__snap *root, long step, int max_inde
     for (long j = 0; j < ps.v[i].count && k < ERGO__BALANCE_WIDTH; j++)
       symbols[k++] = ps.v[i].e >= 0 ? B.table[ps.v[i].e].sym : '?';
   symbols[k] = '\0';
-  fprintf(f, "  Step=%5ld sec=%10.5f     %s\n", step, root->time_s, symbols);
+  fprintf(f, "  Step=%5ld sec=%10.5f%s%s\n", step, root->time_s, k ? "     " : "", symbols);
   return ferror(f) ? ERGO_EIO : 0;
 }

@@ -39,6 +39,7 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   file(WRITE ${bad_dir}/power.csv "time_s,package-0_W\n0.1,12.5\n0.2,abc\n")
   file(WRITE ${bad_dir}/power-ok.csv "time_s,package-0_W\n0.1,12.5\n0.2,13.0\n")
   file(WRITE ${bad_dir}/balance.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     AAAA\nhello\n")
+  file(WRITE ${bad_dir}/balance-zero.txt "Headers for balance file:\n'A' - Timestep\n'?' - Unaccounted\n  Step=    1 sec=   1.00000     AAAA\n  Step=    2 sec=   0.00000\n")
   set(bad_sh [=[rm -f out.html; "$@"; rc=$?; if [ -e out.html ]; then echo "out.html was written"; fi; exit $rc]=])
   function(report_bad name rc re)
     add_test(NAME report_bad_${name} COMMAND ${ERGO_EXPECT} --rc=${rc} "--match=^${re}\n$" --
@@ -78,6 +79,11 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   add_test(NAME report_bad_unwritable COMMAND ${ERGO_EXPECT} --rc=1
     "--match=^ergo: error: cannot write '/nonexistent/out\\.html': No such file or directory \\(fix: [^\n]*\\)\n$"
     -- ${rep_cli} report --html /nonexistent/out.html ${bad_dir}/run.json)
+  # A step of no time has no symbols in its balance line (core/balance.c): still a step line.
+  add_test(NAME report_balance_zero_time_step COMMAND ${ERGO_EXPECT}
+    "--match=^ergo report: zero\\.html written \\(1 run, balance lines\\)\n$" --
+    ${rep_cli} report --html zero.html run.json balance-zero.txt)
+  set_tests_properties(report_balance_zero_time_step PROPERTIES WORKING_DIRECTORY ${bad_dir})
   # A region's name is data, never markup: no '<' of the data reaches the page as a tag or comment.
   string(REPLACE "\"name\": \"Global\"" "\"name\": \"<!--<script>x</script>\"" esc_run "${bad_run}")
   file(WRITE ${bad_dir}/markup.json "${esc_run}")

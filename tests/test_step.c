@@ -309,6 +309,38 @@ static void test_balance_separator_in_name(void **state) {
   free(bal);
 }
 
+/* A step of no time (a virtual or manual clock) has no shares: no symbols, where it used to show
+ * 100 '?' (all Unaccounted, which it was not); the steps around it are as ever. */
+static void test_balance_zero_time_step(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  c.step_report = "none";
+  test_init(&c);
+  region_ms(1, "x", 10);
+  assert_int_equal(ergo_step(1), 0);
+  region_ms(1, "x", 0);
+  assert_int_equal(ergo_step(2), 0);
+  region_ms(1, "x", 5);
+  advance_ms(5);
+  assert_int_equal(ergo_step(3), 0);
+  ergo_finalize();
+  char *bal = slurp(bal_path);
+  char l1[101], l3[101], want[512];
+  memset(l1, 'A', 100), l1[100] = 0;
+  memset(l3, 'A', 50), memset(l3 + 50, '?', 50), l3[100] = 0;
+  snprintf(want, sizeof want,
+           "Headers for balance file:\n"
+           "'A' - x\n"
+           "'?' - Unaccounted\n"
+           "  Step=    1 sec=   0.01000     %s\n"
+           "  Step=    2 sec=   0.00000\n"
+           "  Step=    3 sec=   0.01000     %s\n",
+           l1, l3);
+  assert_string_equal(bal, want);
+  free(bal);
+}
+
 /* 1e4 regions in every step: symbols are given once, in path order (past the alphabet they
  * share '~'), and the same figures give the same line at every step. */
 static void many_step(int with_new) {
@@ -369,6 +401,7 @@ int main(void) {
       ERGO_TEST(test_step_before_init),
       ERGO_DIR_TEST(test_balance_many_regions),
       ERGO_DIR_TEST(test_balance_separator_in_name),
+      ERGO_DIR_TEST(test_balance_zero_time_step),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -227,7 +227,7 @@ static int load_power(inputs *in, const char *file) {
 }
 
 /* The balance file: headers ("'A' - Timestep:FIND_HSML:Primary") and step lines
- * ("  Step=    1 sec=   5.63559     AAAA...?"). */
+ * ("  Step=    1 sec=   5.63559     AAAA...?"; a step of no time has no symbols). */
 static int load_balance(inputs *in, const char *file) {
   if (in->balance) return fail("'%s' is a second balance file: give one BALANCE.txt", file);
   FILE *f = fopen(file, "r");
@@ -250,7 +250,8 @@ static int load_balance(inputs *in, const char *file) {
       json_object_set_new(syms, sym, json_string(line + 6));
       continue;
     }
-    if (sscanf(line, " Step=%ld sec=%lf %n", &step, &sec, &off) == 2 && off > 0 && line[off]) {
+    if (sscanf(line, " Step=%ld sec=%lf %n", &step, &sec, &off) == 2 && off > 0 &&
+        (line[off] || sec == 0)) {
       json_array_append_new(steps, json_pack("[I, f, s]", (json_int_t)step, sec, line + off));
       continue;
     }
