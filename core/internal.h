@@ -370,8 +370,11 @@ typedef struct ergo__state {
   ergo__tree *trees;
   int ntrees;
   int steps_written;
-  int steps_ok[2]; /* steps whose step report [0] and balance line [1] were written */
-  int finalizing;  /* reports now use final_ticks as "now" */
+  int steps_ok[2];   /* steps whose step report [0] and balance line [1] were written */
+  int has_last_step; /* an ergo_step came this run: last_step is its number */
+  long last_step;
+  unsigned step_warned; /* step-number warnings given this run, one bit per kind (step.c) */
+  int finalizing;       /* reports now use final_ticks as "now" */
   uint64_t final_ticks;
 } ergo__state;
 

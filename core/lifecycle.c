@@ -108,6 +108,9 @@ int ergo__core_init(const ergo_config *user) {
   ergo__g.main_tree = t;
   ergo__g.steps_written = 0;
   ergo__g.steps_ok[0] = ergo__g.steps_ok[1] = 0;
+  ergo__g.has_last_step = 0;
+  ergo__g.last_step = 0;
+  ergo__g.step_warned = 0;
   ergo__balance_reset();
   pthread_mutex_unlock(&ergo__g.lock);
 

@@ -85,6 +85,42 @@ static void rebase(ergo__tree *t, ergo__node *n, uint64_t now) {
   for (ergo__node *c = n->first_child; c; c = c->next_sibling) rebase(t, c, now);
 }
 
+/* Step numbers label the step report, the balance line and the step hooks; ergo expects them to
+ * count up (from 0 or 1, gaps allowed: a code may step ergo every k of its own steps).  One that
+ * does not is written all the same, so no figure is lost, with one warning per kind and run: a
+ * code that repeats a number would otherwise say so at every step.  Caller holds ergo__g.lock. */
+static void check_step_number(long step) {
+  enum { NEGATIVE = 1, REPEATED = 2, DECREASING = 4 };
+  int first = !ergo__g.has_last_step;
+  long prev = ergo__g.last_step;
+  char was[32] = "none";
+  if (!first) snprintf(was, sizeof was, "%ld", prev);
+  unsigned kind = step < 0       ? NEGATIVE
+                  : first        ? 0
+                  : step == prev ? REPEATED
+                  : step < prev  ? DECREASING
+                                 : 0;
+  ergo__g.last_step = step;
+  ergo__g.has_last_step = 1;
+  if (!kind || (ergo__g.step_warned & kind)) return;
+  ergo__g.step_warned |= kind;
+  if (kind == NEGATIVE)
+    ergo__warn("ergo_step(%ld): step number %ld is negative (previous step: %s); the step is "
+               "written under that number, its figures kept (fix: number steps from 0 or 1 "
+               "upwards; said once per run)",
+               step, step, was);
+  else if (kind == REPEATED)
+    ergo__warn("ergo_step(%ld): step number %ld repeats the previous step's (%s); the step is "
+               "written as a second step %ld, its figures kept (fix: pass each step its own "
+               "number, counting up; said once per run)",
+               step, step, was, step);
+  else
+    ergo__warn("ergo_step(%ld): step number %ld is below the previous step's (%s); the step is "
+               "written under that number, its figures kept (fix: pass step numbers that count "
+               "up; said once per run)",
+               step, step, was);
+}
+
 int ergo_step_info(long step, const char *info) {
   if (!ergo__g.initialized) {
     ergo__warn("ergo_step(%ld) ignored: ergo is not initialised (fix: call ergo_init first)", step);
@@ -92,6 +128,7 @@ int ergo_step_info(long step, const char *info) {
   }
   uint64_t now = ergo__ticks();
   pthread_mutex_lock(&ergo__g.lock);
+  check_step_number(step);
   ergo__tree *t = ergo__g.main_tree;
   ergo__snap s;
   int rc = ergo__snap_take_step(t, now, &s);

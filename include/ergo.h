@@ -310,7 +310,9 @@ ERGO_EXPORT int ergo_report_csv(const char *path);
 
 /* Close step `step`: append that step's report (time since the previous
  * step) to the step report file and one balance line to the balance file.
- * `info`, if not NULL, is appended to the step header line. */
+ * `info`, if not NULL, is appended to the step header line.  Step numbers
+ * count up (from 0 or 1, gaps allowed); a repeated, decreasing or negative
+ * one is still written, with one warning per kind and run. */
 ERGO_EXPORT int ergo_step_info(long step, const char *info);
 /* ergo_step_info(step, NULL).  A real function of libergo (for Fortran's
  * bind(C) and other FFIs, dlsym, a function pointer, or `(ergo_step)(n)`);

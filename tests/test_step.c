@@ -275,6 +275,59 @@ static void test_failed_first_step_keeps_previous(void **state) {
   assert_int_equal(n, 2);
 }
 
+/* Step numbers are expected to count up (from 0 or 1, gaps allowed).  A repeated, decreasing or
+ * negative one is one warning per kind and run, naming the number, the previous one and the fix;
+ * the step is written all the same, under the number it was given. */
+static void test_step_numbers_warned(void **state) {
+  (void)state;
+  ergo_config c = test_config();
+  setup_files(&c);
+  c.balance = "none";
+  test_init(&c);
+  long steps[] = {0, 1, 5, 5, 3, -1, 0, 6, 6, 2, -4};
+  unsigned long warned[] = {0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3};
+  const char *said[] = {NULL,
+                        NULL,
+                        NULL,
+                        "ergo_step(5): step number 5 repeats the previous step's (5); the step is "
+                        "written as a second step 5, its figures kept (fix: pass each step its own "
+                        "number, counting up; said once per run)",
+                        "ergo_step(3): step number 3 is below the previous step's (5); the step is "
+                        "written under that number, its figures kept (fix: pass step numbers that "
+                        "count up; said once per run)",
+                        "ergo_step(-1): step number -1 is negative (previous step: 3); the step is "
+                        "written under that number, its figures kept (fix: number steps from 0 or "
+                        "1 upwards; said once per run)"};
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    region_ms(1, "x", 10);
+    assert_int_equal(ergo_step(steps[i]), 0);
+    assert_int_equal(ergo_warning_count(), warned[i]);
+    if (i < sizeof said / sizeof said[0] && said[i])
+      assert_string_equal(ergo_last_error(), said[i]);
+  }
+  assert_int_equal(ergo_error_count(), 0);
+  ergo_finalize();
+  /* Every step written, each under its own number, with its 10 ms. */
+  char *text = slurp(steps_path), *p = text;
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    char want[160];
+    snprintf(want, sizeof want,
+             "Step %ld\nTotal wall clock time for Global = 0.01 sec\n"
+             "* x                              : 0.0100 sec, 100.00%%\n",
+             steps[i]);
+    assert_memory_equal(p, want, strlen(want));
+    p += strlen(want);
+  }
+  assert_string_equal(p, "");
+  free(text);
+  /* A negative first step has no previous one; each run warns anew. */
+  test_init(&c);
+  assert_int_equal(ergo_step(-2), 0);
+  assert_int_equal(ergo_warning_count(), 1);
+  assert_non_null(strstr(ergo_last_error(), "step number -2 is negative (previous step: none)"));
+  ergo_finalize();
+}
+
 /* The balance header joins names with ':' as the paper does; a ':' or '\\' inside a name gets a
  * backslash (as '/' does in JSON paths), so region "a:b" and region b under a stay two paths. */
 static void test_balance_separator_in_name(void **state) {
@@ -400,6 +453,7 @@ int main(void) {
       ERGO_DIR_TEST(test_failed_first_step_keeps_previous),
       ERGO_TEST(test_step_before_init),
       ERGO_DIR_TEST(test_balance_many_regions),
+      ERGO_DIR_TEST(test_step_numbers_warned),
       ERGO_DIR_TEST(test_balance_separator_in_name),
       ERGO_DIR_TEST(test_balance_zero_time_step),
   };
