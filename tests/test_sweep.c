@@ -188,6 +188,13 @@ static double lognormal(uint64_t *x, double sigma) {
   return exp(sigma * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
 }
 
+/* The sim node's noise on one measurement: log-normal sigma on its time and on its power. */
+static void add_noise(ergo__measure *m, uint64_t *x, double sigma) {
+  double ft = lognormal(x, sigma), fp = lognormal(x, sigma);
+  m->time_s *= ft;
+  m->energy_j *= ft * fp;
+}
+
 /* Sweep one piece of work on the sim model with log-normal noise sigma (time and power, as the
  * sim node does); the true (noise-free) measure of the config chosen. */
 static ergo__measure sweep_sim_changed(const ergo__sim_params *p, const ergo__sim_work *w,
@@ -200,11 +207,7 @@ static ergo__measure sweep_sim_changed(const ergo__sim_params *p, const ergo__si
   while (ergo__sweep_next(sw, &c)) {
     ergo__measure m = sim_measure(p, w, &c);
     if (change_at && *execs >= change_at) m.time_s *= factor, m.energy_j *= factor;
-    if (sigma > 0) {
-      double ft = lognormal(&seed, sigma), fp = lognormal(&seed, sigma);
-      m.time_s *= ft;
-      m.energy_j *= ft * fp;
-    }
+    if (sigma > 0) add_noise(&m, &seed, sigma);
     ergo__sweep_tell(sw, &m);
     ++*execs;
   }
@@ -352,9 +355,7 @@ static void test_changed_large_low_noise(void **state) {
         if (deciding_at < 0 && ergo__sweep_deciding(sw)) deciding_at = execs;
         if (execs >= plain[i] + after) m.time_s *= 3, m.energy_j *= 3;
         if (execs == 2) m.time_s *= 1.7, m.energy_j *= 1.7; /* an outlier */
-        double ft = lognormal(&seed, 0.005), fp = lognormal(&seed, 0.005);
-        m.time_s *= ft;
-        m.energy_j *= ft * fp;
+        add_noise(&m, &seed, 0.005);
         ergo__sweep_tell(sw, &m);
         execs++;
       }
@@ -389,11 +390,7 @@ static void test_final_measures_baseline(void **state) {
     uint64_t x = seed;
     while (ergo__sweep_next(sw, &c)) {
       ergo__measure m = sim_measure(&p, &w, &c);
-      {
-        double ft = lognormal(&x, 0.09), fp = lognormal(&x, 0.09);
-        m.time_s *= ft;
-        m.energy_j *= ft * fp;
-      }
+      add_noise(&m, &x, 0.09);
       if (execs >= 4 && !memcmp(&c, &ergo__sweep_points(sw, &(int){0})[0].config, sizeof c))
         base_final++;
       ergo__sweep_tell(sw, &m);
@@ -505,9 +502,7 @@ static void test_cut_race_supported(void **state) {
     int j0 = judged, k0 = kept;
     while (ergo__sweep_next(sw, &c)) {
       ergo__measure m = sim_measure(&p, &memory, &c);
-      double ft = lognormal(&x, 0.05), fp = lognormal(&x, 0.05);
-      m.time_s *= ft;
-      m.energy_j *= ft * fp;
+      add_noise(&m, &x, 0.05);
       ergo__sweep_tell(sw, &m);
       /* The run ending here: what the model would keep. */
       int b = ergo__sweep_best(sw);
@@ -803,9 +798,7 @@ static double outlier_share(const ergo__sim_work *w, const char *obj, double sig
   uint64_t x = seed;
   while (ergo__sweep_next(sw, &c)) {
     ergo__measure m = sim_measure(&p, w, &c);
-    double ft = lognormal(&x, sigma), fp = lognormal(&x, sigma);
-    m.time_s *= ft;
-    m.energy_j *= ft * fp;
+    add_noise(&m, &x, sigma);
     if (uniform(&x) < op) { /* a stall: the time grows, and the energy by the idle power */
       double add = m.time_s * (0.5 + 0.5 * uniform(&x));
       m.energy_j += add * m.energy_j / m.time_s * 0.3;
