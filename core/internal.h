@@ -76,6 +76,17 @@ ERGO__HIDDEN double ergo__ticks_to_s(uint64_t ticks);
 ERGO__HIDDEN uint64_t ergo__ticks_to_ns(uint64_t ticks);
 
 /* ---- tree ----------------------------------------------------------------- */
+/* Quantity amounts checkpoints brought to a region (checkpoint.c fills it, quantity.c adds it to
+ * what reports read), per attached slot and component. */
+typedef struct ergo__qloaded {
+  double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]; /* amounts */
+  /* Seconds the amounts were measured over: the loaded time where the file had the component,
+   * so a rate covers one window (a component it lacked has this run's seconds alone). */
+  double s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
+  unsigned ok; /* bit i: slot i has amounts; ERGO__Q_LOWER(i): a lower bound */
+  unsigned gen[ERGO_MAX_QUANTITIES]; /* the slot's attachment they belong to (ergo__qslot.gen) */
+} ergo__qloaded;
+
 /* Fields a region needs only now and then (checkpoints, hooks, quantities at steps), allocated
  * at first use so the hot node stays small. */
 typedef struct ergo__cold {
@@ -84,6 +95,7 @@ typedef struct ergo__cold {
   double loaded_min_s, loaded_max_s; /* per-call extremes from checkpoints (<0: none) */
   void *slots[ERGO_MAX_HOOKS];
   double (*q_step)[ERGO_MAX_COMPONENTS]; /* quantity values at the last ergo_step, or NULL */
+  ergo__qloaded *q_loaded; /* NULL unless a checkpoint brought amounts; published with release */
 } ergo__cold;
 
 /* A region node: 112 bytes on 64-bit Linux.  Nodes live in their tree's arena and are found
@@ -489,13 +501,24 @@ ERGO__HIDDEN void ergo__hooks_reset(void);
 typedef struct ergo__qslot {
   ergo_quantity q;
   int used;
+  unsigned gen; /* distinct for every attachment: amounts loaded for a detached one are not its
+                 * successor's */
 } ergo__qslot;
 extern ERGO__HIDDEN ergo__qslot ergo__quants[ERGO_MAX_QUANTITIES];
 ERGO__HIDDEN void ergo__quant_reset(void);
 ERGO__HIDDEN int ergo__quant_any(void);
 ERGO__HIDDEN void ergo__quant_begin(void);
-ERGO__HIDDEN unsigned ergo__quant_values(const ergo__node *n,
+/* Values of every quantity for node n into v[i][*]; bit i of the result says quantity i measured
+ * it (ERGO__Q_LOWER, ERGO__Q_BELOW below).  with_loaded: the run's figures, with what checkpoints
+ * brought added (reports); 0: this process's readings alone (steps, which difference them). */
+ERGO__HIDDEN unsigned ergo__quant_values(const ergo__node *n, int with_loaded,
                                          double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]);
+/* The rate denominators (ergo__snap.q_time_s) of n's quantities in ok (ergo__quant_values'
+ * result): time_s, its seconds as shown, less the loaded_s of them that checkpoints brought,
+ * plus the seconds over which each loaded component was measured. */
+ERGO__HIDDEN void ergo__quant_times(const ergo__node *n, unsigned ok, double time_s,
+                                    double loaded_s,
+                                    double q_time_s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]);
 ERGO__HIDDEN double ergo__quant_total(int qi, const double *v);
 
 /* ---- snapshots: what every report is written from -------------------------- */

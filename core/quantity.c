@@ -6,6 +6,7 @@
 #include <string.h>
 
 ergo__qslot ergo__quants[ERGO_MAX_QUANTITIES];
+static unsigned attachments; /* ergo__qslot.gen of the last one */
 
 static int valid(const ergo_quantity *q) {
   if (!q || !q->name || !q->unit || !q->value) return 0;
@@ -26,6 +27,7 @@ int ergo_quantity_attach(const ergo_quantity *q, int *id) {
     if (ergo__quants[i].used) continue;
     ergo__quants[i].q = *q;
     ergo__quants[i].used = 1;
+    ergo__quants[i].gen = ++attachments ? attachments : ++attachments; /* never 0 */
     if (id) *id = i;
     return 0;
   }
@@ -54,14 +56,20 @@ void ergo__quant_begin(void) {
       ergo__quants[i].q.begin(ergo__quants[i].q.ctx);
 }
 
-/* Values of every quantity for node n into v[i][*]; bit i of the result says quantity i
- * measured it.  Only the main tree carries quantities (node-wide counters such as
- * package energy cannot be split between threads). */
-unsigned ergo__quant_values(const ergo__node *n,
+/* Amounts a checkpoint brought to n for the attachment in slot i, or NULL. */
+static const ergo__qloaded *loaded_for(const ergo__cold *cold, int i) {
+  const ergo__qloaded *l = cold ? __atomic_load_n(&cold->q_loaded, __ATOMIC_ACQUIRE) : NULL;
+  return l && (l->ok & (1u << i)) && l->gen[i] == ergo__quants[i].gen ? l : NULL;
+}
+
+/* Only the main tree carries quantities (node-wide counters such as package energy cannot be
+ * split between threads). */
+unsigned ergo__quant_values(const ergo__node *n, int with_loaded,
                             double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]) {
   unsigned ok = 0;
   memset(v, 0, sizeof(double) * ERGO_MAX_QUANTITIES * ERGO_MAX_COMPONENTS);
   if (n->thread != 0) return 0;
+  const ergo__cold *cold = with_loaded ? ergo__node_cold_peek(n) : NULL;
   for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
     const ergo__qslot *s = &ergo__quants[i];
     if (!s->used) continue;
@@ -76,8 +84,40 @@ unsigned ergo__quant_values(const ergo__node *n,
     } else if (rc == ERGO_QUANTITY_UNRESOLVED) {
       ok |= ERGO__Q_BELOW(i);
     }
+    if (!cold) continue;
+    const ergo__qloaded *l = loaded_for(cold, i);
+    if (!l) {
+      /* Earlier runs' seconds without their amounts: this run's amount is only part of it. */
+      if ((ok & (1u << i)) && cold->loaded_s > 0) ok |= ERGO__Q_LOWER(i);
+      continue;
+    }
+    if (!(ok & (1u << i))) {
+      memset(v[i], 0, sizeof v[i]); /* whatever an unmeasured value() left there */
+      /* This run's amount is unknown where the region ran: the sum is a lower bound. */
+      if (ERGO__GET(n->calls) || ERGO__GET(n->total)) ok |= ERGO__Q_LOWER(i);
+    }
+    ok = (ok & ~ERGO__Q_BELOW(i)) | (1u << i) | (l->ok & ERGO__Q_LOWER(i));
+    for (int c = 0; c < s->q.ncomponents; c++) {
+      v[i][c] += l->v[i][c];
+      /* A component the checkpoint lacked covers this run's part of the time alone. */
+      if ((s->q.total_mask & (1u << c)) && l->s[i][c] < cold->loaded_s) ok |= ERGO__Q_LOWER(i);
+    }
   }
   return ok;
+}
+
+void ergo__quant_times(const ergo__node *n, unsigned ok, double time_s, double loaded_s,
+                       double q_time_s[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS]) {
+  const ergo__cold *cold = loaded_s > 0 && n->thread == 0 ? ergo__node_cold_peek(n) : NULL;
+  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++) {
+    if (!(ok & (1u << i))) continue;
+    const ergo__qloaded *l = loaded_for(cold, i);
+    for (int c = 0; c < ERGO_MAX_COMPONENTS; c++) {
+      /* time_s less what the loaded amounts do not cover: exactly time_s when they cover it. */
+      double t = time_s - (loaded_s - (l ? l->s[i][c] : 0.0));
+      q_time_s[i][c] = t > 0 ? t : 0.0;
+    }
+  }
 }
 
 double ergo__quant_total(int qi, const double *v) {

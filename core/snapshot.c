@@ -184,7 +184,7 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
     if (cold && cold->loaded_max_s >= 0 && cold->loaded_max_s > out->max_s)
       out->max_s = cold->loaded_max_s;
   }
-  if (ergo__quant_any()) out->q_ok = ergo__quant_values(n, out->q);
+  if (ergo__quant_any()) out->q_ok = ergo__quant_values(n, !since_step, out->q);
   if (!since_step) {
     ergo__facts_setting_of(n, out);
     ergo__facts_significance_of(n, out);
@@ -195,9 +195,8 @@ static int fill(const ergo__tree *t, const ergo__node *n, int depth, int since_s
         double d = out->q[i][c] - cold->q_step[i][c];
         out->q[i][c] = d > 0 ? d : 0.0;
       }
-  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
-    for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
-      out->q_time_s[i][c] = out->time_s;
+  ergo__quant_times(n, out->q_ok, out->time_s, since_step || !cold ? 0.0 : cold->loaded_s,
+                    out->q_time_s);
   /* The children are put in order before they are filled (a snapshot node is large: sorting the
    * filled ones moved megabytes at every step of a big tree).  Another thread may add children
    * meanwhile (ERGO_REPORT_THREADS): links are read with acquire, so each node seen is whole. */
@@ -312,9 +311,8 @@ static int take(const ergo__tree *t, int since_step, uint64_t now, int pool, int
   }
   out->calls = since_step ? 1 : 1 + root_loaded_calls;
   out->open = 1;
-  for (int i = 0; i < ERGO_MAX_QUANTITIES; i++)
-    for (int c = 0; out->q_ok & (1u << i) && c < ERGO_MAX_COMPONENTS; c++)
-      out->q_time_s[i][c] = out->time_s;
+  ergo__quant_times(&t->root, out->q_ok, out->time_s, since_step ? 0.0 : root_loaded_s,
+                    out->q_time_s);
   /* Global is one call lasting the whole run (or step): its extremes are its own time, widened
    * by the runs a checkpoint brought in. */
   double run_s = out->time_s - (since_step ? 0.0 : root_loaded_s);

@@ -79,7 +79,7 @@ static void rebase(ergo__tree *t, ergo__node *n, uint64_t now) {
   if (ergo__quant_any() && (cold = ergo__node_cold(n)) &&
       (cold->q_step || (cold->q_step = calloc(ERGO_MAX_QUANTITIES, sizeof *cold->q_step)))) {
     double v[ERGO_MAX_QUANTITIES][ERGO_MAX_COMPONENTS];
-    ergo__quant_values(n, v);
+    ergo__quant_values(n, 0, v); /* this run's: a step differences them */
     memcpy(cold->q_step, v, sizeof v);
   }
   for (ergo__node *c = n->first_child; c; c = c->next_sibling) rebase(t, c, now);

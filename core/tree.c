@@ -121,6 +121,7 @@ ergo__tree *ergo__tree_new(void) {
 static void free_cold(ergo__node *n) {
   if (!n->cold) return;
   free(n->cold->q_step);
+  free(n->cold->q_loaded);
   free(n->cold);
 }
 
