@@ -324,14 +324,16 @@ ERGO_EXPORT int ergo_step(long step);
 /* Checkpoint                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Save the main tree with its figures (versioned JSON, written atomically).
+/* Save the main tree with its figures (versioned JSON, written atomically):
+ * time, calls, min/max per call and every attached quantity's amounts.
  * In an MPI job (ergo built with MPI, several ranks) every rank saves its own
  * tree to <name>.rankN ("ck.json" -> "ck.rank3.json"), and load reads the
  * same name, so a restart with the same ranks continues every rank's tree. */
 ERGO_EXPORT int ergo_checkpoint_save(const char *path);
 /* Add a saved tree's figures to the live tree so a restarted run continues
- * accumulating.  A malformed, truncated or mismatched file returns an error
- * with one line saying why, and the live tree is untouched. */
+ * accumulating, quantities by name (one warning for any this run cannot add).
+ * A malformed, truncated or mismatched file returns an error with one line
+ * saying why, and the live tree is untouched. */
 ERGO_EXPORT int ergo_checkpoint_load(const char *path);
 
 /* ------------------------------------------------------------------------ */

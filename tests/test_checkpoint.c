@@ -499,6 +499,235 @@ static void test_many_siblings_round_trip(void **state) {
   ergo__snap_free(&root);
 }
 
+/* ---- quantities: every attached one's amounts are saved and added back by name ---- */
+
+/* A fake energy meter: fixed amounts per region (package-0, dram-0), times q_scale, so two runs
+ * are told apart.  B is not measured; C's amount is a lower bound. */
+static double q_scale = 1;
+static int q_value(void *ctx, const ergo_region *r, double *out) {
+  (void)ctx;
+  const char *n = ergo_region_parent(r) ? ergo_region_name(r) : "Global";
+  double pkg;
+  if (!strcmp(n, "Global"))
+    pkg = 300;
+  else if (!strcmp(n, "A"))
+    pkg = 200;
+  else if (!strcmp(n, "C"))
+    pkg = 25;
+  else if (!strcmp(n, "D"))
+    pkg = 75;
+  else
+    return -1;
+  out[0] = pkg * q_scale;
+  out[1] = pkg * q_scale / 10;
+  return !strcmp(n, "C");
+}
+
+static int attach_energy(const char *second) {
+  ergo_quantity q = {.name = "energy",
+                     .unit = "J",
+                     .rate_unit = "W",
+                     .ncomponents = 2,
+                     .components = {"package-0", second},
+                     .total_mask = 3,
+                     .value = q_value};
+  int qi = -1;
+  assert_int_equal(ergo_quantity_attach(&q, &qi), 0);
+  return qi;
+}
+
+/* Quantity qi's figures of a region of the live main tree (p1/p2 as for fig). */
+typedef struct qfig {
+  unsigned ok; /* 1: measured, 2: and a lower bound */
+  double q[2], q_time_s[2], total, rate;
+} qfig;
+
+static qfig qfig_of(int qi, int since_step, const char *p1, const char *p2) {
+  ergo__snap root;
+  assert_int_equal(ergo__snap_take(ergo__g.main_tree, since_step, &root), 0);
+  const ergo__snap *s = &root;
+  const char *parts[2] = {p1, p2};
+  for (int k = 0; k < 2 && parts[k]; k++) {
+    const ergo__snap *next = NULL;
+    for (size_t i = 0; i < s->nchildren; i++)
+      if (strcmp(s->children[i].name, parts[k]) == 0) next = &s->children[i];
+    if (!next) fail_msg("no region %s", parts[k]);
+    s = next;
+  }
+  qfig f = {((s->q_ok >> qi) & 1u) | (s->q_ok & ERGO__Q_LOWER(qi) ? 2u : 0u),
+            {s->q[qi][0], s->q[qi][1]},
+            {s->q_time_s[qi][0], s->q_time_s[qi][1]},
+            ergo__snap_q_total(s, qi),
+            ergo__snap_q_rate(s, qi)};
+  ergo__snap_free(&root);
+  return f;
+}
+
+static void check_q(int qi, const char *p1, const char *p2, unsigned ok, double pkg, double dram,
+                    double secs, double rate) {
+  qfig f = qfig_of(qi, 0, p1, p2);
+  assert_int_equal(f.ok, ok);
+  assert_dbl(f.q[0], pkg);
+  assert_dbl(f.q[1], dram);
+  assert_dbl(f.q_time_s[0], secs);
+  assert_dbl(f.q_time_s[1], secs);
+  assert_dbl(f.rate, rate);
+}
+
+/* Saved with energy, loaded in a run that measured twice as much: every amount, watt and report
+ * line is the sum over both runs, as time is; the lower bound survives; steps stay this run's. */
+static void test_energy_round_trip(void **state) {
+  (void)state;
+  start();
+  int qi = attach_energy("dram-0");
+  q_scale = 1;
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  json_t *doc = load_json(test_in_dir("ck.json"));
+  json_t *e = json_array_get(json_object_get(doc, "quantities"), 0);
+  assert_string_equal(json_string_value(json_object_get(e, "name")), "energy");
+  assert_string_equal(json_string_value(json_object_get(e, "unit")), "J");
+  assert_string_equal(json_string_value(json_array_get(json_object_get(e, "components"), 1)),
+                      "dram-0");
+  json_t *a = json_array_get(json_object_get(json_object_get(doc, "tree"), "children"), 0);
+  assert_dbl(
+      json_number_value(json_array_get(json_object_get(json_object_get(a, "q"), "energy"), 0)),
+      200);
+  json_decref(doc);
+  restart();
+  qi = attach_energy("dram-0");
+  q_scale = 2;
+  unsigned long warnings = ergo_warning_count();
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
+  assert_int_equal(ergo_warning_count(), warnings);
+  build_tree();
+  /* 300 J + 600 J over 3 s + 3 s: 150 W of package, 15 W of DRAM. */
+  check_q(qi, NULL, NULL, 1, 900, 90, 6.0, 165);
+  check_q(qi, "A", NULL, 1, 600, 60, 4.0, 165);
+  check_q(qi, "D", NULL, 1, 225, 22.5, 1.5, 165);
+  check_q(qi, "A", "C", 3, 75, 7.5, 0.5, 165); /* a lower bound in both runs */
+  assert_int_equal(qfig_of(qi, 0, "A", "B").ok, 0);
+  /* A step's figures are this run's: nothing loaded comes into them. */
+  assert_dbl(qfig_of(qi, 1, "A", NULL).q[0], 400);
+  char *text = ergo_report_string();
+  assert_non_null(text);
+  assert_contains(text, "Total energy for Global = 990 J (package-0 900 J, dram-0 90 J)");
+  assert_contains(text, "* A                              : 4.0000 sec,  66.67% | 660.0000 J, "
+                        "165.00 W,  66.67%");
+  free(text);
+  /* Saved again, the sums and the lower bound go on into the next run. */
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck2.json")), 0);
+  restart();
+  qi = attach_energy("dram-0");
+  q_scale = 0; /* nothing measured in this run */
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck2.json")), 0);
+  check_q(qi, "A", NULL, 1, 600, 60, 4.0, 165);
+  check_q(qi, "A", "C", 3, 75, 7.5, 0.5, 165);
+}
+
+/* A saved quantity this run does not attach: one warning, its figures dropped, time loaded. */
+static void test_quantity_not_attached(void **state) {
+  (void)state;
+  start();
+  attach_energy("dram-0");
+  q_scale = 1;
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  restart();
+  unsigned long warnings = ergo_warning_count(), errors = ergo_error_count();
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
+  assert_int_equal(ergo_warning_count(), warnings + 1);
+  assert_int_equal(ergo_error_count(), errors);
+  assert_contains(ergo_last_error(), "quantity \"energy\" (J) of the checkpoint is not attached");
+  assert_contains(ergo_last_error(), "dropped");
+  assert_contains(ergo_last_error(), "fix:");
+  check(NULL, NULL, 3.0, 2, 0, 3.0, 2);
+  check("A", NULL, 2.0, 1, 2.0, 2.0, 2);
+  check("D", NULL, 0.75, 2, 0.25, 0.5, 0);
+}
+
+/* Another meter's components: those the run lacks are dropped, those the file lacks cover this
+ * run alone (a lower bound, at this run's watts); each said once. */
+static void test_quantity_other_components(void **state) {
+  (void)state;
+  start();
+  attach_energy("dram-0");
+  q_scale = 1;
+  build_tree();
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  restart();
+  int qi = attach_energy("core-0");
+  q_scale = 2;
+  unsigned long warnings = ergo_warning_count();
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
+  assert_int_equal(ergo_warning_count(), warnings + 2);
+  assert_contains(ergo_last_error(), "component(s) \"core-0\" of quantity \"energy\" are not in "
+                                     "the checkpoint");
+  build_tree();
+  qfig f = qfig_of(qi, 0, "A", NULL);
+  assert_int_equal(f.ok, 3);
+  assert_dbl(f.q[0], 600);
+  assert_dbl(f.q[1], 40); /* core-0: this run's alone, over this run's 2 s */
+  assert_dbl(f.q_time_s[0], 4.0);
+  assert_dbl(f.q_time_s[1], 2.0);
+  assert_dbl(f.rate, 170);
+  /* Saved again, each component keeps the seconds it covers, and the next run the same watts. */
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck2.json")), 0);
+  restart();
+  qi = attach_energy("core-0");
+  q_scale = 0; /* nothing measured in this run */
+  warnings = ergo_warning_count();
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck2.json")), 0);
+  assert_int_equal(ergo_warning_count(), warnings);
+  f = qfig_of(qi, 0, "A", NULL);
+  assert_int_equal(f.ok, 3);
+  assert_dbl(f.q[1], 40);
+  assert_dbl(f.q_time_s[0], 4.0);
+  assert_dbl(f.q_time_s[1], 2.0);
+  assert_dbl(f.rate, 170);
+}
+
+/* A file from before quantities (the hand-written reference) loads into a run measuring energy:
+ * one warning, its time added, the energy this run's alone at this run's watts, a lower bound. */
+static void test_old_file_without_quantities(void **state) {
+  (void)state;
+  char *text = dq(DOC("ergo-checkpoint", "1", GOOD_A "," NODE_D));
+  write_text(test_in_dir("old.json"), text);
+  free(text);
+  start();
+  int qi = attach_energy("dram-0");
+  q_scale = 1;
+  unsigned long warnings = ergo_warning_count();
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("old.json")), 0);
+  assert_int_equal(ergo_warning_count(), warnings + 1);
+  assert_contains(ergo_last_error(), "quantity \"energy\" of this run is not in the checkpoint");
+  build_tree();
+  check("A", NULL, 4.0, 2, 2.0, 2.0, 2);
+  check_q(qi, "A", NULL, 3, 200, 20, 2.0, 110);
+}
+
+/* Amounts that do not fit the file's own quantities are corruption, named where they are. */
+static void test_reject_amounts(void **state) {
+  (void)state;
+#define QDOC(quants, dq)                                                                           \
+  "{'format':'ergo-checkpoint','version':1,'quantities':[" quants "],'tree':{'name':'Global',"     \
+  "'level':0,'time_s':3,'calls':1,'min_s':0,'max_s':0,'children':[{'name':'D','level':1,"          \
+  "'time_s':0.75,'calls':2,'min_s':0.25,'max_s':0.5" dq "}]}}"
+#define QE "{'name':'energy','unit':'J','components':['package-0','dram-0']}"
+  reject_text(QDOC(QE, ",'q':{'energy':[1]}"), ERGO_EFORMAT, "tree/children[0]/q/energy is [1]",
+              "an array of 2 amounts");
+  reject_text(QDOC(QE, ",'q':{'power':[1,2]}"), ERGO_EFORMAT, "tree/children[0]/q/power",
+              "a quantity the file's quantities list");
+  reject_text(QDOC(QE, ",'q':{'energy':[1,-2]}"), ERGO_EFORMAT,
+              "tree/children[0]/q/energy[1] is -2", NULL);
+  reject_text(QDOC(QE, ",'q_lower':['power']"), ERGO_EFORMAT, "tree/children[0]/q_lower[0]", NULL);
+  reject_text(QDOC(QE "," QE, ""), ERGO_EFORMAT, "quantities[1]/name is \"energy\"", NULL);
+  reject_text(QDOC("{'name':'energy','unit':'J','components':[]}", ""), ERGO_EFORMAT,
+              "quantities[0]/components is []", NULL);
+#undef QE
+#undef QDOC
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ERGO_DIR_TEST(test_save_format),
@@ -519,6 +748,11 @@ int main(void) {
       ERGO_DIR_TEST(test_reject_level_mismatch),
       ERGO_DIR_TEST(test_reject_missing_file),
       ERGO_DIR_TEST(test_many_siblings_round_trip),
+      ERGO_DIR_TEST(test_energy_round_trip),
+      ERGO_DIR_TEST(test_quantity_not_attached),
+      ERGO_DIR_TEST(test_quantity_other_components),
+      ERGO_DIR_TEST(test_old_file_without_quantities),
+      ERGO_DIR_TEST(test_reject_amounts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
