@@ -36,6 +36,11 @@
 #define CK_FIX_CORRUPT "restore the file from a good copy, or start without it"
 #define CK_STR2(x) #x
 #define CK_STR(x) CK_STR2(x)
+#define CK_JSON_LEVELS CK_STR(ERGO__CK_JSON_DEPTH)
+#ifdef JSON_PARSER_MAX_DEPTH
+_Static_assert(ERGO__CK_JSON_DEPTH <= JSON_PARSER_MAX_DEPTH,
+               "a checkpoint may nest no deeper than this jansson parses");
+#endif
 
 /* ---- save ------------------------------------------------------------------ */
 
@@ -147,6 +152,15 @@ static json_t *save_quantities(const char *path, ck_saved *qs) {
   return list;
 }
 
+static int max_depth(const ergo__snap *s) {
+  int d = s->depth;
+  for (size_t i = 0; i < s->nchildren; i++) {
+    int k = max_depth(&s->children[i]);
+    if (k > d) d = k;
+  }
+  return d;
+}
+
 static int save_at(const char *path);
 static int load_at(const char *path);
 
@@ -182,6 +196,17 @@ static int save_at(const char *path) {
   if (rc) {
     ergo__error("ergo_checkpoint_save('%s'): out of memory; nothing written", path);
     return rc;
+  }
+  /* A load must read what a save writes: refuse a tree nested deeper than jansson parses. */
+  int depth = max_depth(&s);
+  if (depth > ERGO__CK_MAX_DEPTH) {
+    ergo__snap_free(&s);
+    ergo__error("ergo_checkpoint_save('%s'): the region tree is %d levels deep, more than the %d "
+                "a checkpoint can hold (jansson reads " CK_JSON_LEVELS " nested JSON levels "
+                "back); nothing written, the file is unchanged (fix: push fewer nested regions, "
+                "e.g. a recursive function's outermost call alone)",
+                path, depth, ERGO__CK_MAX_DEPTH);
+    return ERGO_EBUSY;
   }
   ck_saved qs;
   json_t *quants = save_quantities(path, &qs);
@@ -816,6 +841,14 @@ static int merge(ck_ctx *c, ck_node *root) {
   return rc;
 }
 
+/* jansson stopped at its nesting limit: the file may be whole, just too deep to read. */
+static int load_too_deep(const json_error_t *err) {
+#if JANSSON_VERSION_HEX >= 0x020b00
+  if (json_error_code(err) == json_error_stack_overflow) return 1;
+#endif
+  return strstr(err->text, "maximum parsing depth") != NULL;
+}
+
 static int load_at(const char *path) {
   if (!path || !*path) {
     ergo__error("ergo_checkpoint_load: the path is %s; nothing was loaded (fix: pass the path "
@@ -847,6 +880,14 @@ static int load_at(const char *path) {
   /* Duplicate keys would let one value silently win over another: reject them. */
   json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
   fclose(f);
+  if (!doc && load_too_deep(&err)) {
+    ergo__error("ergo_checkpoint_load('%s'): line %d column %d: its regions nest deeper than "
+                "the " CK_JSON_LEVELS " JSON levels jansson reads (a checkpoint holds %d levels of "
+                "regions; an ergo that did not check saved it); nothing was loaded (fix: start "
+                "without it, and push fewer nested regions so the next one can be saved)",
+                path, err.line, err.column, ERGO__CK_MAX_DEPTH);
+    return ERGO_EBUSY;
+  }
   if (!doc) {
     ergo__error("ergo_checkpoint_load('%s'): line %d column %d: %s: the file is not valid JSON "
                 "(truncated or corrupt); nothing was loaded (fix: " CK_FIX_CORRUPT ")",

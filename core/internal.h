@@ -599,6 +599,15 @@ ERGO__HIDDEN void ergo__map_free(void **p, size_t *cap);
 /* Ticks a node has accumulated by `now`, counting its open call so far. */
 ERGO__HIDDEN uint64_t ergo__node_vticks(const ergo__tree *t, const ergo__node *n, uint64_t now);
 
+/* ---- checkpoints (checkpoint.c) ------------------------------------------------ */
+/* JSON nesting a load parses: jansson's JSON_PARSER_MAX_DEPTH (checkpoint.c checks it). */
+#define ERGO__CK_JSON_DEPTH 2048
+/* The deepest region (Global: 0) a checkpoint holds, so that what a save writes a load reads:
+ * jansson counts every value it enters, and a region at depth d is an object at level 2d + 2
+ * (the document, Global, then a children array and an object per level), its amounts' numbers
+ * at 2d + 5. */
+#define ERGO__CK_MAX_DEPTH ((ERGO__CK_JSON_DEPTH - 5) / 2)
+
 /* ---- report writers (pure functions of a snapshot) ------------------------ */
 /* Paper (or wide) text: header line, then the tree down to max_indent (-1 all). */
 ERGO__HIDDEN int ergo__report_text(FILE *f, const ergo__snap *root, int max_indent, int wide);

@@ -326,6 +326,7 @@ ERGO_EXPORT int ergo_step(long step);
 
 /* Save the main tree with its figures (versioned JSON, written atomically):
  * time, calls, min/max per call and every attached quantity's amounts.
+ * ERGO_EBUSY: the tree is nested deeper than a load can read (nothing written).
  * In an MPI job (ergo built with MPI, several ranks) every rank saves its own
  * tree to <name>.rankN ("ck.json" -> "ck.rank3.json"), and load reads the
  * same name, so a restart with the same ranks continues every rank's tree. */

@@ -706,6 +706,86 @@ static void test_old_file_without_quantities(void **state) {
   check_q(qi, "A", NULL, 3, 200, 20, 2.0, 110);
 }
 
+/* One amount per region, every region measured: the deepest file's numbers are in it. */
+static int q_one(void *ctx, const ergo_region *r, double *out) {
+  (void)ctx;
+  (void)r;
+  out[0] = 1;
+  return 0;
+}
+
+static void push_chain(int n) {
+  for (int d = 0; d < n; d++) ergo_push(1 + d % 3, "deep");
+  advance_ms(1);
+}
+
+static void pop_chain(int n) {
+  for (int d = n - 1; d >= 0; d--) ergo_pop(1 + d % 3, "deep");
+}
+
+/* A tree a load could not read back is refused at save, the old file kept; the deepest one a
+ * checkpoint holds, with amounts at every level, saves and loads. */
+static void test_too_deep_save_refused(void **state) {
+  (void)state;
+  ergo_quantity q = {.name = "count",
+                     .unit = "x",
+                     .ncomponents = 1,
+                     .components = {"all"},
+                     .total_mask = 1,
+                     .value = q_one};
+  start();
+  assert_int_equal(ergo_quantity_attach(&q, NULL), 0);
+  write_text(test_in_dir("ck.json"), "previous");
+  push_chain(ERGO__CK_MAX_DEPTH + 1);
+  unsigned long errors = ergo_error_count();
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), ERGO_EBUSY);
+  assert_int_equal(ergo_error_count(), errors + 1);
+  char what[160];
+  snprintf(what, sizeof what, "the region tree is %d levels deep, more than the %d a checkpoint",
+           ERGO__CK_MAX_DEPTH + 1, ERGO__CK_MAX_DEPTH);
+  assert_contains(ergo_last_error(), what);
+  assert_contains(ergo_last_error(), "nothing written");
+  assert_contains(ergo_last_error(), "fix:");
+  char *kept = slurp(test_in_dir("ck.json"));
+  assert_string_equal(kept, "previous");
+  free(kept);
+  assert_int_equal(test_dir_entries(), 1);
+  pop_chain(ERGO__CK_MAX_DEPTH + 1);
+  restart();
+  assert_int_equal(ergo_quantity_attach(&q, NULL), 0);
+  push_chain(ERGO__CK_MAX_DEPTH);
+  pop_chain(ERGO__CK_MAX_DEPTH);
+  assert_int_equal(ergo_checkpoint_save(test_in_dir("ck.json")), 0);
+  restart();
+  assert_int_equal(ergo_quantity_attach(&q, NULL), 0);
+  errors = ergo_error_count();
+  assert_int_equal(ergo_checkpoint_load(test_in_dir("ck.json")), 0);
+  assert_int_equal(ergo_error_count(), errors);
+}
+
+/* A file nested deeper than jansson reads is said to be so, not corrupt. */
+static void test_too_deep_load_said(void **state) {
+  (void)state;
+  enum { N = ERGO__CK_JSON_DEPTH };
+  size_t cap = (size_t)N * 96 + 256, n = 0;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  n += (size_t)snprintf(text, cap, "{\"format\":\"ergo-checkpoint\",\"version\":1,\"tree\":");
+  for (int d = 0; d < N; d++)
+    n += (size_t)snprintf(text + n, cap - n,
+                          "{\"name\":\"%s\",\"level\":%d,\"time_s\":1,\"calls\":1,\"min_s\":1,"
+                          "\"max_s\":1,\"children\":[",
+                          d ? "deep" : "Global", d ? 1 : 0);
+  for (int d = 0; d < N; d++) n += (size_t)snprintf(text + n, cap - n, "]}");
+  snprintf(text + n, cap - n, "}");
+  write_text(test_in_dir("deep.json"), text);
+  free(text);
+  char *file = strdup(test_in_dir("deep.json"));
+  expect_reject(file, ERGO_EBUSY, "nest deeper than the 2048 JSON levels jansson reads",
+                "push fewer nested regions");
+  free(file);
+}
+
 /* Amounts that do not fit the file's own quantities are corruption, named where they are. */
 static void test_reject_amounts(void **state) {
   (void)state;
@@ -752,6 +832,8 @@ int main(void) {
       ERGO_DIR_TEST(test_quantity_not_attached),
       ERGO_DIR_TEST(test_quantity_other_components),
       ERGO_DIR_TEST(test_old_file_without_quantities),
+      ERGO_DIR_TEST(test_too_deep_save_refused),
+      ERGO_DIR_TEST(test_too_deep_load_said),
       ERGO_DIR_TEST(test_reject_amounts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
