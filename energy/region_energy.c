@@ -400,8 +400,14 @@ static void resolution(int measure) {
 
 int ergo__energy_start(const ergo_config *cfg, int sim) {
   /* The sim node's meter stands in for the machine's; its time is virtual, so a wall-clock
-   * sampler would see nothing move. */
-  const char *which = sim ? "sim" : cfg->energy ? cfg->energy : "auto";
+   * sampler would see nothing move.  ERGO_ENERGY=none holds there too (time-only tuning tried on
+   * the sim node); another meter named there is not the sim node's, and is said so. */
+  const char *asked = cfg->energy ? cfg->energy : "auto";
+  const char *which = sim && strcmp(asked, "none") != 0 ? "sim" : asked;
+  if (sim && strcmp(asked, "none") != 0 && strcmp(asked, "auto") != 0)
+    ergo__warn("ERGO_ENERGY=%s is not used on the sim node, whose own meter measures its energy "
+               "(fix: unset ERGO_ENERGY, or ERGO_ENERGY=none for no energy)",
+               asked);
   memset(&E, 0, sizeof E);
   if (strcmp(which, "none") == 0) return 0;
   char why[4 * ERGO__WHY_LEN];

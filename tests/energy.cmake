@@ -137,3 +137,17 @@ ERGO_PLATFORM=sim ERGO_ENERGY_MIN_US=-1 ERGO_REPORT=none ERGO_REPORT_STEPS=none 
 ERGO_PLATFORM=sim ERGO_ENERGY_MIN_US=1e9 ERGO_REPORT=stdout ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$1" --steps 5 2>&1
 ]=] min_us $<TARGET_FILE:ergo-example-miniapp>)
 endif()
+
+# ERGO_ENERGY on the sim node: none holds (it measured the sim node's energy regardless), another
+# meter named there is said to be unused.
+if(TARGET ergo-example-miniapp)
+add_test(NAME energy_none_sim COMMAND ${ERGO_EXPECT}
+  "--match=Run: .*platform sim, policy monitor, energy none\n"
+  "--match=ergo: warning: ERGO_ENERGY=powercap is not used on the sim node, whose own meter measures its energy \\(fix: "
+  -- sh -c [=[
+out=$(ERGO_PLATFORM=sim ERGO_ENERGY=none ERGO_REPORT=stdout ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$1" --steps 1 2>&1) || exit 1
+case $out in *"Total energy"*) echo "FAIL: energy measured under ERGO_ENERGY=none"; exit 1 ;; esac
+printf '%s\n' "$out"
+ERGO_PLATFORM=sim ERGO_ENERGY=powercap ERGO_REPORT=none ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$1" --steps 1 2>&1
+]=] none_sim $<TARGET_FILE:ergo-example-miniapp>)
+endif()
