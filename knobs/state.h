@@ -42,12 +42,15 @@ const char *ergo__state_dir(void);
 
 /* `ergo restore`: restore the files of state files whose process is gone
  * (pid == 0: all such; else only that pid, which must be gone too); with
- * dry_run only say what would be written.  One line per file to out.  A file
+ * dry_run only say what would be written.  One line per file to out, and each
+ * failure or refusal to err (after "ergo restore: " unless err is out; NULL:
+ * out).  The state directory is never created: a missing one is nothing to
+ * restore.  A file
  * whose directory a live process claims is left alone (and its state file
  * stays); the claims of the processes restored are removed, and so are
  * claims whose owner is gone and left no state file.
  * Returns the number of failures (0 = all restored or nothing to do). */
-int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out);
+int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out, FILE *err);
 
 /* Forget everything tracked, releasing this process's claims (tests). */
 void ergo__state_reset(void);

@@ -31,30 +31,39 @@ static const char *unsafe_dir(const char *dir, char *why, size_t n) {
   return why;
 }
 
+/* The checks both ways of picking share, on a directory that exists: 0, or -1 with why.  `name`
+ * is how the line names it ("ERGO_STATE_DIR=/x" or "/tmp/ergo-1000"); `fix` ends a refusal. */
+static int usable_dir(const char *dir, const char *name, const char *fix, char *why,
+                      size_t whylen) {
+  /* `ergo restore` obeys what it finds there, so a directory another user can write (or swap)
+   * would let them choose what root writes. */
+  char unsafe[WHY_LEN / 2]; /* leaves room for the path and the fix in why */
+  if (unsafe_dir(dir, unsafe, sizeof unsafe)) {
+    snprintf(why, whylen, "refusing %s as the state directory: %s (fix: %s)", name, unsafe, fix);
+    return -1;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    snprintf(why, whylen, "%s is not a writable directory: %s (fix: %s)", name, strerror(errno),
+             fix);
+    return -1;
+  }
+  return 0;
+}
+
+#define ENV_FIX "point it at a directory of this user's, mode 0700"
+#define DEFAULT_FIX "remove it, or set ERGO_STATE_DIR to a private directory"
+
 int ergo__state_pick_dir(char *buf, size_t n, char *why, size_t whylen) {
   const char *env = getenv("ERGO_STATE_DIR");
+  char name[PATH_MAX + 32];
   if (env && *env) {
     snprintf(buf, n, "%s", env);
+    snprintf(name, sizeof name, "ERGO_STATE_DIR=%s", buf);
     if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
-      snprintf(why, whylen, "cannot create ERGO_STATE_DIR=%s: %s", buf, strerror(errno));
+      snprintf(why, whylen, "cannot create %s: %s (fix: " ENV_FIX ")", name, strerror(errno));
       return -1;
     }
-    /* The same rule as for the defaults: `ergo restore` obeys what it finds there, so a
-     * directory another user can write (or swap) would let them choose what root writes. */
-    char unsafe[WHY_LEN / 2];
-    if (unsafe_dir(buf, unsafe, sizeof unsafe)) {
-      snprintf(why, whylen,
-               "refusing ERGO_STATE_DIR=%s as the state directory: %s (fix: point it at a "
-               "directory of this user's, mode 0700)",
-               buf, unsafe);
-      return -1;
-    }
-    if (access(buf, W_OK | X_OK) != 0) {
-      snprintf(why, whylen, "ERGO_STATE_DIR=%s is not a writable directory: %s", buf,
-               strerror(errno));
-      return -1;
-    }
-    return 0;
+    return usable_dir(buf, name, ENV_FIX, why, whylen);
   }
   /* Root's choice: tmpfs, gone at reboot exactly when the settings are. */
   snprintf(buf, n, "/run/ergo");
@@ -67,15 +76,37 @@ int ergo__state_pick_dir(char *buf, size_t n, char *why, size_t whylen) {
              buf, strerror(errno));
     return -1;
   }
-  char unsafe[WHY_LEN / 2]; /* leaves room for the path and the fix in why */
-  if (unsafe_dir(buf, unsafe, sizeof unsafe)) {
-    snprintf(why, whylen,
-             "refusing %s as the state directory: %s (fix: remove it, or set ERGO_STATE_DIR to "
-             "a private directory)",
-             buf, unsafe);
-    return -1;
+  return usable_dir(buf, buf, DEFAULT_FIX, why, whylen);
+}
+
+int ergo__state_find_dir(char *buf, size_t n, char *why, size_t whylen) {
+  const char *env = getenv("ERGO_STATE_DIR");
+  char name[PATH_MAX + 32];
+  struct stat st;
+  if (env && *env) {
+    snprintf(buf, n, "%s", env);
+    snprintf(name, sizeof name, "ERGO_STATE_DIR=%s", buf);
+    if (lstat(buf, &st) != 0 && errno == ENOENT) {
+      snprintf(why, whylen, "%s", name);
+      return 1;
+    }
+    return usable_dir(buf, name, ENV_FIX, why, whylen);
   }
-  return 0;
+  /* Where pick_dir would have saved: /run/ergo when it exists and is usable or could be made
+   * (root), else /tmp/ergo-UID. */
+  snprintf(buf, n, "/run/ergo");
+  if (lstat(buf, &st) == 0 ? !unsafe_dir(buf, why, whylen) && access(buf, W_OK | X_OK) == 0
+                           : errno == ENOENT && access("/run", W_OK | X_OK) == 0) {
+    if (access(buf, F_OK) == 0) return 0;
+    snprintf(why, whylen, "%s", buf);
+    return 1;
+  }
+  snprintf(buf, n, "/tmp/ergo-%u", (unsigned)geteuid());
+  if (lstat(buf, &st) != 0 && errno == ENOENT) {
+    snprintf(why, whylen, "%s", buf);
+    return 1;
+  }
+  return usable_dir(buf, buf, DEFAULT_FIX, why, whylen);
 }
 
 const char *ergo__state_dir(void) {

@@ -99,6 +99,10 @@ const char *ergo__state_shown(const char *s, size_t len, char *buf, size_t n);
 
 /* The state directory into buf (created if missing): 0, or -1 with why. */
 int ergo__state_pick_dir(char *buf, size_t n, char *why, size_t whylen);
+/* The same directory for `ergo restore`, never created: 0; 1 when it does not exist (why gets
+ * its name, "ERGO_STATE_DIR=/x" or the path: nothing was ever saved there); -1 with why when it
+ * cannot be used. */
+int ergo__state_find_dir(char *buf, size_t n, char *why, size_t whylen);
 
 /* ---- state_signal.c ---- */
 

@@ -12,11 +12,33 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Where restore's lines go: what it does to out, what fails or is refused to err, after
+ * "ergo restore: " when err is another stream than out (the command's stderr).  One stream keeps
+ * the plain lines in order, as a takeover's message and the tests read them. */
+typedef struct restore_io {
+  FILE *out, *err;
+} restore_io;
+
+__attribute__((format(printf, 3, 4))) static void say(const restore_io *io, int error,
+                                                      const char *fmt, ...) {
+  FILE *f = error ? io->err : io->out;
+  if (f != io->out) {
+    fflush(io->out); /* the line follows what was said before it */
+    fputs("ergo restore: ", f);
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  fputc('\n', f);
+}
 
 /* The files a knob's save() tracks, the only ones a state file may name: knobs/cpufreq.c's four
  * per CPU (and their policyN directories, where the kernel links cpuN/cpufreq), knobs/uncore.c's
@@ -77,8 +99,8 @@ static const char *writable_path(const char *path, char *resolved, char *why, si
 
 /* The entries of a parsed state file, or NULL with why.  Each path no knob writes is refused in
  * a line of its own (to out), and then the whole file: nothing of a tampered file is written. */
-static state_entry **parse_files(const json_t *files, const char *state_path, FILE *out, size_t *n,
-                                 char *why, size_t whylen) {
+static state_entry **parse_files(const json_t *files, const char *state_path, const restore_io *io,
+                                 size_t *n, char *why, size_t whylen) {
   if (!json_is_array(files)) {
     snprintf(why, whylen, "no \"files\" array");
     return NULL;
@@ -103,7 +125,7 @@ static state_entry **parse_files(const json_t *files, const char *state_path, FI
     else if (len > CONTENT_MAX || memchr(content, '\0', len))
       snprintf(why, whylen, "files[%zu] has a content that is not a setting", i);
     else if (!(target = writable_path(path, resolved, bad, sizeof bad))) {
-      fprintf(out, "%s: files[%zu] is %s; refused\n", state_path, i, bad);
+      say(io, 1, "%s: files[%zu] is %s; refused", state_path, i, bad);
       refused++;
     } else if (!(e[i] = ergo__state_entry_new(target, content, len)))
       snprintf(why, whylen, "out of memory");
@@ -189,11 +211,11 @@ static int claim_of(const char *dir, const char *file, char *claim, size_t n,
  * and the file is used only when it is that owner's (else left, quietly).  Returns its failures;
  * *restored (if given) gets the number of files written back. */
 static int restore_one(const char *dir, const char *path, long pid, int explicit, int dry_run,
-                       const dead_owner *dead, FILE *out, size_t *restored) {
+                       const dead_owner *dead, const restore_io *io, size_t *restored) {
   char why[WHY_LEN] = "", v[256];
   json_t *doc = load_state(path, why, sizeof why);
   if (why[0]) {
-    fprintf(out, "%s: not a usable ergo state file (%s); left in place\n", path, why);
+    say(io, 1, "%s: not a usable ergo state file (%s); left in place", path, why);
     json_decref(doc);
     return 1;
   }
@@ -229,9 +251,9 @@ static int restore_one(const char *dir, const char *path, long pid, int explicit
   }
   size_t n = 0;
   state_entry **e =
-      why[0] ? NULL : parse_files(json_object_get(doc, "files"), path, out, &n, why, sizeof why);
+      why[0] ? NULL : parse_files(json_object_get(doc, "files"), path, io, &n, why, sizeof why);
   if (!e) {
-    fprintf(out, "%s: not a usable ergo state file (%s); left in place\n", path, why);
+    say(io, 1, "%s: not a usable ergo state file (%s); left in place", path, why);
     json_decref(doc);
     return 1;
   }
@@ -255,27 +277,27 @@ static int restore_one(const char *dir, const char *path, long pid, int explicit
     }
   }
   if (!held || !holder) {
-    fprintf(out, "%s: out of memory; left in place\n", path);
+    say(io, 1, "%s: out of memory; left in place", path);
     failed = 1;
   } else if (strcmp(host, here) != 0) {
-    fprintf(out, "%s: written on host %s, this is %s; left in place\n", path, host, here);
+    say(io, explicit, "%s: written on host %s, this is %s; left in place", path, host, here);
     failed = explicit;
   } else if (!dead && ergo__state_owner_alive(pid, start, instance)) {
-    fprintf(out, "process %ld is alive: it restores its own settings\n", pid);
+    say(io, explicit, "process %ld is alive: it restores its own settings", pid);
     failed = explicit;
   } else if (dry_run) {
-    fprintf(out, "process %ld (%s) is gone; %s lists %zu files\n", pid, exe, path, n);
+    say(io, 0, "process %ld (%s) is gone; %s lists %zu files", pid, exe, path, n);
     for (size_t i = 0; i < n; i++)
       if (held[i])
-        fprintf(out, "would leave %s alone: process %ld holds it now\n", e[i]->path, holder[i]);
+        say(io, 0, "would leave %s alone: process %ld holds it now", e[i]->path, holder[i]);
       else if (e[i]->placeholder)
-        fprintf(out, "would skip %s: '%s' is the kernel's placeholder, not a value\n", e[i]->path,
-                ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v));
+        say(io, 0, "would skip %s: '%s' is the kernel's placeholder, not a value", e[i]->path,
+            ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v));
       else
-        fprintf(out, "would write '%s' to %s\n",
-                ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v), e[i]->path);
+        say(io, 0, "would write '%s' to %s",
+            ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v), e[i]->path);
   } else {
-    fprintf(out, "process %ld (%s) is gone; restoring the %zu files of %s\n", pid, exe, n, path);
+    say(io, 0, "process %ld (%s) is gone; restoring the %zu files of %s", pid, exe, n, path);
     /* The files nobody holds, in their order. */
     state_entry **w = calloc(n ? n : 1, sizeof *w);
     int *errs = calloc(n ? n : 1, sizeof *errs);
@@ -286,17 +308,17 @@ static int restore_one(const char *dir, const char *path, long pid, int explicit
     for (size_t i = 0, j = 0; i < n; i++) {
       ergo__state_shown(e[i]->content, e[i]->len, v, sizeof v);
       if (held[i]) {
-        fprintf(out, "left %s alone: process %ld holds it now and restores it when it ends\n",
-                e[i]->path, holder[i]);
+        say(io, 0, "left %s alone: process %ld holds it now and restores it when it ends",
+            e[i]->path, holder[i]);
         continue;
       }
       int err = errs && w ? errs[j++] : ENOMEM;
       if (err)
-        fprintf(out, "cannot restore %s to '%s': %s\n", e[i]->path, v, strerror(err));
+        say(io, 1, "cannot restore %s to '%s': %s", e[i]->path, v, strerror(err));
       else if (e[i]->placeholder)
-        fprintf(out, "skipped %s: '%s' is the kernel's placeholder, not a value\n", e[i]->path, v);
+        say(io, 0, "skipped %s: '%s' is the kernel's placeholder, not a value", e[i]->path, v);
       else {
-        fprintf(out, "restored %s to '%s'\n", e[i]->path, v);
+        say(io, 0, "restored %s to '%s'", e[i]->path, v);
         if (restored) (*restored)++;
       }
       if (err) continue;
@@ -311,18 +333,18 @@ static int restore_one(const char *dir, const char *path, long pid, int explicit
     free(w);
     free(errs);
     if (failed)
-      fprintf(out, "%s stays: %d of %zu files could not be restored\n", path, failed, n);
+      say(io, 1, "%s stays: %d of %zu files could not be restored", path, failed, n);
     else if (nheld) {
-      fprintf(out,
-              "%s stays: %zu of %zu files are held by running processes (run `ergo restore` "
-              "again once they are gone)\n",
-              path, nheld, n);
+      say(io, explicit,
+          "%s stays: %zu of %zu files are held by running processes (run `ergo restore` "
+          "again once they are gone)",
+          path, nheld, n);
       failed = explicit;
     } else if (unlink(path) != 0) {
-      fprintf(out, "cannot remove %s: %s\n", path, strerror(errno));
+      say(io, 1, "cannot remove %s: %s", path, strerror(errno));
       failed = 1;
     } else
-      fprintf(out, "removed %s\n", path);
+      say(io, 0, "removed %s", path);
   }
   free(held);
   free(holder);
@@ -350,7 +372,8 @@ int ergo__state_restore_owner(const char *dir, const ergo__claim_owner *owner,
   }
   dead_owner dead = {owner, not_instance};
   size_t restored = 0;
-  int failed = restore_one(dir, path, owner->pid, 0, 0, &dead, out, &restored);
+  const restore_io io = {out, out};
+  int failed = restore_one(dir, path, owner->pid, 0, 0, &dead, &io, &restored);
   fclose(out);
   if (failed) {
     /* The first line that says what went wrong. */
@@ -378,7 +401,7 @@ int ergo__state_restore_owner(const char *dir, const ergo__claim_owner *owner,
 
 /* Claims whose owner is gone and left no state file (it died before saving, or after restoring
  * but before releasing): nothing to restore, so they go.  Under the directory lock. */
-static int sweep_claims(const char *dir, FILE *out) {
+static int sweep_claims(const char *dir, const restore_io *io) {
   DIR *d = opendir(dir);
   if (!d) return 0;
   const char *host = ergo__state_host();
@@ -397,10 +420,10 @@ static int sweep_claims(const char *dir, FILE *out) {
     }
     if (unlink(claim) != 0) continue;
     if (got == 1)
-      fprintf(out, "removed %s: the claim of process %ld on %s, which is gone\n", claim, o.pid,
-              o.domain);
+      say(io, 0, "removed %s: the claim of process %ld on %s, which is gone", claim, o.pid,
+          o.domain);
     else
-      fprintf(out, "removed %s: an unreadable claim\n", claim);
+      say(io, 0, "removed %s: an unreadable claim", claim);
   }
   closedir(d);
   return 0;
@@ -420,32 +443,40 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out) {
+int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out, FILE *err) {
   char dir[PATH_MAX], why[WHY_LEN], path[PATH_MAX + 32];
-  if (ergo__state_pick_dir(dir, sizeof dir, why, sizeof why) != 0) {
-    fprintf(out, "%s\n", why);
+  const restore_io io_ = {out, err ? err : out}, *io = &io_;
+  /* Never created here: a process that changed a setting made it first, so a missing one means
+   * nothing was saved there (and a mistyped ERGO_STATE_DIR is not made into a directory). */
+  int found = ergo__state_find_dir(dir, sizeof dir, why, sizeof why);
+  if (found < 0) {
+    say(io, 1, "%s", why);
     return 1;
+  }
+  if (found > 0) {
+    say(io, 0, "%s does not exist: no ergo process saved settings there, nothing to restore", why);
+    return 0;
   }
   /* No process claims or takes over a directory meanwhile. */
   int lock = ergo__state_lock_dir(dir);
   if (lock < 0) {
-    fprintf(out, "cannot lock %s: %s (fix: if an ergo process is stopped, resume or end it)\n", dir,
-            strerror(errno));
+    say(io, 1, "cannot lock %s: %s (fix: if an ergo process is stopped, resume or end it)", dir,
+        strerror(errno));
     return 1;
   }
   if (pid > 0) {
     int failed = 0;
     snprintf(path, sizeof path, "%s/%ld.json", dir, (long)pid);
     if (access(path, F_OK) != 0 && errno == ENOENT)
-      fprintf(out, "no state file for process %ld in %s: nothing to restore\n", (long)pid, dir);
+      say(io, 0, "no state file for process %ld in %s: nothing to restore", (long)pid, dir);
     else
-      failed = restore_one(dir, path, (long)pid, 1, dry_run, NULL, out, NULL);
+      failed = restore_one(dir, path, (long)pid, 1, dry_run, NULL, io, NULL);
     close(lock);
     return failed;
   }
   DIR *d = opendir(dir);
   if (!d) {
-    fprintf(out, "cannot read %s: %s\n", dir, strerror(errno));
+    say(io, 1, "cannot read %s: %s", dir, strerror(errno));
     close(lock);
     return 1;
   }
@@ -465,27 +496,28 @@ int ergo__state_restore_dead(pid_t pid, int dry_run, FILE *out) {
   }
   closedir(d);
   if (n == 0)
-    fprintf(out, "no state files in %s: nothing to restore\n", dir);
+    say(io, 0, "no state files in %s: nothing to restore", dir);
   else
     qsort(pids, n, sizeof *pids, by_value);
   int failed = 0;
   for (size_t i = 0; i < n; i++) {
     snprintf(path, sizeof path, "%s/%ld.json", dir, pids[i]);
-    failed += restore_one(dir, path, pids[i], 0, dry_run, NULL, out, NULL);
+    failed += restore_one(dir, path, pids[i], 0, dry_run, NULL, io, NULL);
   }
   free(pids);
-  if (!dry_run) failed += sweep_claims(dir, out);
+  if (!dry_run) failed += sweep_claims(dir, io);
   close(lock);
   return failed;
 }
 
 int ergo_restore(long pid, int dry_run) {
   if (pid < 0 || pid > INT_MAX) {
-    printf("no such process id: %ld\n", pid);
     fflush(stdout);
+    fprintf(stderr, "ergo restore: no such process id: %ld (fix: pass a positive process id)\n",
+            pid);
     return ERGO_EINVAL;
   }
-  int failed = ergo__state_restore_dead((pid_t)pid, dry_run, stdout);
+  int failed = ergo__state_restore_dead((pid_t)pid, dry_run, stdout, stderr);
   fflush(stdout);
   return failed;
 }

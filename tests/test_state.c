@@ -647,7 +647,7 @@ static char *restore_dead(pid_t pid, int dry_run, int *failed) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
-  *failed = ergo__state_restore_dead(pid, dry_run, out);
+  *failed = ergo__state_restore_dead(pid, dry_run, out, out);
   fclose(out);
   return text;
 }
@@ -1395,7 +1395,7 @@ static void state_dir_child(void) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
-  CHILD_CHECK(ergo__state_restore_dead(0, 0, out) == 1);
+  CHILD_CHECK(ergo__state_restore_dead(0, 0, out, out) == 1);
   fclose(out);
   strcat(want, "\n");
   CHILD_CHECK(strcmp(text, want) == 0);

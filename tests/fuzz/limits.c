@@ -81,7 +81,7 @@ static void compare(FILE *f) {
   cmp_rc = ergo_cli_compare.run(2, argv);
 }
 
-static void state(FILE *f) { ergo__state_restore_dead(INT_MAX - 1, 1, f); }
+static void state(FILE *f) { ergo__state_restore_dead(INT_MAX - 1, 1, f, f); }
 
 int main(void) {
   char why[1024] = "", out[4096];

@@ -40,6 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   fuzz_file(name, in, n);
   free(in);
-  ergo__state_restore_dead((pid_t)pid, 1, out);
+  ergo__state_restore_dead((pid_t)pid, 1, out, out);
   return 0;
 }

@@ -37,7 +37,7 @@ diff -r "$tmp/before" "$cpu" >/dev/null && fail "the victim changed nothing"
 # While it runs: --pid refuses, a plain run skips it.
 run alive_pid "$ergo" restore --pid "$pid"
 [ $rc = 1 ] || fail "--pid of a live process: exit $rc, expected 1"
-expect alive_pid "process $pid is alive: it restores its own settings"
+expect alive_pid "ergo restore: process $pid is alive: it restores its own settings"
 run alive_all "$ergo" restore
 [ $rc = 0 ] || fail "a live process only: exit $rc, expected 0"
 expect alive_all "process $pid is alive: it restores its own settings"
@@ -67,7 +67,7 @@ diff -r "$tmp/before" "$cpu" || fail "the tree differs after ergo restore"
 printf '{"format": "ergo-knob-state", "version": 1,' >"$dir/4194305.json"
 run malformed "$ergo" restore
 [ $rc = 1 ] || fail "malformed: exit $rc, expected 1"
-grep -q "^$dir/4194305.json: not a usable ergo state file (.*); left in place\$" "$tmp/malformed" ||
+grep -q "^ergo restore: $dir/4194305.json: not a usable ergo state file (.*); left in place\$" "$tmp/malformed" ||
   fail "malformed: not reported"
 [ -f "$dir/4194305.json" ] || fail "the malformed state file was removed"
 rm "$dir/4194305.json"
