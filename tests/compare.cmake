@@ -60,9 +60,21 @@ if(TARGET ergo-cli)
   add_test(NAME compare_csv_simulated COMMAND ${ERGO_EXPECT}
     "--match=^run,file,region,depth,time_s,energy_j,energy_saving_pct,time_change_pct,package-0_j,platform,label,setting\nbase\\.json,base\\.json,Global,0,10,100,0,0,100,sim,SIMULATED,\ntuned\\.json,tuned\\.json,Global,0,10,100,0,0,100,sim,SIMULATED,\n.*\ntuned\\.json,tuned\\.json,A/B/C,3,1,100,0,0,100,sim,SIMULATED,core_khz=1800000 threads=8\n$"
     -- ${cmp_cli} compare --csv base.json tuned.json)
+  # Output that cannot be written (a full disk: /dev/full) is one line and exit status 1, in every
+  # format: the table, --csv, --json.
+  foreach(how table csv json)
+    set(flag "")
+    if(NOT how STREQUAL "table")
+      set(flag "--${how}")
+    endif()
+    add_test(NAME compare_output_full_${how} COMMAND ${ERGO_EXPECT} --rc=1
+      "--match=^ergo compare: cannot write the output to standard output: No space left on device \\(fix: free space where it goes, or redirect it to another file\\)\n$"
+      -- sh -c "\"$0\" compare $1 base.json tuned.json > /dev/full" ${cmp_cli} "${flag}")
+    list(APPEND cmp_full compare_output_full_${how})
+  endforeach()
   set_tests_properties(compare_other_application compare_other_application_forced
     compare_other_steps_regions compare_default_tuned compare_depth compare_depth_bad compare_json
-    compare_csv_simulated PROPERTIES WORKING_DIRECTORY ${cmp_dir})
+    compare_csv_simulated ${cmp_full} PROPERTIES WORKING_DIRECTORY ${cmp_dir})
 endif()
 
 # A real run on the sim node under the fixed policy: its report says how it was made, and the

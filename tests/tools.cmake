@@ -56,6 +56,20 @@ add_test(NAME tool_version COMMAND ${ERGO_EXPECT} "--match=^ergo ${PROJECT_VERSI
   -- ${ERGO_CLI} --version)
 add_test(NAME tool_help COMMAND ${ERGO_EXPECT} "--match=usage: ergo <command>.*\n  info +"
   -- ${ERGO_CLI} --help)
+# Output that cannot be written (a full disk: /dev/full): one line naming the error, exit status
+# 1, for every command that prints (checked once, in main).
+foreach(args "info" "info --json" "--version" "restore --help")
+  string(REPLACE " " "_" name "${args}")
+  string(REPLACE "-" "" name "${name}")
+  set(cmd "ergo")
+  if(NOT args MATCHES "^--")
+    string(REGEX REPLACE " .*" "" word "${args}")
+    set(cmd "ergo ${word}")
+  endif()
+  add_test(NAME tool_output_full_${name} COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^${cmd}: cannot write the output to standard output: No space left on device \\(fix: free space where it goes, or redirect it to another file\\)\n$"
+    -- sh -c "\"$0\" ${args} > /dev/full" ${ERGO_CLI})
+endforeach()
 
 # The runner plays the hardware: the package counter moves while the command runs, and wraps to
 # 0 after max_energy_range_uj (25 periods after the start here).
