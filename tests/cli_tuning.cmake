@@ -125,6 +125,37 @@ grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; e
   add_test(NAME cli_tuning_sweep_bad_grid COMMAND ${ERGO_EXPECT} --rc=2
     "--match=^ergo sweep: --grid 'gpu=1' is not valid: 'gpu=1' names no knob or option; expected KNOB=V,V,[.][.][.] with KNOB cpu or uncore \\(kHz\\) or threads and V a positive integer or FROM:TO:STEP, and options repeats=N \\(1 to 100\\) and budget=N \\(10 to 100000\\), separated by ',' or ';'\n$"
     -- ${tun_cli} sweep --runs --platform sim --grid gpu=1 -- true)
+  # --out is checked before the first run, not after all of them.
+  add_test(NAME cli_tuning_sweep_out_unwritable COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo sweep: --out '/nonexistent/m\\.json' cannot be written: directory '/nonexistent' does not exist \\(fix: create the directory or give another path\\)\n$"
+    -- ${tun_cli} sweep --runs --platform sim --out /nonexistent/m.json -- ${tun_app} --steps 2)
+  # Time-only objectives need no energy meter (the sim node's turned off: ERGO_ENERGY=none); an
+  # objective that weighs energy is refused after the untuned run, naming the fix and the
+  # directory its files are kept in.
+  add_test(NAME cli_tuning_sweep_time_only COMMAND ${ERGO_EXPECT}
+    "--match=ergo sweep: run 1/3 untuned: ${tun_num} s\n.*ergo sweep: best configurations \\(time\\), against the untuned run:\n  Global/Timestep +[^\n]*: time [-+]${tun_num}% \\(no energy measured\\)\n.*ergo sweep: model of [1-9][0-9]* regions written to time-model\\.json\n.*ergo sweep: best configurations \\(weighted:t=1,e=0,r=1\\)[^\n]*\n.*ergo sweep: model of [1-9][0-9]* regions written to weighted-model\\.json\n"
+    -- sh -c [=[
+cli=$1 app=$2
+rm -f time-model.json weighted-model.json
+ERGO_ENERGY=none "$cli" sweep --runs --platform sim --grid threads=1,2 --objective time --out time-model.json -- "$app" --steps 2 || { echo "FAIL: time"; exit 1; }
+ERGO_ENERGY=none "$cli" sweep --runs --platform sim --grid threads=1,2 --objective weighted:t=1,r=1 --out weighted-model.json -- "$app" --steps 2 || { echo "FAIL: weighted"; exit 1; }
+grep -q '"objective": "time"' time-model.json || { echo "FAIL: not a time model"; exit 1; }
+]=] sh ${tun_cli} ${tun_app})
+  set_tests_properties(cli_tuning_sweep_time_only PROPERTIES WORKING_DIRECTORY ${tun_dir}
+    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
+  add_test(NAME cli_tuning_sweep_no_energy COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=\nergo sweep: the untuned run measured no energy, which objective energy@5% weighs \\(no energy meter here: `ergo info` says why; fix: --objective time, ERGO_ENERGY=estimate, or --platform sim to simulate one\\)\nergo sweep: the runs' reports and output are kept in [^\n]*/noenergy-tmp/ergo-sweep-[A-Za-z0-9]+ \\(remove it when done\\)\nkept: run-1\\.json\n$"
+    -- sh -c [=[
+cli=$1 app=$2
+rm -rf noenergy-tmp && mkdir noenergy-tmp
+TMPDIR=$PWD/noenergy-tmp ERGO_ENERGY=none "$cli" sweep --runs --platform sim --grid threads=1,2 --out noenergy-model.json -- "$app" --steps 2 2>&1
+rc=$?
+[ -e noenergy-model.json ] && echo "FAIL: a model was written"
+echo "kept: $(cd noenergy-tmp/ergo-sweep-* && ls run-1.json)"
+exit $rc
+]=] sh ${tun_cli} ${tun_app})
+  set_tests_properties(cli_tuning_sweep_no_energy PROPERTIES WORKING_DIRECTORY ${tun_dir}
+    ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
   add_test(NAME cli_tuning_sweep_bad_objective COMMAND ${ERGO_EXPECT} --rc=2
     "--match=^ergo sweep: --objective 'speed' is not valid: ${tun_expected_obj}\n$"
     -- ${tun_cli} sweep --runs --objective speed -- true)
@@ -133,6 +164,6 @@ grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; e
     cli_tuning_run_unknown cli_tuning_run_no_model cli_tuning_run_status cli_tuning_run_not_found
     cli_tuning_compare_none cli_tuning_compare_missing cli_tuning_compare_truncated
     cli_tuning_compare_foreign cli_tuning_compare_treeless cli_tuning_sweep_no_runs
-    cli_tuning_sweep_bad_grid cli_tuning_sweep_bad_objective
+    cli_tuning_sweep_bad_grid cli_tuning_sweep_bad_objective cli_tuning_sweep_out_unwritable
     PROPERTIES WORKING_DIRECTORY ${tun_dir} ENVIRONMENT "${tun_env}")
 endif()

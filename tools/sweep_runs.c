@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,12 +293,16 @@ static int in_set(const json_t *set, const char *path) {
 
 /* The time and energy a region's config governs, mean per execution: the region with every
  * child that is not tuned on its own (those run under the region's config), without the tuned
- * children (`tuned`: their paths), which run under theirs.  0, or -1 when the report has no
- * energy for the region or it never completed. */
-static int governed(const json_t *node, const json_t *tuned, ergo__measure *m, int *calls) {
+ * children (`tuned`: their paths), which run under theirs.  0, or -1 when the region never
+ * completed or, with need_energy, the report has no energy for it (a time-only objective takes
+ * a run without a meter: its energy counts as 0). */
+static int governed(const json_t *node, const json_t *tuned, int need_energy, ergo__measure *m,
+                    int *calls) {
   const json_t *e = json_object_get(node, "energy");
   json_int_t n = json_integer_value(json_object_get(node, "calls"));
-  if (n < 1 || !json_is_object(e) || !json_is_number(json_object_get(e, "total"))) return -1;
+  if (n < 1 ||
+      (need_energy && (!json_is_object(e) || !json_is_number(json_object_get(e, "total")))))
+    return -1;
   double t = json_number_value(json_object_get(node, "time_s"));
   double j = json_number_value(json_object_get(e, "total"));
   size_t i;
@@ -317,15 +322,16 @@ static int governed(const json_t *node, const json_t *tuned, ergo__measure *m, i
 /* The regions tuned on their own, decided on the untuned run as the tuner decides: those whose
  * governed time is at least min_s per execution, children first (a parent governs what its
  * children do not). */
-static void tuned_regions(const json_t *node, double min_s, json_t *tuned) {
+static void tuned_regions(const json_t *node, double min_s, int need_energy, json_t *tuned) {
   size_t i;
   const json_t *c;
-  json_array_foreach(json_object_get(node, "children"), i, c) tuned_regions(c, min_s, tuned);
+  json_array_foreach(json_object_get(node, "children"), i, c)
+      tuned_regions(c, min_s, need_energy, tuned);
   const char *p = json_string_value(json_object_get(node, "path"));
   ergo__measure m;
   int calls;
   if (p && json_integer_value(json_object_get(node, "depth")) >= 1 &&
-      !governed(node, tuned, &m, &calls) && m.time_s >= min_s)
+      !governed(node, tuned, need_energy, &m, &calls) && m.time_s >= min_s)
     json_array_append_new(tuned, json_string(p));
 }
 
@@ -350,14 +356,15 @@ typedef struct point {
 } point;
 
 /* One tuned region's entry in the model, from every run's report: 0, 1 when the untuned run has
- * no energy for it (it is left out), or ERGO_ENOMEM.  *best_out receives its best point. */
+ * no energy for it (it is left out), or ERGO_ENOMEM.  *best_out receives its best point.  A
+ * time-only objective (need_energy 0) takes runs without energy. */
 static int region_entry(ergo__model *model, const char *path, const json_t *tuned,
                         const json_t *const *roots, const grid *g, const ergo__config *base_cfg,
-                        int repeats, const ergo__objective *o, int cores, point *best_out,
-                        ergo__measure *base_out) {
+                        int repeats, const ergo__objective *o, int need_energy, int cores,
+                        point *best_out, ergo__measure *base_out) {
   ergo__measure base;
   int calls;
-  if (governed(find_path(roots[0], path), tuned, &base, &calls)) return 1;
+  if (governed(find_path(roots[0], path), tuned, need_energy, &base, &calls)) return 1;
   base.resource =
       base_cfg->v[ERGO__KNOB_THREADS] ? (double)base_cfg->v[ERGO__KNOB_THREADS] / cores : 1.0;
   point *pts = calloc((size_t)g->n + 1, sizeof *pts);
@@ -369,7 +376,7 @@ static int region_entry(ergo__model *model, const char *path, const json_t *tune
     int n = 0, ok = 1;
     for (int r = 0; r < repeats && ok; r++) {
       ergo__measure m;
-      ok = !governed(find_path(roots[1 + i * repeats + r], path), tuned, &m, &calls);
+      ok = !governed(find_path(roots[1 + i * repeats + r], path), tuned, need_energy, &m, &calls);
       if (!ok) break;
       sum.time_s += m.time_s;
       sum.energy_j += m.energy_j;
@@ -411,7 +418,8 @@ static void collect(const json_t *node, const json_t *tuned, json_t *out) {
 
 static int write_model(const char *out, const json_t *const *roots, const grid *g,
                        const ergo__space *s, const ergo__config *base_cfg, int repeats,
-                       const ergo__objective *o, const char *platform, int *nregions) {
+                       const ergo__objective *o, int need_energy, const char *platform,
+                       int *nregions) {
   double min_ms = MIN_REGION_MS;
   const char *env = getenv("ERGO_MIN_REGION_MS");
   if (env) {
@@ -431,7 +439,7 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
   ergo__objective_name(o, model.objective, sizeof model.objective);
   snprintf(model.platform, sizeof model.platform, "%s", platform);
   json_t *paths = json_array(), *tuned = json_array();
-  tuned_regions(roots[0], min_ms * 1e-3, tuned);
+  tuned_regions(roots[0], min_ms * 1e-3, need_energy, tuned);
   collect(roots[0], tuned, paths);
   *nregions = 0;
   int rc = 0;
@@ -441,7 +449,8 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
     point best;
     ergo__measure base;
     const char *path = json_string_value(pj);
-    rc = region_entry(&model, path, tuned, roots, g, base_cfg, repeats, o, s->cores, &best, &base);
+    rc = region_entry(&model, path, tuned, roots, g, base_cfg, repeats, o, need_energy, s->cores,
+                      &best, &base);
     if (rc < 0) break;
     if (rc > 0) { /* the untuned run has no energy for it: left out */
       rc = 0;
@@ -449,9 +458,12 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
     }
     char cfg[256];
     fixed_text(&best.c, cfg, sizeof cfg);
-    printf("  %-50s %s: energy %+.1f%%, time %+.1f%%\n", path, cfg,
-           base.energy_j > 0 ? 100.0 * (best.m.energy_j - base.energy_j) / base.energy_j : 0.0,
-           base.time_s > 0 ? 100.0 * (best.m.time_s - base.time_s) / base.time_s : 0.0);
+    double dt = base.time_s > 0 ? 100.0 * (best.m.time_s - base.time_s) / base.time_s : 0.0;
+    if (base.energy_j > 0)
+      printf("  %-50s %s: energy %+.1f%%, time %+.1f%%\n", path, cfg,
+             100.0 * (best.m.energy_j - base.energy_j) / base.energy_j, dt);
+    else
+      printf("  %-50s %s: time %+.1f%% (no energy measured)\n", path, cfg, dt);
     ++*nregions;
   }
   json_decref(paths);
@@ -524,7 +536,17 @@ static int sweep_run(int argc, char **argv) {
     const char *expected = strstr(why, "expected");
     return usage_error("--objective '%s' is not valid: %s", objective, expected ? expected : why);
   }
+  /* time, or weighted without energy's term: runs without an energy meter do (the README's
+   * time-only objectives). */
+  int time_only =
+      obj.kind == ERGO__OBJ_TIME || (obj.kind == ERGO__OBJ_WEIGHTED && obj.w_energy == 0);
   if (!*out) return usage_error("--out is empty: expected a file path");
+  /* Said now, not after every run: the model is the only thing the runs are for. */
+  char unwritable[PATH_MAX + 128];
+  if (ergo__path_writable(out, unwritable, sizeof unwritable))
+    return usage_error("--out '%s' cannot be written: %s (fix: create the directory or give "
+                       "another path)",
+                       out, unwritable);
   if (!platform) platform = getenv("ERGO_PLATFORM");
   if (!platform || !*platform) platform = "auto";
   if (strcmp(platform, "real") && strcmp(platform, "sim") && strcmp(platform, "auto"))
@@ -603,9 +625,11 @@ static int sweep_run(int argc, char **argv) {
     printf(": %.3f s", total.time_s);
     if (json_is_number(e)) printf(", %.2f J", json_number_value(e));
     printf("\n");
-    if (k == 0 && !json_is_number(e)) {
-      rc = failure("the untuned run measured no energy (no energy meter here: `ergo info` says "
-                   "why; ERGO_PLATFORM=sim simulates one)");
+    if (k == 0 && !json_is_number(e) && !time_only) {
+      rc = failure("the untuned run measured no energy, which objective %s weighs (no energy "
+                   "meter here: `ergo info` says why; fix: --objective time, ERGO_ENERGY=estimate, "
+                   "or --platform sim to simulate one)",
+                   ergo__objective_name(&obj, why, sizeof why));
       break;
     }
   }
@@ -613,7 +637,8 @@ static int sweep_run(int argc, char **argv) {
     int nregions = 0;
     printf("ergo sweep: best configurations (%s), against the untuned run:\n",
            ergo__objective_name(&obj, why, sizeof why));
-    rc = write_model(out, roots, &g, &space, &base_cfg, repeats, &obj, platform, &nregions);
+    rc = write_model(out, roots, &g, &space, &base_cfg, repeats, &obj, !time_only, platform,
+                     &nregions);
     if (rc == ERGO_CLI_OK)
       printf("ergo sweep: model of %d region%s written to %s\n", nregions, nregions == 1 ? "" : "s",
              out);
@@ -622,8 +647,11 @@ static int sweep_run(int argc, char **argv) {
   free(docs);
   free((void *)roots);
   free(g.c);
-  /* A failed run's output stays for the user to read. */
-  if (rc == ERGO_CLI_OK) remove_dir(dir, nruns);
+  /* A failed run's output stays for the user to read, and is said to. */
+  if (rc == ERGO_CLI_OK)
+    remove_dir(dir, nruns);
+  else
+    failure("the runs' reports and output are kept in %s (remove it when done)", dir);
   return rc;
 }
 
