@@ -38,8 +38,15 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   file(WRITE ${bad_dir}/model.json "{\"format\": \"ergo-model\", \"version\": 1, \"policy\": \"sweep\", \"objective\": \"energy\", \"node\": {\"platform\": \"sim\"}, \"regions\": {\"Global/A\": {\"config\": {\"threads\": \"x\"}, \"baseline\": {\"time_s\": 1, \"energy_j\": 1}, \"points\": []}}}\n")
   file(WRITE ${bad_dir}/power.csv "time_s,package-0_W\n0.1,12.5\n0.2,abc\n")
   file(WRITE ${bad_dir}/power-ok.csv "time_s,package-0_W\n0.1,12.5\n0.2,13.0\n")
-  file(WRITE ${bad_dir}/balance.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     AAAA\nhello\n")
-  file(WRITE ${bad_dir}/balance-zero.txt "Headers for balance file:\n'A' - Timestep\n'?' - Unaccounted\n  Step=    1 sec=   1.00000     AAAA\n  Step=    2 sec=   0.00000\n")
+  # A step of some time is 100 symbols (core/balance.c), one of no time none.
+  string(REPEAT "A" 100 bal_a)
+  file(WRITE ${bad_dir}/balance.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     ${bal_a}\nhello\n")
+  file(WRITE ${bad_dir}/balance-zero.txt "Headers for balance file:\n'A' - Timestep\n'?' - Unaccounted\n  Step=    1 sec=   1.00000     ${bal_a}\n  Step=    2 sec=   0.00000\n")
+  # Cut short (a copy stopped midway): its last line has no newline, or a step too few symbols.
+  string(SUBSTRING "${bal_a}" 0 91 bal_cut)
+  file(WRITE ${bad_dir}/balance-cut.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     ${bal_a}\n  Step=    2 sec=   1.00000     ${bal_cut}")
+  file(WRITE ${bad_dir}/balance-short.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     ${bal_cut}\n  Step=    2 sec=   1.00000     ${bal_a}\n")
+  file(WRITE ${bad_dir}/power-cut.csv "time_s,package-0_W\n0.1,12.5\n0.2,1")
   set(bad_sh [=[rm -f out.html; "$@"; rc=$?; if [ -e out.html ]; then echo "out.html was written"; fi; exit $rc]=])
   function(report_bad name rc re)
     add_test(NAME report_bad_${name} COMMAND ${ERGO_EXPECT} --rc=${rc} "--match=^${re}\n$" --
@@ -73,6 +80,15 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   report_bad(balance 1
     "ergo report: 'balance\\.txt' line 4: 'hello' is neither a header nor a step line of a balance file \\(fix: give the file ERGO_BALANCE wrote, unedited\\)"
     run.json balance.txt)
+  report_bad(balance_truncated 1
+    "ergo report: 'balance-cut\\.txt' line 4 ends without its newline: the file is truncated \\(fix: give the whole file ERGO_BALANCE wrote, once the run has ended\\)"
+    run.json balance-cut.txt)
+  report_bad(balance_short_step 1
+    "ergo report: 'balance-short\\.txt' line 3: step 1 has 91 symbols, expected 100: the file is damaged \\(fix: give the file ERGO_BALANCE wrote, unedited\\)"
+    run.json balance-short.txt)
+  report_bad(power_truncated 1
+    "ergo report: 'power-cut\\.csv' line 3 ends without its newline: the file is truncated \\(fix: give the whole file ERGO_POWER_CSV wrote, once the run has ended\\)"
+    run.json power-cut.csv)
   report_bad(no_run 2
     "ergo report: no run among the files: expected at least one JSON report \\(ERGO_REPORT_JSON, ergo run --report-json\\)"
     power-ok.csv)

@@ -164,6 +164,14 @@ static int load_power(inputs *in, const char *file) {
   int estimate = 0;
   while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
     lineno++;
+    /* The sampler ends every line it writes: one without its end is a file cut short (a copy
+     * stopped midway, a run still writing), whose last sample may hold part of a number. */
+    if (line[n - 1] != '\n') {
+      rc = fail("'%s' line %ld ends without its newline: the file is truncated (fix: give the "
+                "whole file ERGO_POWER_CSV wrote, once the run has ended)",
+                file, lineno);
+      break;
+    }
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
     if (lineno == 1) {
       char *save = NULL;
@@ -226,6 +234,9 @@ static int load_power(inputs *in, const char *file) {
   return in->power ? 0 : fail("out of memory reading '%s'", file);
 }
 
+/* Symbols per step line of a balance file (core/balance.c's ERGO__BALANCE_WIDTH). */
+#define BALANCE_WIDTH 100
+
 /* The balance file: headers ("'A' - Timestep:FIND_HSML:Primary") and step lines
  * ("  Step=    1 sec=   5.63559     AAAA...?"; a step of no time has no symbols). */
 static int load_balance(inputs *in, const char *file) {
@@ -240,6 +251,14 @@ static int load_balance(inputs *in, const char *file) {
   json_t *syms = json_object(), *steps = json_array();
   while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
     lineno++;
+    /* ergo ends every line it writes: one without its end is a file cut short (a copy stopped
+     * midway, a run still writing), whose last step would be drawn from part of its symbols. */
+    if (line[n - 1] != '\n') {
+      rc = fail("'%s' line %ld ends without its newline: the file is truncated (fix: give the "
+                "whole file ERGO_BALANCE wrote, once the run has ended)",
+                file, lineno);
+      break;
+    }
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
     long step;
     double sec;
@@ -252,6 +271,14 @@ static int load_balance(inputs *in, const char *file) {
     }
     if (sscanf(line, " Step=%ld sec=%lf %n", &step, &sec, &off) == 2 && off > 0 &&
         (line[off] || sec == 0)) {
+      /* Every step of some time is BALANCE_WIDTH symbols (each share rounded to fit). */
+      size_t width = strlen(line + off);
+      if (width && width != BALANCE_WIDTH) {
+        rc = fail("'%s' line %ld: step %ld has %zu symbols, expected %d: the file is damaged "
+                  "(fix: give the file ERGO_BALANCE wrote, unedited)",
+                  file, lineno, step, width, BALANCE_WIDTH);
+        break;
+      }
       json_array_append_new(steps, json_pack("[I, f, s]", (json_int_t)step, sec, line + off));
       continue;
     }
