@@ -119,6 +119,15 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   add_test(NAME report_png_bad_chromium COMMAND ${ERGO_EXPECT} --rc=1
     "--match=^ergo report: --chromium '/nonexistent/chromium' cannot be run: No such file or directory \\(fix: the path of chromium\\)\n$"
     -- ${rep_cli} report --png out.png --chromium /nonexistent/chromium ${bad_dir}/run.json)
+  # A --chromium that is a directory, or that the kernel cannot start (its interpreter is
+  # missing): "cannot be run", not "failed to render the picture (exit status 127)".
+  add_test(NAME report_png_chromium_directory COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo report: --chromium '/' cannot be run: it is a directory \\(fix: the path of chromium\\)\n$"
+    -- ${rep_cli} report --png out.png --chromium / ${bad_dir}/run.json)
+  add_test(NAME report_png_chromium_no_interpreter COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo report: '[^\n]*/no-interpreter' cannot be run: No such file or directory \\(fix: --chromium and the path of a working chromium\\)\n$"
+    -- sh -c "printf '#!/nonexistent/sh\\n' > \"$0/no-interpreter\" && chmod +x \"$0/no-interpreter\" && exec \"$1\" report --png \"$0/out.png\" --chromium \"$0/no-interpreter\" \"$0/run.json\""
+    ${bad_dir} ${rep_cli})
   # --svg of a Chart.js canvas is refused with the fix.
   add_test(NAME report_svg_canvas COMMAND ${ERGO_EXPECT} --rc=2
     "--match=^ergo report: --svg draws the d3 charts \\(tree, balance\\); 'power' is a Chart\\.js canvas, which has no SVG \\(fix: --png\\)\n$"

@@ -482,9 +482,13 @@ static char *page(const inputs *in, const char *only, size_t *len) {
 
 static int find_chromium(const char *given, char *out, size_t len) {
   if (given) {
-    if (access(given, X_OK) != 0)
+    struct stat st;
+    if (access(given, X_OK) != 0 || stat(given, &st) != 0)
       return fail("--chromium '%s' cannot be run: %s (fix: the path of chromium)", given,
                   strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      return fail("--chromium '%s' cannot be run: it is %s (fix: the path of chromium)", given,
+                  S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
     snprintf(out, len, "%s", given);
     return 0;
   }
@@ -508,15 +512,38 @@ static int find_chromium(const char *given, char *out, size_t len) {
 /* Runs argv with stdout to fd out (-1: /dev/null), stderr to /dev/null; 0 when it exited 0
  * within the timeout, else -1 (said). */
 static int run_browser(char *const *argv, int out) {
+  /* A failed exec sends its errno back on a close-on-exec pipe, so that "cannot be run" is told
+   * apart from a browser that ran and failed. */
+  int ep[2];
+  if (pipe2(ep, O_CLOEXEC) != 0) return fail("cannot start '%s': %s", argv[0], strerror(errno)), -1;
   fflush(NULL);
   pid_t pid = fork();
-  if (pid < 0) return fail("cannot start '%s': %s", argv[0], strerror(errno)), -1;
+  if (pid < 0) {
+    close(ep[0]);
+    close(ep[1]);
+    return fail("cannot start '%s': %s", argv[0], strerror(errno)), -1;
+  }
   if (pid == 0) {
+    close(ep[0]);
     int null = open("/dev/null", O_RDWR);
     dup2(out >= 0 ? out : null, 1);
     dup2(null, 2);
     execv(argv[0], argv);
+    int err = errno;
+    (void)!write(ep[1], &err, sizeof err);
     _exit(127);
+  }
+  close(ep[1]);
+  int exec_err = 0;
+  ssize_t got;
+  while ((got = read(ep[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
+  }
+  close(ep[0]);
+  if (got == (ssize_t)sizeof exec_err) {
+    waitpid(pid, NULL, 0);
+    return fail("'%s' cannot be run: %s (fix: --chromium and the path of a working chromium)",
+                argv[0], strerror(exec_err)),
+           -1;
   }
   int status = 0;
   for (int waited = 0;; waited++) {
