@@ -47,6 +47,11 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   file(WRITE ${bad_dir}/balance-cut.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     ${bal_a}\n  Step=    2 sec=   1.00000     ${bal_cut}")
   file(WRITE ${bad_dir}/balance-short.txt "Headers for balance file:\n'A' - Timestep\n  Step=    1 sec=   1.00000     ${bal_cut}\n  Step=    2 sec=   1.00000     ${bal_a}\n")
   file(WRITE ${bad_dir}/power-cut.csv "time_s,package-0_W\n0.1,12.5\n0.2,1")
+  # Runs of two applications (their run.application), as `ergo compare`'s tests have them.
+  foreach(app miniapp heat)
+    string(REPLACE "\"platform\": \"sim\", \"threads\"" "\"platform\": \"sim\", \"run\": {\"application\": \"${app}\", \"steps\": 1}, \"threads\"" app_run "${bad_run}")
+    file(WRITE ${bad_dir}/app-${app}.json "${app_run}")
+  endforeach()
   set(bad_sh [=[rm -f out.html; "$@"; rc=$?; if [ -e out.html ]; then echo "out.html was written"; fi; exit $rc]=])
   function(report_bad name rc re)
     add_test(NAME report_bad_${name} COMMAND ${ERGO_EXPECT} --rc=${rc} "--match=^${re}\n$" --
@@ -89,6 +94,14 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   report_bad(power_truncated 1
     "ergo report: 'power-cut\\.csv' line 3 ends without its newline: the file is truncated \\(fix: give the whole file ERGO_POWER_CSV wrote, once the run has ended\\)"
     run.json power-cut.csv)
+  # Runs of different programs are refused as `ergo compare` refuses them; --force draws them.
+  report_bad(other_application 2
+    "ergo report: 'app-heat\\.json' is a run of 'heat' and 'app-miniapp\\.json' of 'miniapp': their figures are not comparable \\(fix: draw runs of one application, or --force\\)"
+    app-miniapp.json app-heat.json)
+  add_test(NAME report_other_application_forced COMMAND ${ERGO_EXPECT}
+    "--match=^ergo report: warning: 'app-heat\\.json' is a run of 'heat' and 'app-miniapp\\.json' of 'miniapp' \\(drawn together: --force\\)\nergo report: forced\\.html written \\(2 runs\\)\n$"
+    -- ${rep_cli} report --html forced.html --force app-miniapp.json app-heat.json)
+  set_tests_properties(report_other_application_forced PROPERTIES WORKING_DIRECTORY ${bad_dir})
   report_bad(no_run 2
     "ergo report: no run among the files: expected at least one JSON report \\(ERGO_REPORT_JSON, ergo run --report-json\\)"
     power-ok.csv)

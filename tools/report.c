@@ -66,8 +66,10 @@ static void report_usage(FILE *out) {
           "  --svg           the d3 charts only (tree, balance); the others are Chart.js\n"
           "                  canvases: take --png for them\n"
           "  --chromium PATH the browser to render with\n\n"
+          "Runs of different applications (their reports' run.application) are refused, as\n"
+          "`ergo compare` refuses them; --force draws them together, with a warning.\n\n"
           "Exit status: 0, 1 when an input cannot be read or the output not written (one line\n"
-          "says which and why), 2 for a usage error.\n");
+          "says which and why), 2 for a usage error or runs of different applications.\n");
 }
 
 /* One line on stderr naming the command; the exit code of a failure. */
@@ -352,6 +354,27 @@ static int load_input(inputs *in, const char *file) {
               "(ERGO_REPORT_JSON), a model (ERGO_MODEL), a power CSV (ERGO_POWER_CSV) or a "
               "balance file (ERGO_BALANCE)",
               file, start);
+}
+
+/* Runs of another application than the first's are refused (2), as `ergo compare` refuses them:
+ * their bars and trees side by side would read as one program's policies; --force draws them,
+ * with a warning each. */
+static int same_application(const inputs *in, int force) {
+  const char *app0 = json_string_value(json_object_get(in->runs[0].facts, "application")),
+             *file0 = in->runs[0].file;
+  for (int r = 1; r < in->nruns; r++) {
+    const char *app = json_string_value(json_object_get(in->runs[r].facts, "application"));
+    if (!app0 || !app || strcmp(app0, app) == 0) continue;
+    if (!force)
+      return ergo_cli_say(ERGO_CLI_USAGE, CMD,
+                          "'%s' is a run of '%s' and '%s' of '%s': their figures are not "
+                          "comparable (fix: draw runs of one application, or --force)",
+                          in->runs[r].file, app, file0, app0);
+    ergo_cli_say(0, CMD,
+                 "warning: '%s' is a run of '%s' and '%s' of '%s' (drawn together: --force)",
+                 in->runs[r].file, app, file0, app0);
+  }
+  return ERGO_CLI_OK;
 }
 
 static const char *base_name(const char *path) {
@@ -728,7 +751,7 @@ static int report_main(int argc, char **argv) {
     free(in.runs);
     return fail("out of memory");
   }
-  int nfiles = 0, rc = ERGO_CLI_OK, literal = 0;
+  int nfiles = 0, rc = ERGO_CLI_OK, literal = 0, force = 0;
   for (int i = 1; i < argc && rc == ERGO_CLI_OK; i++) {
     const char *a = argv[i];
     if (!literal && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
@@ -741,6 +764,10 @@ static int report_main(int argc, char **argv) {
       literal = 1;
       continue;
     }
+    if (!literal && strcmp(a, "--force") == 0) {
+      force = 1;
+      continue;
+    }
     int r = 0;
     for (size_t k = 0; !literal && k < sizeof names / sizeof *names && !r; k++)
       r = ergo_cli_value(CMD, argc, argv, &i, names[k], slots[k]);
@@ -749,7 +776,7 @@ static int report_main(int argc, char **argv) {
     if (!literal && a[0] == '-' && a[1]) {
       fprintf(stderr,
               CMD ": unknown option '%s': expected --html, --png, --svg, --chart, --chromium, "
-                  "--help or input files\n",
+                  "--force, --help or input files\n",
               a);
       rc = ERGO_CLI_USAGE;
     } else {
@@ -783,6 +810,7 @@ static int report_main(int argc, char **argv) {
                         "(ERGO_REPORT_JSON, ergo run --report-json)\n");
     rc = ERGO_CLI_USAGE;
   }
+  if (rc == ERGO_CLI_OK) rc = same_application(&in, force);
   /* Labels as compare gives them: base names, the path when two are equal. */
   for (int r = 0; r < in.nruns; r++) {
     in.runs[r].label = base_name(in.runs[r].file);
