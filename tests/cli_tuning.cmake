@@ -105,7 +105,7 @@ grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; e
     "--match=^ergo compare: no report given: expected one or more JSON reports \\(ERGO_REPORT_JSON, ergo run --report-json\\)\n$"
     -- ${tun_cli} compare --csv)
   add_test(NAME cli_tuning_compare_missing COMMAND ${ERGO_EXPECT} --rc=1
-    "--match=^ergo compare: '${tun_dir}/absent.json': cannot be read: [^\n]*No such file or directory\n$"
+    "--match=^ergo compare: '${tun_dir}/absent.json': cannot be read: [^\n]*No such file or directory \\(fix: give the JSON reports ergo wrote\\)\n$"
     -- ${tun_cli} compare ${tun_dir}/absent.json)
   file(WRITE ${tun_dir}/truncated.json "{\"format\": \"ergo-report\", \"version\": 1, \"threads\": [")
   file(WRITE ${tun_dir}/foreign.json "{\"format\": \"ergo-model\", \"version\": 1, \"regions\": {}}\n")

@@ -72,6 +72,11 @@ if(TARGET ergo-cli)
       -- sh -c "\"$0\" compare $1 base.json tuned.json > /dev/full" ${cmp_cli} "${flag}")
     list(APPEND cmp_full compare_output_full_${how})
   endforeach()
+  # A directory is said to be one (it read as JSON cut short: "near end of file").
+  add_test(NAME compare_directory COMMAND ${ERGO_EXPECT} --rc=1
+    "--match=^ergo compare: '\\.': is not a regular file but a directory \\(fix: give the JSON reports ergo wrote\\)\n$"
+    -- ${cmp_cli} compare base.json .)
+  list(APPEND cmp_full compare_directory)
   set_tests_properties(compare_other_application compare_other_application_forced
     compare_other_steps_regions compare_default_tuned compare_depth compare_depth_bad compare_json
     compare_csv_simulated ${cmp_full} PROPERTIES WORKING_DIRECTORY ${cmp_dir})

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The main regions: the children of Global and theirs (and, by default, every tuned region). */
 #define MAIN_DEPTH 2
@@ -76,10 +77,17 @@ int ergo_cli_report_load(ergo_cli_run_report *r, const char *cmd) {
   char size[128];
   if (ergo__input_size_check(r->file, size, sizeof size))
     return bad(cmd, r->file, "is %s (fix: give the JSON reports ergo wrote)", size);
+  /* A directory would read as an empty text ("not valid JSON ... near end of file"). */
+  struct stat st;
+  if (stat(r->file, &st) == 0 && !S_ISREG(st.st_mode))
+    return bad(cmd, r->file, "is not a regular file%s (fix: give the JSON reports ergo wrote)",
+               S_ISDIR(st.st_mode) ? " but a directory" : "");
   json_error_t err;
   r->doc = json_load_file(r->file, 0, &err);
   if (!r->doc) {
-    if (err.line < 1) return bad(cmd, r->file, "cannot be read: %s", err.text);
+    if (err.line < 1)
+      return bad(cmd, r->file, "cannot be read: %s (fix: give the JSON reports ergo wrote)",
+                 err.text);
     return bad(cmd, r->file, "is not valid JSON: %s (line %d, column %d)", err.text, err.line,
                err.column);
   }
