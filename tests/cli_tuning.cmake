@@ -156,6 +156,13 @@ exit $rc
 ]=] sh ${tun_cli} ${tun_app})
   set_tests_properties(cli_tuning_sweep_no_energy PROPERTIES WORKING_DIRECTORY ${tun_dir}
     ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # An option of one value given twice is refused (the last one was taken without a word).
+  add_test(NAME cli_tuning_run_policy_twice COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: --policy given twice \\('monitor', then 'static'\\): expected it once\n$"
+    -- ${tun_cli} run --policy monitor --policy=static -- true)
+  add_test(NAME cli_tuning_sweep_out_twice COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo sweep: --out given twice \\('a\\.json', then 'b\\.json'\\): expected it once\n$"
+    -- ${tun_cli} sweep --runs --out a.json --out b.json -- true)
   add_test(NAME cli_tuning_sweep_bad_objective COMMAND ${ERGO_EXPECT} --rc=2
     "--match=^ergo sweep: --objective 'speed' is not valid: ${tun_expected_obj}\n$"
     -- ${tun_cli} sweep --runs --objective speed -- true)
@@ -165,5 +172,6 @@ exit $rc
     cli_tuning_compare_none cli_tuning_compare_missing cli_tuning_compare_truncated
     cli_tuning_compare_foreign cli_tuning_compare_treeless cli_tuning_sweep_no_runs
     cli_tuning_sweep_bad_grid cli_tuning_sweep_bad_objective cli_tuning_sweep_out_unwritable
+    cli_tuning_run_policy_twice cli_tuning_sweep_out_twice
     PROPERTIES WORKING_DIRECTORY ${tun_dir} ENVIRONMENT "${tun_env}")
 endif()

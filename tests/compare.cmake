@@ -76,7 +76,11 @@ if(TARGET ergo-cli)
   add_test(NAME compare_directory COMMAND ${ERGO_EXPECT} --rc=1
     "--match=^ergo compare: '\\.': is not a regular file but a directory \\(fix: give the JSON reports ergo wrote\\)\n$"
     -- ${cmp_cli} compare base.json .)
-  list(APPEND cmp_full compare_directory)
+  # An option of one value given twice is refused, not the last one silently taken.
+  add_test(NAME compare_depth_twice COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo compare: --depth given twice \\('1', then '2'\\): expected it once\n$"
+    -- ${cmp_cli} compare --depth 1 --depth=2 base.json)
+  list(APPEND cmp_full compare_directory compare_depth_twice)
   set_tests_properties(compare_other_application compare_other_application_forced
     compare_other_steps_regions compare_default_tuned compare_depth compare_depth_bad compare_json
     compare_csv_simulated ${cmp_full} PROPERTIES WORKING_DIRECTORY ${cmp_dir})

@@ -102,6 +102,9 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
     "--match=^ergo report: warning: 'app-heat\\.json' is a run of 'heat' and 'app-miniapp\\.json' of 'miniapp' \\(drawn together: --force\\)\nergo report: forced\\.html written \\(2 runs\\)\n$"
     -- ${rep_cli} report --html forced.html --force app-miniapp.json app-heat.json)
   set_tests_properties(report_other_application_forced PROPERTIES WORKING_DIRECTORY ${bad_dir})
+  report_bad(repeated_option 2
+    "ergo report: --chart given twice \\('tree', then 'power'\\): expected it once"
+    --chart tree --chart power run.json)
   report_bad(no_run 2
     "ergo report: no run among the files: expected at least one JSON report \\(ERGO_REPORT_JSON, ergo run --report-json\\)"
     power-ok.csv)

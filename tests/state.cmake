@@ -55,6 +55,9 @@ add_test(NAME state_restore_bad_pid COMMAND ${ERGO_EXPECT} --rc=2
 add_test(NAME state_restore_no_pid COMMAND ${ERGO_EXPECT} --rc=2
   "--match=^ergo restore: --pid needs a process id\n$"
   -- $<TARGET_FILE:ergo-cli> restore --pid)
+add_test(NAME state_restore_pid_twice COMMAND ${ERGO_EXPECT} --rc=2
+  "--match=^ergo restore: --pid given twice \\('3', then '4'\\): expected it once\n$"
+  -- $<TARGET_FILE:ergo-cli> restore --pid 3 --pid=4)
 add_test(NAME state_restore_help COMMAND ${ERGO_EXPECT}
   "--match=^usage: ergo restore \\[--pid N\\] \\[--dry-run\\]\n"
   -- $<TARGET_FILE:ergo-cli> restore --help)

@@ -30,8 +30,9 @@ extern const ergo_cli_command ergo_cli_report;
 extern const char *ergo_cli_argv0;
 
 /* Option argv[*i] as "--name value" or "--name=value": 1 and *value set (*i moves past a
- * separate value), 0 when argv[*i] is another option, -1 when the value is missing (one line
- * on stderr, prefixed with cmd: a usage error). */
+ * separate value), 0 when argv[*i] is another option, -1 when the value is missing or *value is
+ * already set (the option given twice; one line on stderr, prefixed with cmd: a usage error).
+ * *value starts NULL: a default is applied after the options are read. */
 int ergo_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name,
                    const char **value);
 

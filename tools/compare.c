@@ -562,8 +562,9 @@ static int compare_run(int argc, char **argv) {
   run *runs = calloc((size_t)argc, sizeof *runs);
   if (!runs) return ERGO_CLI_FAIL;
   int rc = ERGO_CLI_OK, literal = 0;
+  const char *v = NULL; /* --depth's value: given once */
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
+    const char *a = argv[i];
     int got = literal ? 0 : ergo_cli_value("ergo compare", argc, argv, &i, "--depth", &v);
     if (got < 0) {
       free(runs);

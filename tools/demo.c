@@ -198,7 +198,7 @@ static int show_compare(const char *dir, int sim) {
 }
 
 static int demo_main(int argc, char **argv) {
-  const char *dir = DEMO_DIR, *steps_arg = NULL, *app_arg = NULL;
+  const char *dir = NULL, *steps_arg = NULL, *app_arg = NULL;
   static const char *const names[] = {"--dir", "--steps", "--app"};
   const char **slots[] = {&dir, &steps_arg, &app_arg};
   for (int i = 1; i < argc; i++) {
@@ -217,6 +217,7 @@ static int demo_main(int argc, char **argv) {
       return ERGO_CLI_USAGE;
     }
   }
+  if (!dir) dir = DEMO_DIR;
   long steps = DEMO_STEPS;
   if (steps_arg) {
     char *end;

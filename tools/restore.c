@@ -60,6 +60,11 @@ static int restore_run(int argc, char **argv) {
               a[0] == '-' ? "option" : "argument", a);
       return ERGO_CLI_USAGE;
     }
+    if (pid) {
+      fprintf(stderr, "ergo restore: --pid given twice ('%ld', then '%s'): expected it once\n", pid,
+              value);
+      return ERGO_CLI_USAGE;
+    }
     if ((pid = parse_pid(value)) < 0) {
       fprintf(stderr, "ergo restore: --pid '%s' is not a process id (a positive integer)\n", value);
       return ERGO_CLI_USAGE;

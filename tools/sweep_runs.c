@@ -494,7 +494,7 @@ static void remove_dir(const char *dir, int nruns) {
 }
 
 static int sweep_run(int argc, char **argv) {
-  const char *grid_arg = "small", *objective = NULL, *out = "ergo-model.json", *platform = NULL;
+  const char *grid_arg = NULL, *objective = NULL, *out = NULL, *platform = NULL;
   int runs = 0, i = 1;
   static const char *const names[] = {"--grid", "--objective", "--out", "--platform"};
   const char **slots[] = {&grid_arg, &objective, &out, &platform};
@@ -522,6 +522,8 @@ static int sweep_run(int argc, char **argv) {
                          "--platform, --help, or -- before the application",
                          a);
   }
+  if (!grid_arg) grid_arg = "small";
+  if (!out) out = "ergo-model.json";
   if (!runs)
     return usage_error("--runs is required: this command runs the application once per "
                        "configuration (for a sweep inside one run: ergo run --policy sweep -- "
