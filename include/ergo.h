@@ -536,8 +536,9 @@ ERGO_EXPORT char *ergo_knobs_info_json(void);
  * pid > 0 restricts to that process (refused while it runs).  With dry_run
  * only says what would be written.  One line per file to stdout; failures and
  * refusals to stderr, after "ergo restore: ".  Never creates the state
- * directory (a missing one: nothing to restore).  Returns the number of failures (0: all restored, or nothing to do), ERGO_EINVAL
- * for a negative pid. */
+ * directory (a missing one: nothing to restore).  Returns the number of
+ * failures (0: all restored, or nothing to do), ERGO_EINVAL for a negative
+ * pid. */
 ERGO_EXPORT int ergo_restore(long pid, int dry_run);
 
 /* ------------------------------------------------------------------------ */
