@@ -195,6 +195,20 @@ void ergo__model_save_fallback(const char *path, const ergo__model *m, const erg
     unlink(fb); /* the writer said why */
 }
 
+const char *ergo__model_kept(const char *path, char *out, size_t len) {
+  if (len) out[0] = '\0';
+  if (len && access(path, F_OK) == 0) snprintf(out, len, "'%s' kept as it was", path);
+  return out;
+}
+
+void ergo__model_not_written(const char *who, const char *path) {
+  char kept[1100];
+  if (ergo__model_kept(path, kept, sizeof kept)[0])
+    ergo__info("%s: no tuning model written, as no region was tuned: %s", who, kept);
+  else
+    ergo__info("%s: no tuning model written to '%s', as no region was tuned", who, path);
+}
+
 /* ---- loading: check everything, then fill *m ---- */
 
 static int bad(char *why, size_t whylen, const char *path, const char *where, const char *what) {

@@ -32,6 +32,9 @@ typedef struct ergo__model {
   ergo__model_region *regions;
 } ergo__model;
 
+/* Where sweep and online write the model when ERGO_MODEL is unset. */
+#define ERGO__MODEL_DEFAULT "ergo-model.json"
+
 /* Read and validate a model file (format "ergo-model", version 1).  0, or a
  * negative ERGO_E* with one line in why naming the file, the element, the
  * value and the fix; *m is then empty. */
@@ -43,6 +46,13 @@ int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *
 /* After ergo__model_save(path, ...) failed (it said why): write the model to its fallback,
  * $TMPDIR/ergo-<pid>-<basename> (util/path.h), and say where, so the tuning is not lost. */
 void ergo__model_save_fallback(const char *path, const ergo__model *m, const ergo__space *space);
+
+/* A policy that tuned nothing writes no model: an empty one would replace a good one, which a
+ * static run would then apply to no region.  What became of the file: "'PATH' kept as it was"
+ * into out when a file is there, else "" (nothing to keep).  out. */
+const char *ergo__model_kept(const char *path, char *out, size_t len);
+/* The line that says so at the end of a run of `who` (sweep, online) that tuned no region. */
+void ergo__model_not_written(const char *who, const char *path);
 
 /* The region at `path`, or NULL. */
 ergo__model_region *ergo__model_find(const ergo__model *m, const char *path);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ONLINE_DEFAULT_MODEL "ergo-model.json"
+#define ONLINE_DEFAULT_MODEL ERGO__MODEL_DEFAULT
 /* Executions per region the search may use (the convergence bound). */
 #define ONLINE_BUDGET 40
 /* With noise: measurements of the baseline and of each deciding config. */
@@ -905,7 +905,8 @@ static int online_save(ergo__policy *p) {
   const online_region *first;
   int rc = build_model(p, &m, &unfinished, &first);
   m.partial = 1;
-  if (!rc)
+  /* Nothing tuned yet: an empty model would replace the file, perhaps a good model. */
+  if (!rc && m.nregions)
     rc = ergo__model_save(p->cfg->model ? p->cfg->model : ONLINE_DEFAULT_MODEL, &m, &p->space);
   ergo__model_free(&m);
   return rc;
@@ -962,6 +963,8 @@ static int online_finish(ergo__policy *p) {
   int written = 0;
   if (rc < 0)
     ergo__error("online: out of memory while building the tuning model; '%s' not written", path);
+  else if (!m.nregions)
+    ; /* no region tuned: nothing replaces the file (said below) */
   else if ((rc = ergo__model_save(path, &m, &p->space)) == 0)
     written = 1;
   else {
@@ -1010,9 +1013,9 @@ static int online_finish(ergo__policy *p) {
                blind ? ERGO__WORK_HINT_FIX : "");
   }
   char tail[1100];
-  snprintf(tail, sizeof tail, "tuning model written to %s%s", path,
-           m.nregions ? "" : " (no regions)");
+  snprintf(tail, sizeof tail, "tuning model written to %s", path);
   ergo__summary_print(&m, NULL, written ? tail : NULL);
+  if (!m.nregions && rc >= 0) ergo__model_not_written("online", path);
   ergo__model_free(&m);
   budget_said(p);
   int retuned = 0;

@@ -88,6 +88,9 @@ struct ergo__policy {
   /* The tuner has said why nothing could be tuned (no energy measured, no significant region):
    * the policy's finish adds no "run more steps". */
   int said;
+  /* An energy meter opened on this node: without one the energy a model stores is unknown (written
+   * as null), not 0 J. */
+  int metered;
   int retune; /* ERGO_RETUNE: search again when a region's work or machine changed (default 1) */
   void *priv;
 };

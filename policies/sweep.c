@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SWEEP_DEFAULT_MODEL "ergo-model.json"
+#define SWEEP_DEFAULT_MODEL ERGO__MODEL_DEFAULT
 /* Once its schedule is over a region runs at its best config, and each block of WATCH executions
  * is compared with what the schedule measured there: when the mean log ratio of time or energy
  * is past DRIFT (or 5 standard errors of the noise the schedule saw in that quantity, if more)
@@ -483,7 +483,8 @@ static int sweep_save(ergo__policy *p) {
   const sweep_region *first;
   int rc = build_model(p, &m, &unfinished, &first);
   m.partial = 1;
-  if (!rc)
+  /* Nothing tuned yet: an empty model would replace the file, perhaps a good model. */
+  if (!rc && m.nregions)
     rc = ergo__model_save(p->cfg->model ? p->cfg->model : SWEEP_DEFAULT_MODEL, &m, &p->space);
   ergo__model_free(&m);
   return rc;
@@ -498,6 +499,8 @@ static int sweep_finish(ergo__policy *p) {
   int written = 0;
   if (rc < 0)
     ergo__error("sweep: out of memory while building the tuning model; '%s' not written", path);
+  else if (!m.nregions)
+    ; /* no region tuned: nothing replaces the file (said below) */
   else if ((rc = ergo__model_save(path, &m, &p->space)) == 0)
     written = 1;
   else {
@@ -514,9 +517,9 @@ static int sweep_finish(ergo__policy *p) {
                unfinished, unfinished == 1 ? "" : "s", unfinished == 1 ? "its" : "their",
                first->path, ergo__sweep_executions(first->sched));
   char tail[1100];
-  snprintf(tail, sizeof tail, "tuning model written to %s%s", path,
-           m.nregions ? "" : " (no regions)");
+  snprintf(tail, sizeof tail, "tuning model written to %s", path);
   ergo__summary_print(&m, NULL, written ? tail : NULL);
+  if (!m.nregions && rc >= 0) ergo__model_not_written("sweep", path);
   ergo__model_free(&m);
   int retuned = 0;
   const sweep_region *first_re = NULL;

@@ -4,6 +4,7 @@
 
 #include "mpi/job.h"
 #include "mpi/node_sync.h"
+#include "policies/model.h"
 #include "policies/policy.h"
 #include "policies/work.h"
 #include "util/buf.h"
@@ -914,7 +915,7 @@ static int by_no_energy_t(const void *a, const void *b) {
 
 /* Node mode, node rank 0: the regions long enough to tune on the node's slowest rank that were
  * not tuned because no energy reading stood for them (node_step's lead()), in one line, longest
- * first (as a warning when nothing else was tuned: the reason the model has no regions).  Their
+ * first (as a warning when nothing else was tuned: the reason no model is written).  Their
  * number. */
 static size_t say_no_energy(int warn) {
   /* No energy seen at all (no meter works): the line for that is said instead. */
@@ -988,8 +989,8 @@ static void nothing_learnt(void) {
   if (!longest) {
     T.pol.said = 1;
     ergo__warn("ERGO_POLICY=%s: the program entered no region below Global at a level up to "
-               "ERGO_ENERGY_LEVEL=%d (deeper ones are not measured), so nothing was tuned and the "
-               "model has no regions (fix: annotate the main phases of each step with "
+               "ERGO_ENERGY_LEVEL=%d (deeper ones are not measured), so nothing was tuned and no "
+               "model is written (fix: annotate the main phases of each step with "
                "ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL)",
                name, T.level);
   } else if (!nsig && say_no_energy(1)) {
@@ -998,15 +999,15 @@ static void nothing_learnt(void) {
     T.pol.said = 1;
     double lms = lmean * 1e3, fix = lms >= 1 ? floor(lms) : lms;
     ergo__warn("ERGO_POLICY=%s: no region took ERGO_MIN_REGION_MS=%g ms or more per execution "
-               "(the longest, '%s', %.*f ms), so nothing was tuned and the model has no regions "
+               "(the longest, '%s', %.*f ms), so nothing was tuned and no model is written "
                "(fix: ERGO_MIN_REGION_MS=%.*f, or time a longer part of the code as one region)",
                name, min_ms, longest->pub.path, lms >= 10 ? 1 : 3, lms, lms >= 1 ? 0 : 3, fix);
   } else if (!T.energy_seen && !T.time_only && !T.pol.said) {
     T.pol.said = 1;
     char obj[64];
     ergo__warn("ERGO_POLICY=%s: no energy was measured (no energy meter works here) and "
-               "ERGO_OBJECTIVE=%s weighs energy, so no region was tuned and the model has no "
-               "regions; more steps cannot help (fix: ERGO_ENERGY=estimate for energy from CPU "
+               "ERGO_OBJECTIVE=%s weighs energy, so no region was tuned and no model is "
+               "written; more steps cannot help (fix: ERGO_ENERGY=estimate for energy from CPU "
                "time, ERGO_OBJECTIVE=time to tune on time alone, or `ergo info` says why the "
                "meters fail)",
                name, ergo__objective_name(&T.pol.objective, obj, sizeof obj));
@@ -1144,19 +1145,6 @@ static void not_significant(void) {
                  "they ran once, while regions inside them were still being judged");
 }
 
-void ergo__tuner_no_meter(void) {
-  if (!T.active || !learns() || T.time_only) return;
-  T.pol.said = 1; /* finalize adds no other line for it */
-  char obj[64];
-  if (T.pol.talk)
-    ergo__warn("ERGO_POLICY=%s: no energy meter reads here (ERGO_ENERGY=%s; `ergo info` says "
-               "why), and ERGO_OBJECTIVE=%s weighs energy: the run goes on untuned and the model "
-               "will have no regions (fix: ERGO_ENERGY=estimate for energy from CPU time, "
-               "ERGO_OBJECTIVE=time to tune on time alone, or run where a meter works)",
-               T.pol.ops->name, T.pol.cfg->energy ? T.pol.cfg->energy : "auto",
-               ergo__objective_name(&T.pol.objective, obj, sizeof obj));
-}
-
 void ergo__tuner_finalize(void) {
   if (!T.active || !T.pol.ops->finish) return;
   const ergo__job *job = ergo__job_get();
@@ -1211,7 +1199,7 @@ static int retune_setting(void) {
   return 1;
 }
 
-int ergo__tuner_start(const ergo_config *cfg, int sim) {
+int ergo__tuner_start(const ergo_config *cfg, int sim, int metered) {
   memset(&T, 0, sizeof T);
   const char *name = cfg->policy ? cfg->policy : "monitor";
   const ergo__policy_ops *ops = ergo__policy_find(name);
@@ -1243,9 +1231,27 @@ int ergo__tuner_start(const ergo_config *cfg, int sim) {
   T.level = cfg->energy_level;
   const ergo__job *job = ergo__job_get();
   T.pol.talk = !job->mpi || job->rank == 0;
-  int rc = ops->start ? ops->start(&T.pol, why, sizeof why) : 0;
+  T.pol.metered = metered;
+  int learner = ops == &ergo__policy_sweep || ops == &ergo__policy_online, rc = 0;
+  if (learner && !metered && !T.time_only) {
+    /* It could tune nothing: said as a node without a knob to turn is, before any line announces
+     * a search, and no model is written (an empty one would replace a good one). */
+    char objt[64];
+    snprintf(why, sizeof why,
+             "no energy meter reads here (ERGO_ENERGY=%s; `ergo info` says why), and "
+             "ERGO_OBJECTIVE=%s weighs energy, so nothing can be tuned (fix: "
+             "ERGO_ENERGY=estimate for energy from CPU time, ERGO_OBJECTIVE=time to tune on time "
+             "alone, or run where a meter works)",
+             cfg->energy ? cfg->energy : "auto", ergo__objective_name(&obj, objt, sizeof objt));
+    rc = ERGO_ESTATE;
+  } else if (ops->start) {
+    rc = ops->start(&T.pol, why, sizeof why);
+  }
   if (rc) {
-    ergo__warn("ERGO_POLICY=%s: %s; running as monitor (changes nothing)", name, why);
+    char kept[1100] = "";
+    if (learner) ergo__model_kept(cfg->model ? cfg->model : ERGO__MODEL_DEFAULT, kept, sizeof kept);
+    ergo__warn("ERGO_POLICY=%s: %s; running as monitor (changes nothing%s%s)", name, why,
+               kept[0] ? ", and writes no tuning model: " : "", kept);
     if (ops->stop) ops->stop(&T.pol);
     memset(&T.pol.priv, 0, sizeof T.pol.priv);
     T.pol.ops = &ergo__policy_monitor;

@@ -24,12 +24,11 @@ typedef struct ergo__region_measurement {
   ergo__work_sample work; /* the work counters at its exit */
 } ergo__region_measurement;
 
-/* Start the policy cfg->policy (after the knobs); sim: the sim node stands in for the machine.  A
- * policy that cannot start says why in one line and the run continues as monitor. */
-int ergo__tuner_start(const ergo_config *cfg, int sim);
-/* The energy layer reads no meter (runtime/pipeline.c, at start): a policy that learns from
- * measurements (sweep, online) says at once, in one warning, that it can tune nothing. */
-void ergo__tuner_no_meter(void);
+/* Start the policy cfg->policy (after the knobs and the energy layer); sim: the sim node stands in
+ * for the machine; metered: an energy meter opened on this node.  A policy that cannot start says
+ * why in one line and the run continues as monitor: so does one that learns (sweep, online)
+ * under an objective that weighs energy where no meter opened, which could tune nothing. */
+int ergo__tuner_start(const ergo_config *cfg, int sim, int metered);
 /* 1 when a policy that changes knobs runs (monitor needs no part in the pipeline). */
 int ergo__tuner_active(void);
 /* The policy in force (monitor when the asked one could not start) and its objective; NULL

@@ -240,7 +240,6 @@ static int significance_of(void *ctx, const ergo__node *n, ergo__significance *o
 int ergo__pipeline_start(void) {
   P.tune = ergo__tuner_active();
   P.meter = ergo__energy_reads();
-  if (P.tune && !P.meter) ergo__tuner_no_meter();
   if (!P.tune && !P.meter) return saver_start();
   if (P.tune) {
     P.tune_level = ergo__core_config()->energy_level; /* the tuner's own (policies/tuner.c) */

@@ -327,9 +327,11 @@ int ergo_init(const ergo_config *user) {
   ergo__threads_ceiling(own->threads_max);      /* before the threads knob opens */
   ergo__settings_own();                         /* ergo_init's thread pushes and pops */
   ergo__knobs_start(own->knobs, sim);
-  ergo__tuner_start(own, sim);
-  /* Energy is an addition: without a meter the run measures time and goes on. */
+  /* Energy is an addition: without a meter the run measures time and goes on.  Before the
+   * tuner: a policy that learns under an objective that weighs energy runs as monitor where no
+   * meter opened, said before any line announces a search. */
   ergo__energy_start(own, sim);
+  ergo__tuner_start(own, sim, ergo__energy_meter() != NULL);
   /* Sections read the energy layer's curve at their starts and stops (core/sections.c). */
   if (ergo__energy_reads()) ergo__sections_meter(ergo__energy_quantity(), section_energy, NULL);
   tell_facts(own, sim);

@@ -97,7 +97,9 @@ set_tests_properties(launcher_env_ranks PROPERTIES WORKING_DIRECTORY ${launch_di
 
 # The tuning model of such processes: online under a launcher writes <model>.rankN, one per
 # process (no process overwrites another's model, and the shared name stays untouched); static
-# then reads each process's own model, and the shared one where no per-rank model exists.
+# then reads each process's own model, and the shared one where no per-rank model exists.  The
+# program tunes a region on the sim node (tests/apps/tune_cases.c): a run that tunes none writes no
+# model.
 if(TARGET ergo-example-miniapp)
   add_test(NAME launcher_model_per_rank COMMAND ${ERGO_EXPECT}
     "--match=each process tuned with its own model\n$" -- sh -c "
@@ -105,7 +107,7 @@ app=\$1
 rm -rf run && mkdir run && cd run || exit 1
 clean='env -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u SLURM_PROCID -u PMIX_RANK -u MV2_COMM_WORLD_RANK'
 for r in 0 1; do
-  \$clean PMI_RANK=\$r PMI_SIZE=2 ERGO_POLICY=online ERGO_MODEL=m.json \"\$app\" >out.\$r 2>&1 ||
+  \$clean PMI_RANK=\$r PMI_SIZE=2 ERGO_POLICY=online ERGO_MODEL=m.json \"\$app\" --steps 45 >out.\$r 2>&1 ||
     { cat out.\$r; echo \"FAIL: online as rank \$r: exit code\"; exit 1; }
   [ -s m.rank\$r.json ] || { cat out.\$r; ls; echo \"FAIL: rank \$r wrote no m.rank\$r.json\"; exit 1; }
 done
@@ -118,7 +120,7 @@ grep -q \"m.rank0.json\" st.0 || { cat st.0; echo 'FAIL: rank 0 did not read m.r
 grep -q \"m.rank1.json\" st.1 && { cat st.1; echo 'FAIL: rank 1 named an m.rank1.json that does not exist'; exit 1; }
 grep -q \"m.json\" st.1 || { cat st.1; echo 'FAIL: rank 1 did not read the shared m.json'; exit 1; }
 echo 'each process tuned with its own model'
-" launcher-model ${launch_timers})
+" launcher-model $<TARGET_FILE:ergo-test-tune-cases>)
   file(MAKE_DIRECTORY ${launch_dir}/model)
   set_tests_properties(launcher_model_per_rank PROPERTIES WORKING_DIRECTORY ${launch_dir}/model
     FAIL_REGULAR_EXPRESSION "FAIL:"

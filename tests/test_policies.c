@@ -6,11 +6,13 @@
 
 #include "internal.h"
 #include "policies/model.h"
+#include "policies/tuner.h"
 #include "sim/node.h"
 #include "sim/oracle.h"
 
 #include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64], model_path[128];
@@ -262,6 +264,37 @@ static void test_bad_models(void **state) {
   ergo_config c = sim_config("static");
   assert_int_equal(ergo_init(&c), 0); /* missing file: one line too */
   assert_non_null(strstr(ergo_last_error(), "running as monitor"));
+}
+
+/* A good model stays as it was when a run tunes nothing: under an objective that weighs energy
+ * with no meter (sweep and online run as monitor, saying the file is kept), and when no region is
+ * significant.  Before, both wrote a model with no regions over it. */
+static const char good_model[] =
+    "{\"format\":\"ergo-model\",\"version\":1,\"policy\":\"online\",\"objective\":\"time\","
+    "\"regions\":{\"Global/compute\":{\"config\":{\"threads\":8},"
+    "\"baseline\":{\"time_s\":0.2,\"energy_j\":1.5}}}}\n";
+static void test_nothing_tuned_keeps_model(void **state) {
+  (void)state;
+  static const char *const policies[] = {"online", "sweep"};
+  for (int i = 0; i < 4; i++) {
+    write_file(good_model);
+    ergo_config c = sim_config(policies[i % 2]);
+    if (i < 2)
+      c.energy = "none"; /* the sim node without its meter */
+    else
+      c.min_region_ms = 1e6; /* no region significant */
+    assert_int_equal(ergo_init(&c), 0);
+    if (i < 2) {
+      assert_string_equal(ergo__tuner_policy(), "monitor");
+      assert_non_null(strstr(ergo_last_error(), "kept as it was"));
+    }
+    for (int k = 0; k < 12; k++) step();
+    assert_int_equal(ergo_finalize(), 0);
+    char *text = slurp(model_path);
+    assert_non_null(text);
+    assert_string_equal(text, good_model);
+    free(text);
+  }
 }
 
 /* Save then load: the same regions, configs, baselines, points and Pareto count. */
@@ -1180,6 +1213,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sweep_control_late, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_controls_together, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_controls_sum_small_excesses, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_nothing_tuned_keeps_model, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

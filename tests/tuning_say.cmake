@@ -35,25 +35,29 @@ ERGO_POLICY=static ERGO_MODEL=m.json run static --extra --steps 2
 one_warning" sh ${say_app})
 
 # No region long enough, under online and sweep: the longest is named with a threshold that
-# would tune it; the model is said to have no regions, and nothing says "run more steps".
+# would tune it, and nothing says "run more steps"; no model is written, so the file there (a
+# good model of an earlier run) is kept, during the run (ERGO_SAVE_EVERY) as at its end.  Before,
+# a model with no regions replaced it.
 foreach(policy online sweep)
   add_test(NAME tuning_say_no_significant_${policy} COMMAND ${ERGO_EXPECT}
-    "--match=ergo: warning: ERGO_POLICY=${policy}: no region took ERGO_MIN_REGION_MS=100 ms or more per execution \\(the longest, 'Global/phase_solve', [0-9]\\.[0-9]+ ms\\), so nothing was tuned and the model has no regions \\(fix: ERGO_MIN_REGION_MS=[0-9], or time a longer part of the code as one region\\)\nergo: tuning model written to ${policy}-empty\\.json \\(no regions\\)\n"
+    "--match=ergo: warning: ERGO_POLICY=${policy}: no region took ERGO_MIN_REGION_MS=100 ms or more per execution \\(the longest, 'Global/phase_solve', [0-9]\\.[0-9]+ ms\\), so nothing was tuned and no model is written \\(fix: ERGO_MIN_REGION_MS=[0-9], or time a longer part of the code as one region\\)\nergo: ${policy}: no tuning model written, as no region was tuned: '${policy}-empty\\.json' kept as it was\n"
     -- sh -c "${say_lib}
-app=$1; rm -f ${policy}-empty.json
-ERGO_POLICY=${policy} ERGO_MODEL=${policy}-empty.json run ${policy} --ms 5 --steps 4
+app=$1; echo precious >${policy}-empty.json
+ERGO_SAVE_EVERY=0.001 ERGO_POLICY=${policy} ERGO_MODEL=${policy}-empty.json run ${policy} --ms 5 --steps 4
 one_warning
+[ \"$(cat ${policy}-empty.json)\" = precious ] || { echo 'FAIL: the model there was replaced'; exit 1; }
 case \$out in *'more steps'*) echo 'FAIL: blamed the steps'; exit 1;; esac" sh ${say_app})
 endforeach()
 
 # No region measured at all (the app's regions are at level 1, ERGO_ENERGY_LEVEL=0): said so,
 # with the fixes.
 add_test(NAME tuning_say_no_region COMMAND ${ERGO_EXPECT}
-  "--match=ergo: warning: ERGO_POLICY=online: the program entered no region below Global at a level up to ERGO_ENERGY_LEVEL=0 \\(deeper ones are not measured\\), so nothing was tuned and the model has no regions \\(fix: annotate the main phases of each step with ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL\\)\nergo: tuning model written to level0\\.json \\(no regions\\)\n"
+  "--match=ergo: warning: ERGO_POLICY=online: the program entered no region below Global at a level up to ERGO_ENERGY_LEVEL=0 \\(deeper ones are not measured\\), so nothing was tuned and no model is written \\(fix: annotate the main phases of each step with ergo_push/ergo_pop, or raise ERGO_ENERGY_LEVEL\\)\nergo: online: no tuning model written to 'level0\\.json', as no region was tuned\n"
   -- sh -c "${say_lib}
 app=$1; rm -f level0.json
 ERGO_ENERGY_LEVEL=0 ERGO_POLICY=online ERGO_MODEL=level0.json run online --steps 3
-one_warning" sh ${say_app})
+one_warning
+[ ! -e level0.json ] || { echo 'FAIL: a model was written'; exit 1; }" sh ${say_app})
 
 # A region that runs once under online: named, with the tool that can tune it; the region that
 # runs every step converges and is summed up.
@@ -65,20 +69,38 @@ app=$1; rm -f once.json
 ERGO_POLICY=online ERGO_MODEL=once.json run online --once 300 --steps 45
 one_warning" sh ${say_app})
 
-# No energy meter (this machine, ERGO_ENERGY=none) with an energy objective: said at start, naming
-# the meter as the cause, not the number of steps.  Needs a knob with two values: the threads knob with two
-# threads.
+# No energy meter (this machine, ERGO_ENERGY=none) with an energy objective: said at start,
+# naming the meter as the cause, not the number of steps; the run goes on as monitor (its report
+# says so) and writes no model, so the model already there is kept, and no line announces a
+# search first.  Before, the run announced a search, said "policy online" and replaced the model
+# with an empty one.  Needs a knob with two values: the threads knob with two threads.
 add_test(NAME tuning_say_no_meter COMMAND ${ERGO_EXPECT}
-  "--match=^ergo: online: each significant region[^\n]*\nergo: warning: ERGO_POLICY=online: no energy meter reads here \\(ERGO_ENERGY=none; `ergo info` says why\\), and ERGO_OBJECTIVE=energy weighs energy: the run goes on untuned and the model will have no regions \\(fix: ERGO_ENERGY=estimate for energy from CPU time, ERGO_OBJECTIVE=time to tune on time alone, or run where a meter works\\)\n"
-  "--match=\nergo: tuning model written to nometer\\.json \\(no regions\\)\n"
+  "--match=^ergo: warning: ERGO_POLICY=online: no energy meter reads here \\(ERGO_ENERGY=none; `ergo info` says why\\), and ERGO_OBJECTIVE=energy weighs energy, so nothing can be tuned \\(fix: ERGO_ENERGY=estimate for energy from CPU time, ERGO_OBJECTIVE=time to tune on time alone, or run where a meter works\\); running as monitor \\(changes nothing, and writes no tuning model: 'nometer\\.json' kept as it was\\)\n"
   -- sh -c "${say_lib}
-app=$1; rm -f nometer.json
-run online --ms 3 --steps 4 >/dev/null
+app=$1; echo precious >nometer.json; rm -f nometer-report.json
+ERGO_REPORT_JSON=nometer-report.json run online --ms 3 --steps 4 >/dev/null
 case \$out in *'nothing to tune'*) echo \"SKIPPED: no knob has two values here: \$out\"; exit 77;; esac
 printf '%s\n' \"\$out\"
 one_warning
-case \$out in *'more steps)'*) echo 'FAIL: blamed the steps'; exit 1;; esac" sh ${say_app})
+case \$out in *'more steps)'*) echo 'FAIL: blamed the steps'; exit 1;; esac
+case \$out in *'searches for its setting'*) echo 'FAIL: announced a search'; exit 1;; esac
+[ \"$(cat nometer.json)\" = precious ] || { echo 'FAIL: the model there was replaced'; exit 1; }
+grep -q '\"policy\": \"monitor\"' nometer-report.json || { echo 'FAIL: the report does not say monitor'; exit 1; }" sh ${say_app})
 set_tests_properties(tuning_say_no_meter PROPERTIES SKIP_RETURN_CODE 77)
+
+# The same on the sim node with ERGO_ENERGY=none (no meter there either), under sweep and online:
+# no model file is made where none was.
+foreach(pol sweep online)
+  add_test(NAME tuning_say_no_meter_sim_${pol} COMMAND ${ERGO_EXPECT}
+    "--match=^ergo: warning: ERGO_POLICY=${pol}: no energy meter reads here \\(ERGO_ENERGY=none; [^\n]*\\); running as monitor \\(changes nothing\\)\ntune_cases: 45 steps done\n$"
+    -- sh -c "${say_lib}
+app=$1; rm -f nometer-${pol}.json
+ERGO_ENERGY=none ERGO_POLICY=${pol} ERGO_MODEL=nometer-${pol}.json run ${pol} --steps 45
+one_warning
+[ ! -e nometer-${pol}.json ] || { echo 'FAIL: a model was written'; exit 1; }" sh ${say_app})
+  set_tests_properties(tuning_say_no_meter_sim_${pol} PROPERTIES WORKING_DIRECTORY ${say_dir}
+    ENVIRONMENT "${say_env};ERGO_TUNE_PROGRESS=0" FAIL_REGULAR_EXPRESSION "FAIL:")
+endforeach()
 
 # The sweep says the steps it needs before it starts, a progress line at every step
 # (ERGO_TUNE_PROGRESS=step), and at the end what it chose and where the model went.
