@@ -189,7 +189,7 @@ void ergo__model_save_fallback(const char *path, const ergo__model *m, const erg
   }
   if (ergo__model_save(fb, m, space) == 0)
     ergo__info("tuning model in %s instead ('%s' could not be written; copy it there for the "
-               "static policy)",
+               "static policy, or set ERGO_MODEL to a writable path)",
                fb, path);
   else
     unlink(fb); /* the writer said why */

@@ -968,9 +968,11 @@ static int online_finish(ergo__policy *p) {
   else if ((rc = ergo__model_save(path, &m, &p->space)) == 0)
     written = 1;
   else {
-    ergo__error("online: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
-                "to a writable path)",
-                path, ergo_strerror(rc));
+    /* A file not written: the writer said why, with its cause (ENOENT, EACCES, ...). */
+    if (rc != ERGO_EIO)
+      ergo__error("online: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
+                  "to a writable path)",
+                  path, ergo_strerror(rc));
     ergo__model_save_fallback(path, &m, &p->space);
   }
   /* A search cut short still has a choice (the best that beat the baseline

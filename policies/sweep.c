@@ -504,9 +504,11 @@ static int sweep_finish(ergo__policy *p) {
   else if ((rc = ergo__model_save(path, &m, &p->space)) == 0)
     written = 1;
   else {
-    ergo__error("sweep: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
-                "to a writable path)",
-                path, ergo_strerror(rc));
+    /* A file not written: the writer said why, with its cause (ENOENT, EACCES, ...). */
+    if (rc != ERGO_EIO)
+      ergo__error("sweep: the tuning model could not be written to '%s': %s (fix: set ERGO_MODEL "
+                  "to a writable path)",
+                  path, ergo_strerror(rc));
     ergo__model_save_fallback(path, &m, &p->space);
   }
   /* A schedule cut short still gives a model, from fewer points: say so once. */

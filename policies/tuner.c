@@ -164,6 +164,7 @@ static struct {
   char progress_last[512]; /* the last line's text after "step N: " */
   int save_failed;         /* a save during the run failed: no more of them */
   int time_only;           /* the objective weighs no energy: a meter is not needed */
+  int finish_rc;           /* the policy's finish: 0, or the tuning model's write error */
   /* Node mode: node rank 0's most threads, the scale of the node's thread decisions (0 until the
    * first decision table), and which knobs' decisions this rank has said it cannot run as is. */
   int node_cores;
@@ -1156,9 +1157,11 @@ void ergo__tuner_finalize(void) {
   /* One tuning model per job: rank 0's (its node's decisions). */
   if (job->mpi && job->rank != 0) return;
   if (learns()) nothing_learnt();
-  T.pol.ops->finish(&T.pol);
+  T.finish_rc = T.pol.ops->finish(&T.pol);
   if (learns()) not_significant();
 }
+
+int ergo__tuner_finish_error(void) { return T.finish_rc; }
 
 void ergo__tuner_save(void) {
   if (!T.active || !T.pol.ops->save || T.save_failed) return;

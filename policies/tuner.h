@@ -29,6 +29,9 @@ typedef struct ergo__region_measurement {
  * why in one line and the run continues as monitor: so does one that learns (sweep, online)
  * under an objective that weighs energy where no meter opened, which could tune nothing. */
 int ergo__tuner_start(const ergo_config *cfg, int sim, int metered);
+/* After the finalize hook (before ergo__tuner_stop): 0, or the negative ERGO_E* of the tuning
+ * model the policy could not write (its fallback in $TMPDIR may hold it), for ergo_finalize. */
+int ergo__tuner_finish_error(void);
 /* 1 when a policy that changes knobs runs (monitor needs no part in the pipeline). */
 int ergo__tuner_active(void);
 /* The policy in force (monitor when the asked one could not start) and its objective; NULL

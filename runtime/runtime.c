@@ -353,6 +353,9 @@ int ergo_init(const ergo_config *user) {
 static int finalize_layers(void) {
   ergo__introspect_stop();        /* the server first: nothing reads a layer being stopped */
   int rc = ergo__core_finalize(); /* runs the energy layer's finalize hook, writes reports */
+  /* The tuning model was written first (the tuner's finalize hook): its error is the first. */
+  int model_rc = ergo__tuner_finish_error();
+  if (model_rc) rc = model_rc;
   ergo__pipeline_stop();
   ergo__forward_stop();
   ergo__energy_stop();

@@ -15,15 +15,26 @@ grep -q '^0,Global,Global,' "$dir"/ergo-*-r.csv || { echo "FAIL: no CSV in the f
 echo "paths: said at start"
 exit $rc
 ]=] paths $<TARGET_FILE:ergo-example-miniapp> ${CMAKE_CURRENT_BINARY_DIR}/paths_unwritable)
-  add_test(NAME paths_unwritable_model COMMAND ${ERGO_EXPECT} "--match=paths: model kept\n" -- sh -c [=[
+  # The model's write error is ergo_finalize's (the mini-app exits 1), as a report's is, and its
+  # line gives the cause (not "input/output error"); /proc, which root's access() passes, is said
+  # at start too.  Before, finalize returned 0 and /proc was said only at the end.
+  add_test(NAME paths_unwritable_model COMMAND ${ERGO_EXPECT} --rc=1 "--match=paths: model kept\n" -- sh -c [=[
 app=$1 dir=$2
 rm -rf "$dir" && mkdir -p "$dir" || { echo "FAIL: cannot make $dir"; exit 1; }
-err=$(TMPDIR="$dir" ERGO_PLATFORM=sim ERGO_POLICY=online ERGO_MODEL=/nonexistent/m.json ERGO_REPORT=none ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$app" --steps 2 2>&1 >/dev/null)
+for model in /nonexistent/m.json /proc/m.json; do
+rm -f "$dir"/ergo-*-m.json
+err=$(TMPDIR="$dir" ERGO_PLATFORM=sim ERGO_POLICY=online ERGO_MODEL=$model ERGO_REPORT=none ERGO_REPORT_STEPS=none ERGO_BALANCE=none "$app" --steps 2 2>&1 >/dev/null)
+rc=$?
 printf '%s\n' "$err"
-printf '%s\n' "$err" | head -n 1 | grep -q "^ergo: warning: ERGO_MODEL='/nonexistent/m.json' cannot be written: " || { echo "FAIL: not said at start"; exit 1; }
-printf '%s\n' "$err" | grep -q "^ergo: tuning model in $dir/ergo-[0-9]*-m\.json instead " || { echo "FAIL: the fallback is not named"; exit 1; }
-grep -q '"format": "ergo-model"' "$dir"/ergo-*-m.json || { echo "FAIL: no model in the fallback"; exit 1; }
+[ $rc = 1 ] || { echo "FAIL: $model: exit status $rc, not 1 (ergo_finalize's error)"; exit 1; }
+printf '%s\n' "$err" | head -n 1 | grep -q "^ergo: warning: ERGO_MODEL='$model' cannot be written: " || { echo "FAIL: $model: not said at start"; exit 1; }
+printf '%s\n' "$err" | grep -qx "ergo: error: cannot write '$model': No such file or directory (fix: make its directory writable or choose another path)" || { echo "FAIL: $model: the cause is not said"; exit 1; }
+! printf '%s\n' "$err" | grep -q "input/output error" || { echo "FAIL: $model: a wrong cause is said"; exit 1; }
+printf '%s\n' "$err" | grep -q "^ergo: tuning model in $dir/ergo-[0-9]*-m\.json instead " || { echo "FAIL: $model: the fallback is not named"; exit 1; }
+grep -q '"format": "ergo-model"' "$dir"/ergo-*-m.json || { echo "FAIL: $model: no model in the fallback"; exit 1; }
+done
 echo "paths: model kept"
+exit $rc
 ]=] paths $<TARGET_FILE:ergo-example-miniapp> ${CMAKE_CURRENT_BINARY_DIR}/paths_unwritable_model)
   # As root in a directory user nobody owns, where nobody planted links (and a hard link) at
   # every output name: no file outside that directory changes, each refusal is one line, and the

@@ -297,6 +297,32 @@ static void test_nothing_tuned_keeps_model(void **state) {
   }
 }
 
+/* A model that cannot be written is ergo_finalize's error, as a report's is (ERGO_EIO), and goes
+ * to its fallback in $TMPDIR.  Before, finalize returned 0. */
+static void test_model_write_error_returned(void **state) {
+  (void)state;
+  char tmpdir[128], fb[256];
+  snprintf(tmpdir, sizeof tmpdir, "%s/tmp", dir);
+  assert_int_equal(mkdir(tmpdir, 0700), 0);
+  const char *old = getenv("TMPDIR");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("TMPDIR", tmpdir, 1);
+  ergo_config c = sim_config("online");
+  c.model = "/nonexistent-ergo-test-dir/m.json";
+  assert_int_equal(ergo_init(&c), 0);
+  for (int k = 0; k < 60; k++) step();
+  assert_int_equal(ergo_finalize(), ERGO_EIO);
+  snprintf(fb, sizeof fb, "%s/ergo-%d-m.json", tmpdir, (int)getpid());
+  assert_int_equal(access(fb, F_OK), 0);
+  unlink(fb);
+  rmdir(tmpdir);
+  if (saved)
+    setenv("TMPDIR", saved, 1);
+  else
+    unsetenv("TMPDIR");
+  free(saved);
+}
+
 /* Save then load: the same regions, configs, baselines, points and Pareto count. */
 static void test_model_round_trip(void **state) {
   (void)state;
@@ -1214,6 +1240,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sweep_controls_together, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_controls_sum_small_excesses, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nothing_tuned_keeps_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_write_error_returned, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* path.c - output paths: writable or why not, one file or two, and the fallback in $TMPDIR. */
 #include "util/path.h"
 
+#include "util/atomic_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -65,6 +67,18 @@ int ergo__path_writable(const char *path, char *why, size_t whylen) {
     snprintf(why, whylen, "directory '%s' is not writable: %s", dir, strerror(errno));
     return -1;
   }
+  /* access() answers for the permissions only: root passes it everywhere, and a directory of
+   * /proc or /sys, or a full or read-only mount, still refuses a new file.  One is made as the
+   * writers make theirs, and removed. */
+  char *tmp = NULL;
+  int fd = ergo__tmp_create(path, 0600, &tmp);
+  if (fd < 0) {
+    snprintf(why, whylen, "no file can be created in directory '%s': %s", dir, strerror(errno));
+    return -1;
+  }
+  close(fd);
+  unlink(tmp);
+  free(tmp);
   return 0;
 }
 

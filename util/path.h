@@ -5,8 +5,9 @@
 
 #include <stddef.h>
 
-/* 0 when `path` can be written: its directory exists and is writable, and it is not a directory,
- * a symbolic link or another non-file (which the writers refuse).
+/* 0 when `path` can be written: its directory exists and takes a new file (one is created there
+ * and removed, as the writers create theirs: /proc refuses it even to root), and it is not a
+ * directory, a symbolic link or another non-file (which the writers refuse).
  * Else -1 and why ("directory '/x' does not exist", ...) in why. */
 int ergo__path_writable(const char *path, char *why, size_t whylen);
 
