@@ -5,7 +5,7 @@
  *            "threads":[...]}},
  *    "regions":{"Global/Timestep/FIND_HSML/Primary":{
  *        "config":{"core_khz":1600000,"uncore_khz":1200000,"threads":20},
- *        "baseline":{"time_s":0.12,"energy_j":16.1},
+ *        "baseline":{"time_s":0.12,"energy_j":16.1},   (energy_j null: no meter measured it)
  *        "points":[{"config":{...},"time_s":...,"energy_j":...,"n":3}, ...],
  *        "pareto":4}}}
  * A config field 0 (or absent) inherits.  "points" and "pareto" are optional.
@@ -30,6 +30,13 @@
 
 #define ERGO__MODEL_VERSION 1
 /* A config's keys are the knob table's fields; the node's knobs its backend names. */
+
+void ergo__model_no_energy(ergo__model *m) {
+  for (int i = 0; i < m->nregions; i++) {
+    m->regions[i].baseline.energy_j = -1;
+    for (int p = 0; p < m->regions[i].npoints; p++) m->regions[i].points[p].energy_j = -1;
+  }
+}
 
 void ergo__model_free(ergo__model *m) {
   if (!m) return;
@@ -99,6 +106,10 @@ void ergo__model_pareto(ergo__model_region *r) {
   r->pareto = k;
 }
 
+/* A mean energy, or null where nothing measured it (< 0: a run with no meter): 0 J would read as
+ * measured, and a chart would draw it. */
+static json_t *energy_json(double e) { return e >= 0 ? json_real(e) : json_null(); }
+
 static json_t *config_json(const ergo__config *c) {
   json_t *o = json_object();
   for (int i = 0; i < ERGO__NKNOBS; i++)
@@ -142,17 +153,18 @@ int ergo__model_save(const char *path, const ergo__model *m, const ergo__space *
     }
     json_t *pts = json_array();
     for (int p = 0; pts && p < r->npoints; p++)
-      if (json_array_append_new(pts, json_pack("{s:o, s:f, s:f, s:i}", "config",
-                                               config_json(&r->points[p].config), "time_s",
-                                               r->points[p].time_s, "energy_j",
-                                               r->points[p].energy_j, "n", r->points[p].n))) {
+      if (json_array_append_new(
+              pts, json_pack("{s:o, s:f, s:o, s:i}", "config", config_json(&r->points[p].config),
+                             "time_s", r->points[p].time_s, "energy_j",
+                             energy_json(r->points[p].energy_j), "n", r->points[p].n))) {
         json_decref(pts);
         pts = NULL;
       }
-    json_t *o = pts ? json_pack("{s:o, s:{s:f, s:f}, s:o, s:i}", "config", config_json(&r->best),
-                                "baseline", "time_s", r->baseline.time_s, "energy_j",
-                                r->baseline.energy_j, "points", pts, "pareto", r->pareto)
-                    : NULL;
+    json_t *o =
+        pts ? json_pack("{s:o, s:{s:f, s:o}, s:o, s:i}", "config", config_json(&r->best),
+                        "baseline", "time_s", r->baseline.time_s, "energy_j",
+                        energy_json(r->baseline.energy_j), "points", pts, "pareto", r->pareto)
+            : NULL;
     bad = !o || json_object_set_new(regions, key, o) != 0; /* fixed's malloc failing too */
     free(fixed);
     if (bad) {
@@ -244,6 +256,14 @@ static int config_of(json_t *o, ergo__config *c, const char *path, const char *w
   return 0;
 }
 
+static int number(json_t *o, const char *key, double *out);
+
+/* An energy: a number >= 0, or null (not measured: -1, as a measurement without a reading). */
+static int energy(json_t *o, double *out) {
+  if (json_is_null(json_object_get(o, "energy_j"))) return *out = -1, 0;
+  return number(o, "energy_j", out);
+}
+
 static int number(json_t *o, const char *key, double *out) {
   json_t *v = json_object_get(o, key);
   if (!json_is_number(v)) return -1;
@@ -324,10 +344,11 @@ int ergo__model_load(const char *path, ergo__model *m, char *why, size_t whylen)
       snprintf(w, sizeof w, "%s.config", where);
       if ((rc = config_of(json_object_get(r, "config"), &mr->best, path, w, why, whylen))) break;
       json_t *b = json_object_get(r, "baseline");
-      if (b && (number(b, "time_s", &mr->baseline.time_s) ||
-                number(b, "energy_j", &mr->baseline.energy_j))) {
+      if (b && (number(b, "time_s", &mr->baseline.time_s) || energy(b, &mr->baseline.energy_j))) {
         snprintf(w, sizeof w, "%s.baseline", where);
-        rc = bad(why, whylen, path, w, "needs time_s and energy_j, numbers >= 0");
+        rc = bad(why, whylen, path, w,
+                 "needs time_s and energy_j, numbers >= 0 (energy_j null: "
+                 "not measured)");
         break;
       }
       json_t *pts = json_object_get(r, "points"), *pt;
@@ -338,9 +359,10 @@ int ergo__model_load(const char *path, ergo__model *m, char *why, size_t whylen)
         json_t *n = json_object_get(pt, "n");
         snprintf(w, sizeof w, "%s.points[%zu]", where, i);
         if ((rc = config_of(json_object_get(pt, "config"), &c, path, w, why, whylen))) break;
-        if (number(pt, "time_s", &t) || number(pt, "energy_j", &e) || !json_is_integer(n) ||
+        if (number(pt, "time_s", &t) || energy(pt, &e) || !json_is_integer(n) ||
             json_integer_value(n) < 1) {
-          rc = bad(why, whylen, path, w, "needs time_s, energy_j >= 0 and n >= 1");
+          rc = bad(why, whylen, path, w,
+                   "needs time_s, energy_j >= 0 and n >= 1 (energy_j null: not measured)");
           break;
         }
         if ((rc = ergo__model_point_add(mr, &c, t, e, (int)json_integer_value(n)))) break;

@@ -6,14 +6,15 @@
 
 typedef struct ergo__model_point {
   ergo__config config;
-  double time_s, energy_j; /* mean per execution (exclusive) */
+  double time_s, energy_j; /* mean per execution (exclusive); energy_j < 0: not measured */
   int n;                   /* executions measured */
 } ergo__model_point;
 
 typedef struct ergo__model_region {
   char *path;             /* "Global/Timestep/FIND_HSML/Primary" */
   ergo__config best;      /* the configuration to apply */
-  ergo__measure baseline; /* mean per execution at the baseline config (0 if unknown) */
+  ergo__measure baseline; /* mean per execution at the baseline config (0 if unknown; energy_j
+                           * < 0: not measured) */
   int npoints;
   ergo__model_point *points; /* what was measured (sweep: every config tried) */
   int pareto;                /* points[0..pareto-1] are the time/energy Pareto set, when known */
@@ -66,6 +67,10 @@ int ergo__model_point_add(ergo__model_region *r, const ergo__config *c, double t
 
 /* Order r->points so the time/energy Pareto set comes first; sets r->pareto. */
 void ergo__model_pareto(ergo__model_region *r);
+
+/* No meter measured the run (the policy's `metered` is 0): every energy becomes not measured
+ * (-1, written as null), where the policies kept 0 J. */
+void ergo__model_no_energy(ergo__model *m);
 
 void ergo__model_free(ergo__model *m);
 

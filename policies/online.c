@@ -895,6 +895,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
     if (or->nm && ! or->restarted && !ergo__nm_done(or->nm) && or->execs > 1 && !(*unfinished)++)
       *first = or ;
   }
+  if (!p->metered) ergo__model_no_energy(m); /* its 0 J were never measured */
   return 0;
 }
 

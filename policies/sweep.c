@@ -473,6 +473,7 @@ static int build_model(ergo__policy *p, ergo__model *m, int *unfinished,
         !(*unfinished)++)
       *first = sr;
   }
+  if (!p->metered) ergo__model_no_energy(m); /* its 0 J were never measured */
   return 0;
 }
 

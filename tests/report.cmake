@@ -18,6 +18,13 @@ if(TARGET ergo-cli AND TARGET ergo-example-miniapp AND TARGET ergo-example-timer
   set_tests_properties(report_html_browser PROPERTIES FIXTURES_REQUIRED report_runs
     SKIP_RETURN_CODE 77 TIMEOUT 180)
 
+  # Runs no meter measured (the sim node with ERGO_ENERGY=none): the model's energies are null
+  # and the page says no energy was measured instead of drawing 0 J.
+  add_test(NAME report_html_no_energy COMMAND ${ERGO_EXPECT} "--match=ergo report no energy: OK" --
+    ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_no_energy.py ${rep_cli}
+    $<TARGET_FILE:ergo-example-miniapp> ${CMAKE_CURRENT_BINARY_DIR}/report-no-energy)
+  set_tests_properties(report_html_no_energy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
+
   # One chart as a picture: PNG through Chromium's screenshot, SVG from d3's DOM.
   add_test(NAME report_png_svg COMMAND ${ERGO_EXPECT} "--match=ergo report png: OK" --
     ${ERGO_BROWSER_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_png.py ${rep_cli} ${rep_dir})

@@ -323,6 +323,37 @@ static void test_model_write_error_returned(void **state) {
   free(saved);
 }
 
+/* An energy no meter measured is written as null and read back as not measured (-1); a model of
+ * an older ergo, with 0.0 there, still loads as it is.  Before, a run with no meter stored 0 J
+ * for every point and the baseline, which charts drew as measured. */
+static void test_model_energy_null(void **state) {
+  (void)state;
+  ergo__model m = {0};
+  ergo__model_region *r = ergo__model_region_add(&m, "Global/a");
+  ergo__config c = {{0, 0, 4}};
+  r->best = c;
+  r->baseline = (ergo__measure){0.25, -1, 1};
+  ergo__model_point_add(r, &c, 0.25, -1, 3);
+  assert_int_equal(ergo__model_save(model_path, &m, NULL), 0);
+  ergo__model_free(&m);
+  char *text = slurp(model_path);
+  assert_non_null(text);
+  assert_non_null(strstr(text, "\"energy_j\": null"));
+  assert_null(strstr(text, "\"energy_j\": -"));
+  free(text);
+  ergo__model back;
+  char why[512];
+  assert_int_equal(ergo__model_load(model_path, &back, why, sizeof why), 0);
+  assert_true(back.regions[0].baseline.energy_j == -1 && back.regions[0].points[0].energy_j == -1);
+  ergo__model_free(&back);
+  write_file("{\"format\":\"ergo-model\",\"version\":1,\"regions\":{\"Global/a\":{\"config\":{},"
+             "\"baseline\":{\"time_s\":0.2,\"energy_j\":0.0},\"points\":[{\"config\":{},"
+             "\"time_s\":0.2,\"energy_j\":0.0,\"n\":1}]}}}");
+  assert_int_equal(ergo__model_load(model_path, &back, why, sizeof why), 0);
+  assert_true(back.regions[0].baseline.energy_j == 0 && back.regions[0].points[0].energy_j == 0);
+  ergo__model_free(&back);
+}
+
 /* Save then load: the same regions, configs, baselines, points and Pareto count. */
 static void test_model_round_trip(void **state) {
   (void)state;
@@ -1240,6 +1271,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sweep_controls_together, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sweep_controls_sum_small_excesses, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nothing_tuned_keeps_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_energy_null, setup, teardown),
       cmocka_unit_test_setup_teardown(test_model_write_error_returned, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

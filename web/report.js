@@ -171,8 +171,22 @@
     const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.05 || 1;
     return [lo - pad, hi + pad];
   }
+  /* An energy a meter measured: a number above 0 (null where none did; an older ergo wrote 0). */
+  function measuredJ(v) { return typeof v === 'number' && v > 0; }
   function pareto(parent, path, region, label, model) {
     const pts = region.points || [];
+    if (!pts.some(function (p) { return measuredJ(p.energy_j); }) &&
+        !(region.baseline && measuredJ(region.baseline.energy_j))) {
+      /* Time alone: a time/energy plot would draw every configuration at 0 J, as if measured. */
+      const c = el('div', { class: only ? 'wide' : 'cell' });
+      parent.appendChild(c);
+      title(c, short(path) + ': ' + pts.length + ' configurations measured', label);
+      missing(c, 'No energy was measured when ' + model.file + ' was made (no energy meter: its ' +
+        'energy_j are null, or 0 in a model of an older ergo), so there is no time/energy plot. ' +
+        'Chosen: ' + (configText(region.config) || 'inherited') + '; time per execution: ' +
+        pts.map(function (p) { return (configText(p.config) || 'inherited') + ' ' + num(p.time_s, 6) + ' s'; }).join(', ') + '.');
+      return;
+    }
     const k = region.pareto || 0;
     const xy = function (p) { return { x: p.time_s, y: p.energy_j, config: p.config, n: p.n }; };
     const front = pts.slice(0, k).map(xy).sort(function (a, b) { return a.x - b.x; });
@@ -307,6 +321,14 @@
     const c = el('div', { class: 'wide' });
     parent.appendChild(c);
     title(c, 'energy to solution', label);
+    if (!rs.some(function (r) { return measuredJ(r.energy_j); })) {
+      /* Bars of 0 J, or none at all, would read as measured. */
+      missing(c, 'No energy was measured in these runs (their energy: ' + rs.map(function (r) {
+        return r.facts && r.facts.energy ? r.facts.energy : '?'; }).join(', ') + '), so there is ' +
+        'no energy to compare. Time: ' + rs.map(function (r, i) {
+          return r.run + ' ' + num(r.time_s, 3) + ' s' + (i ? ' (' + pct(r.time_change_pct, true) + ')' : ''); }).join(', ') + '.');
+      return;
+    }
     const colors = ['#7f7f7f', '#1f77b4', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2'];
     chart(c, 'compare', {
       type: 'bar',
