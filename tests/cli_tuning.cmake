@@ -140,6 +140,9 @@ rm -f time-model.json weighted-model.json
 ERGO_ENERGY=none "$cli" sweep --runs --platform sim --grid threads=1,2 --objective time --out time-model.json -- "$app" --steps 2 || { echo "FAIL: time"; exit 1; }
 ERGO_ENERGY=none "$cli" sweep --runs --platform sim --grid threads=1,2 --objective weighted:t=1,r=1 --out weighted-model.json -- "$app" --steps 2 || { echo "FAIL: weighted"; exit 1; }
 grep -q '"objective": "time"' time-model.json || { echo "FAIL: not a time model"; exit 1; }
+# No meter measured the runs: energy null, not 0.0 (drawn as measured).
+grep -q '"energy_j": null' time-model.json || { echo "FAIL: energy is not null"; exit 1; }
+! grep -q '"energy_j": 0' time-model.json || { echo "FAIL: energy 0 stored as measured"; exit 1; }
 ]=] sh ${tun_cli} ${tun_app})
   set_tests_properties(cli_tuning_sweep_time_only PROPERTIES WORKING_DIRECTORY ${tun_dir}
     ENVIRONMENT "${tun_env}" FAIL_REGULAR_EXPRESSION "FAIL:")

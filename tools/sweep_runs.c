@@ -442,7 +442,7 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
   tuned_regions(roots[0], min_ms * 1e-3, need_energy, tuned);
   collect(roots[0], tuned, paths);
   *nregions = 0;
-  int rc = 0;
+  int rc = 0, measured = 0; /* measured: some run had an energy reading */
   size_t i;
   json_t *pj;
   json_array_foreach(paths, i, pj) {
@@ -456,6 +456,7 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
       rc = 0;
       continue;
     }
+    measured |= base.energy_j > 0 || best.m.energy_j > 0;
     char cfg[256];
     fixed_text(&best.c, cfg, sizeof cfg);
     double dt = base.time_s > 0 ? 100.0 * (best.m.time_s - base.time_s) / base.time_s : 0.0;
@@ -470,6 +471,7 @@ static int write_model(const char *out, const json_t *const *roots, const grid *
   json_decref(tuned);
   /* The library's writer: the same format as the sweep policy's model, written atomically (a
    * temporary file, fsync, rename); a failure is one warning line naming the file and the fix. */
+  if (!measured) ergo__model_no_energy(&model); /* null, not the 0 J of runs with no meter */
   if (!rc) rc = ergo__model_save(out, &model, s);
   ergo__model_free(&model);
   if (rc == ERGO_ENOMEM) return failure("out of memory while writing the model");
