@@ -556,6 +556,9 @@ static double worst_unit_slowdown(const ergo__sim_params *p, const char *model_p
   ergo__model m;
   char why[512];
   *changed = NAN;
+  /* No file: the run tuned nothing and kept no model (policies/model.c), so no unit is slower than
+   * its baseline, as an empty model said before. */
+  if (access(model_path, F_OK) != 0 && errno == ENOENT) return 0;
   if (ergo__model_load(model_path, &m, why, sizeof why) != 0) return NAN;
   record_step(0);
   ergo__sim_config mx = {p->f_max, p->u_max, p->cores};
