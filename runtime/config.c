@@ -269,14 +269,14 @@ const char *ergo__config_model_path(const ergo_config *cfg) {
   return r ? r->unset : NULL;
 }
 
-void ergo__config_writable(const ergo_config *cfg, int as_c) {
+void ergo__config_writable(const ergo_config *cfg, int as_c, int create) {
   /* Say now, not after hours of computation, that a file cannot be written where asked. */
   for (int i = 0; i < NOUTPUTS; i++) {
     const ergo__config_row *r;
     const char *path = output_path(i, cfg, &r);
     char why[PATH_MAX + 128], name[64];
-    if (!path || ergo__path_writable(path, why, sizeof why) == 0) continue;
-    if (i == 0 && strcmp(cfg->policy, "static") == 0) continue; /* static only reads it */
+    if (i == 0 && cfg->policy && strcmp(cfg->policy, "static") == 0) continue; /* static reads it */
+    if (!path || ergo__path_writable_as(path, create, why, sizeof why) == 0) continue;
     who(r, as_c, path, name, sizeof name);
     ergo__warn("%s='%s' cannot be written: %s; the run goes on (fix: create the directory or set "
                "%s to a writable path)",

@@ -63,8 +63,9 @@ int ergo__config_check(const ergo_config *cfg);
 int ergo__config_same_files(ergo_config *cfg, int as_c);
 
 /* One warning per file cfg writes whose directory is missing or not writable, or that is a
- * directory, naming the variable (or the field, as_c), the path and the fix; the run goes on. */
-void ergo__config_writable(const ergo_config *cfg, int as_c);
+ * directory, naming the variable (or the field, as_c), the path and the fix; the run goes on.
+ * create: a file is made and removed in each directory (else permissions alone are checked). */
+void ergo__config_writable(const ergo_config *cfg, int as_c, int create);
 
 /* The tuning model file cfg names (ERGO_MODEL), or its default when unset. */
 const char *ergo__config_model_path(const ergo_config *cfg);

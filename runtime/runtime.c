@@ -310,7 +310,9 @@ int ergo_init(const ergo_config *user) {
   if (rc) return agree_or_stop(rc, sim);
   arm_at_exit();
   /* Said now, not after hours of computation (counted: after the core's reset of the counts). */
-  ergo__config_writable(&cfg, user != NULL);
+  /* A new file is tried in each output directory by one process of the job only (rank 0). */
+  ergo__config_writable(&cfg, user != NULL,
+                        (separate ? launched.rank : ergo__job_get()->rank) == 0);
   if (!ergo__job_agree(1))
     ergo__warn("ergo_init failed on another rank (it said why); this rank reports on its own, "
                "as <name>.rankN files, and does not tune with its node");

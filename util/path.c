@@ -31,7 +31,7 @@ static const char *base_of(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-int ergo__path_writable(const char *path, char *why, size_t whylen) {
+int ergo__path_writable_as(const char *path, int create, char *why, size_t whylen) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
     snprintf(why, whylen, "it is a directory");
@@ -69,7 +69,9 @@ int ergo__path_writable(const char *path, char *why, size_t whylen) {
   }
   /* access() answers for the permissions only: root passes it everywhere, and a directory of
    * /proc or /sys, or a full or read-only mount, still refuses a new file.  One is made as the
-   * writers make theirs, and removed. */
+   * writers make theirs, and removed (where `create`: one process of a job, not each of 10,000
+   * ranks at once on a parallel file system's metadata server). */
+  if (!create) return 0;
   char *tmp = NULL;
   int fd = ergo__tmp_create(path, 0600, &tmp);
   if (fd < 0) {
@@ -80,6 +82,10 @@ int ergo__path_writable(const char *path, char *why, size_t whylen) {
   unlink(tmp);
   free(tmp);
   return 0;
+}
+
+int ergo__path_writable(const char *path, char *why, size_t whylen) {
+  return ergo__path_writable_as(path, 1, why, whylen);
 }
 
 /* Drop "./" segments and repeated slashes, in place. */

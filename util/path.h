@@ -10,6 +10,8 @@
  * directory, a symbolic link or another non-file (which the writers refuse).
  * Else -1 and why ("directory '/x' does not exist", ...) in why. */
 int ergo__path_writable(const char *path, char *why, size_t whylen);
+/* The same; the file is created only where `create` (else the permissions alone are checked). */
+int ergo__path_writable_as(const char *path, int create, char *why, size_t whylen);
 
 /* 1 when a and b name one file: the same realpath when the file exists, else the same
  * normalised string (its directory's realpath when that exists, "./" and "//" dropped). */
