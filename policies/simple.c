@@ -186,19 +186,27 @@ static int static_start(ergo__policy *p, char *why, size_t whylen) {
     off_regions += here;
   }
   int foreign = m->platform[0] && strcmp(m->platform, p->sim ? "sim" : "real") != 0;
+  /* What the first such value became: the nearest allowed, or nothing where this node has no
+   * such knob at all ("using 0" read as a setting of 0). */
+  char use[160] = "";
+  if (off && p->space.n[first_i])
+    snprintf(use, sizeof use, "using %lld", (long long)first_near);
+  else if (off)
+    snprintf(use, sizeof use,
+             "left as it is: this node has no usable %s knob (`ergo info` says why)",
+             ergo__knob_table[first_i].backend);
   if (off == 1)
-    ergo__warn("tuning model '%s': %s %s=%lld is not allowed on this node; using %lld", path,
-               m->regions[first_r].path, ergo__knob_table[first_i].field, (long long)first_v,
-               (long long)first_near);
+    ergo__warn("tuning model '%s': %s %s=%lld is not allowed on this node; %s", path,
+               m->regions[first_r].path, ergo__knob_table[first_i].field, (long long)first_v, use);
   else if (off > 1)
     ergo__warn("tuning model '%s'%s: %d values in %d of its %d regions are not allowed on this "
-               "node and use the nearest allowed (the first: %s %s=%lld, using %lld)%s",
+               "node and use the nearest allowed (the first: %s %s=%lld, %s)%s",
                path,
                !foreign ? ""
                : p->sim ? " was made on a real node and this is the sim node"
                         : " was made on the sim node and this is a real one",
                off, off_regions, m->nregions, m->regions[first_r].path,
-               ergo__knob_table[first_i].field, (long long)first_v, (long long)first_near,
+               ergo__knob_table[first_i].field, (long long)first_v, use,
                foreign ? "; tune on this platform to make a model for it" : "");
   /* A model saved during a run that did not end (ERGO_SAVE_EVERY): usable, but said. */
   if (m->partial && p->talk)

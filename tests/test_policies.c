@@ -137,6 +137,21 @@ static void test_fixed(void **state) {
   ergo_finalize();
 }
 
+/* static: a model's value for a knob this node lacks is left alone and said so, not "using 0"
+ * (a sim-node model applied on a VM without cpufreq read as a setting of 0 kHz). */
+static void test_static_knob_absent(void **state) {
+  (void)state;
+  write_file("{\"format\":\"ergo-model\",\"version\":1,\"policy\":\"test\",\"objective\":"
+             "\"energy\",\"regions\":{\"Global/serial\":{\"config\":{\"core_khz\":1200000}}}}");
+  ergo_config c = sim_config("static");
+  c.knobs = "threads";
+  assert_int_equal(ergo_init(&c), 0);
+  assert_non_null(strstr(ergo_last_error(),
+                         "core_khz=1200000 is not allowed on this node; left as it is: this node "
+                         "has no usable cpufreq knob"));
+  ergo_finalize();
+}
+
 /* static: each region runs at its model config; the parent's comes back after it. */
 static void test_static_applies_model(void **state) {
   (void)state;
@@ -1242,6 +1257,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fixed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_static_applies_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_static_knob_absent, setup, teardown),
       cmocka_unit_test_setup_teardown(test_static_foreign_model, setup, teardown),
       cmocka_unit_test_setup_teardown(test_static_child_keeps_own_setting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_models, setup, teardown),
