@@ -96,6 +96,12 @@ grep -q '"policy": "sweep"' sweep-model.json || { echo "FAIL: no sweep model"; e
   add_test(NAME cli_tuning_run_no_model COMMAND ${ERGO_EXPECT} --rc=2
     "--match=^ergo run: the tuning model '${tun_dir}/absent.json' cannot be read: No such file or directory \\(static needs one: write it with --policy sweep or `ergo sweep --runs`\\)\n$"
     -- ${tun_cli} run --policy static --model ${tun_dir}/absent.json -- true)
+  # A file that is not a model (a report) is refused before the application starts as well: it
+  # ran the job as monitor and exited 0.
+  file(WRITE ${tun_dir}/not-a-model.json "{\"format\": \"ergo-report\", \"version\": 2}\n")
+  add_test(NAME cli_tuning_run_not_a_model COMMAND ${ERGO_EXPECT} --rc=2
+    "--match=^ergo run: [^\n]*not-a-model.json[^\n]*\n$"
+    -- ${tun_cli} run --policy static --model ${tun_dir}/not-a-model.json -- true)
   add_test(NAME cli_tuning_run_status COMMAND ${ERGO_EXPECT} --rc=7
     -- ${tun_cli} run -- sh -c "exit 7")
   add_test(NAME cli_tuning_run_not_found COMMAND ${ERGO_EXPECT} --rc=127
